@@ -1,0 +1,95 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
+)
+
+// options are the flags shared by serve, call and tools.
+type options struct {
+	repo, root, name string
+	http             string
+	maxBytes         int
+	timeout          time.Duration
+	deny             listFlag
+	baseURL          string
+	logLevel         string
+}
+
+// listFlag is a repeatable flag; from the environment it takes a
+// comma-separated list.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+const envPrefix = "MCP_REPO_TOOLS_"
+
+// envName is the environment variable a flag also reads: --max-bytes →
+// MCP_REPO_TOOLS_MAX_BYTES.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.StringVar(&o.repo, "repo", "", "serve the git repository containing `PATH` (default: the one containing the working directory)")
+	fs.StringVar(&o.root, "root", "", "serve every repository under `DIR`, laid out DIR/OWNER/REPO or DIR/OWNER/REPO.git")
+	fs.StringVar(&o.name, "name", "", "name the single served repository `OWNER/REPO` (default: from its origin remote, else local/DIRNAME)")
+	fs.IntVar(&o.maxBytes, "max-bytes", server.DefaultMaxBytes, "reply limit in `bytes`, over the whole tool result")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call deadline")
+	fs.Var(&o.deny, "deny", "hide paths matching `GLOB` in addition to the default secrets list (repeatable, or comma-separated)")
+	fs.StringVar(&o.baseURL, "base-url", "", "web address of the forge hosting the repositories (`URL`), used for links in get_file_content metadata")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	if withHTTP {
+		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio")
+	}
+	return fs
+}
+
+// parse reads the command line, then fills every flag not given there from
+// its environment variable.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := os.LookupEnv(envName(f.Name)); ok && !given[f.Name] && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, e)
+			}
+		}
+	})
+	return err
+}
+
+func (o *options) validate() error {
+	if o.repo != "" && o.root != "" {
+		return fmt.Errorf("--repo and --root are exclusive: serve one repository or a directory of them")
+	}
+	if o.root != "" && o.name != "" {
+		return fmt.Errorf("--name applies to a single repository, not --root")
+	}
+	if o.maxBytes < server.MinMaxBytes {
+		return fmt.Errorf("--max-bytes %d is below the minimum %d", o.maxBytes, server.MinMaxBytes)
+	}
+	if o.timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive")
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+// Command mcp-repo-tools serves git repositories to AI agents over the Model
+// Context Protocol: read-only, exact, and bounded.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
+)
+
+const usage = `mcp-repo-tools serves git repositories to AI agents over MCP: read-only, exact, bounded.
+
+Usage:
+  mcp-repo-tools serve [--repo PATH | --root DIR] [--http ADDR] [flags]   stdio unless --http
+  mcp-repo-tools call [flags] TOOL [key=value ...]                         one tool call, result on stdout
+  mcp-repo-tools tools [flags] [--json]                                    list tools and their parameters
+  mcp-repo-tools version
+
+Every flag also reads the environment variable MCP_REPO_TOOLS_<FLAG> (--max-bytes: MCP_REPO_TOOLS_MAX_BYTES).
+Run "mcp-repo-tools serve -h" for the flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run returns the process exit code: 0 success, 1 a failed tool call or
+// server error, 2 a usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "serve":
+		err = serve(ctx, args[1:], stderr)
+	case "call":
+		err = call(ctx, args[1:], stdout, stderr)
+	case "tools":
+		err = listTools(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "mcp-repo-tools", version())
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	var exit exitCode
+	var usage *usageErr
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &exit):
+		return int(exit)
+	case errors.As(err, &usage):
+		fmt.Fprintln(stderr, "mcp-repo-tools:", usage.error)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "mcp-repo-tools:", err)
+		return 1
+	}
+}
+
+// exitCode ends the program with a code after its message was printed.
+type exitCode int
+
+func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value[:min(12, len(s.Value))]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
+}
+
+func newLogger(level string, w io.Writer) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// app is a configured server with what it must close.
+type app struct {
+	srv    *server.Server
+	served *repo.Served
+	env    *git.Env
+	log    *slog.Logger
+}
+
+func (a *app) Close() {
+	a.served.Close()
+	a.env.Close()
+}
+
+func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	log, err := newLogger(o.logLevel, stderr)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := repo.NewPolicy(o.deny)
+	if err != nil {
+		return nil, err
+	}
+	env, err := git.NewEnv()
+	if err != nil {
+		return nil, err
+	}
+	var served *repo.Served
+	if o.root != "" {
+		served, err = repo.ServeRoot(env, o.root)
+	} else {
+		path := o.repo
+		if path == "" {
+			path = "."
+		}
+		served, err = repo.ServeOne(ctx, env, path, o.name)
+	}
+	if err != nil {
+		env.Close()
+		return nil, err
+	}
+	srv := server.New(served, server.Config{
+		MaxBytes: o.maxBytes,
+		Timeout:  o.timeout,
+		Policy:   policy,
+		BaseURL:  o.baseURL,
+		Version:  version(),
+		Logger:   log,
+	})
+	return &app{srv: srv, served: served, env: env, log: log}, nil
+}

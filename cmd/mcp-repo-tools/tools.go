@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func listTools(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o options
+	fs := newFlagSet("tools", &o, false)
+	asJSON := fs.Bool("json", false, "print the tools with their full input and output schemas as JSON")
+	fs.SetOutput(stderr)
+	if err := parse(fs, args); err != nil {
+		return usageError(err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(errors.New("tools takes no arguments besides flags"))
+	}
+	a, err := newApp(ctx, &o, stderr)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	cs, err := connect(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	var tools []*mcp.Tool
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		tools = append(tools, t)
+	}
+	if *asJSON {
+		data, err := json.MarshalIndent(tools, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, string(data))
+		return nil
+	}
+	for _, t := range tools {
+		fmt.Fprintf(stdout, "%s\n  %s\n", t.Name, t.Description)
+		for _, p := range describeParams(t.InputSchema) {
+			fmt.Fprintf(stdout, "    %s\n", p)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return nil
+}
+
+// describeParams renders each parameter as "name type (required|default X): description".
+func describeParams(schema any) []string {
+	var s struct {
+		Required   []string `json:"required"`
+		Properties map[string]struct {
+			Type        any             `json:"type"`
+			Description string          `json:"description"`
+			Default     json.RawMessage `json:"default"`
+			Minimum     *float64        `json:"minimum"`
+			Maximum     *float64        `json:"maximum"`
+		} `json:"properties"`
+	}
+	data, _ := json.Marshal(schema)
+	json.Unmarshal(data, &s)
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	var out []string
+	for name, p := range s.Properties {
+		typ := fmt.Sprint(p.Type)
+		if ts, ok := p.Type.([]any); ok {
+			typ = fmt.Sprint(ts...)
+			for _, t := range ts {
+				if t != "null" {
+					typ = fmt.Sprint(t)
+				}
+			}
+		}
+		var notes []string
+		if required[name] {
+			notes = append(notes, "required")
+		}
+		if len(p.Default) > 0 {
+			notes = append(notes, "default "+string(p.Default))
+		}
+		if p.Minimum != nil && p.Maximum != nil {
+			notes = append(notes, fmt.Sprintf("%g–%g", *p.Minimum, *p.Maximum))
+		}
+		line := name + " " + typ
+		if len(notes) > 0 {
+			line += " (" + strings.Join(notes, ", ") + ")"
+		}
+		if p.Description != "" {
+			line += ": " + p.Description
+		}
+		out = append(out, line)
+	}
+	sort.Slice(out, func(i, j int) bool { return required[strings.Fields(out[i])[0]] && !required[strings.Fields(out[j])[0]] || (required[strings.Fields(out[i])[0]] == required[strings.Fields(out[j])[0]] && out[i] < out[j]) })
+	return out
+}

@@ -1,0 +1,214 @@
+package diff
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+const (
+	readBufSize = 64 << 10
+	// maxHeaderBytes bounds the header bytes NextHeader keeps for parsing,
+	// so a malformed header region cannot grow memory. Real headers are a
+	// few hundred bytes; quoted names of PATH_MAX length fit many times.
+	maxHeaderBytes = 1 << 20
+)
+
+// Section is one file's part of a unified diff: from its "diff --git " line
+// up to (not including) the next file's "diff --git " line or end of input.
+type Section struct {
+	Header Header
+	Raw    []byte // the exact bytes, line endings included
+}
+
+// HeaderError reports a file header that could not be parsed. It is not
+// fatal: the Splitter stays in step, the section (or its size) is returned
+// along with the error, and the next call continues with the next file.
+type HeaderError struct {
+	Offset int64 // input offset of the section's "diff --git " line
+	Err    error
+}
+
+func (e *HeaderError) Error() string {
+	return fmt.Sprintf("%v (at input offset %d)", e.Err, e.Offset)
+}
+
+func (e *HeaderError) Unwrap() error { return e.Err }
+
+// Splitter reads a unified diff as a stream and yields one file section at a
+// time, holding at most one section (Next) or one bounded header (NextHeader)
+// plus its read buffer in memory. Bytes before the first line that starts
+// with "diff --git " (a commit message, say) are skipped.
+//
+// A new section starts at a line beginning with "diff --git " that is not
+// hunk content; see tracker for how hunks are followed. Combined diffs
+// ("diff --cc") are not split: their lines stay in the preceding section.
+type Splitter struct {
+	r   *bufio.Reader
+	eof bool  // r has reported io.EOF; never read again
+	err error // sticky: io.EOF after the last section, or a read error
+	pos int64 // input bytes consumed so far
+
+	// carry is the first fragment of the "diff --git " line that ended the
+	// previous section (at most one read buffer).
+	carry    []byte
+	hasCarry bool
+
+	hdr   []byte   // NextHeader: the current header, at most maxHeaderBytes
+	lines []string // reused by parse
+}
+
+// NewSplitter returns a Splitter reading the diff from r.
+func NewSplitter(r io.Reader) *Splitter {
+	return newSplitterSize(r, readBufSize)
+}
+
+// newSplitterSize lets tests use a tiny read buffer to exercise lines longer
+// than the buffer.
+func newSplitterSize(r io.Reader, size int) *Splitter {
+	return &Splitter{r: bufio.NewReaderSize(r, size)}
+}
+
+// Next returns the next file's section, or io.EOF after the last one. If the
+// header cannot be parsed, the section is returned with a *HeaderError.
+func (s *Splitter) Next() (*Section, error) {
+	start, raw, hdrLen, _, err := s.scan(true)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.parse(raw[:hdrLen], start)
+	return &Section{Header: h, Raw: raw}, err
+}
+
+// NextHeader is Next without keeping the section's bytes: it parses the
+// header, skips the body and returns the section's size in bytes. Memory use
+// does not grow with the size of the section. If the header cannot be
+// parsed, the size is returned with a *HeaderError.
+func (s *Splitter) NextHeader() (h Header, size int64, err error) {
+	start, _, _, size, err := s.scan(false)
+	if err != nil {
+		return Header{}, 0, err
+	}
+	h, err = s.parse(s.hdr, start)
+	return h, size, err
+}
+
+// read returns the next line, or the next buffer-full of a longer line.
+func (s *Splitter) read() ([]byte, error) {
+	if s.eof {
+		return nil, io.EOF
+	}
+	b, err := s.r.ReadSlice('\n')
+	s.pos += int64(len(b))
+	if err == io.EOF {
+		s.eof = true
+	}
+	return b, err
+}
+
+// skipPreamble discards input up to the first line that starts with
+// "diff --git " and leaves that line's first fragment in carry.
+func (s *Splitter) skipPreamble() error {
+	lineStart := true
+	for {
+		frag, err := s.read()
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return err
+		}
+		if lineStart && hasPrefix(frag, diffGitPrefix) {
+			s.carry = append(s.carry[:0], frag...)
+			s.hasCarry = true
+			return nil
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return err // io.EOF: no sections at all
+		}
+		lineStart = err == nil
+	}
+}
+
+// scan reads one section. With keep it returns the section's bytes and the
+// length of its header within them; otherwise the header is left in s.hdr.
+func (s *Splitter) scan(keep bool) (start int64, raw []byte, hdrLen int, size int64, err error) {
+	if s.err != nil {
+		return 0, nil, 0, 0, s.err
+	}
+	if !s.hasCarry {
+		if err := s.skipPreamble(); err != nil {
+			s.err = err
+			return 0, nil, 0, 0, err
+		}
+	}
+	start = s.pos - int64(len(s.carry))
+	s.hasCarry = false
+	s.hdr = s.hdr[:0]
+	t := tracker{st: inHeader}
+
+	frag, header, eof := s.carry, true, false
+	for {
+		size += int64(len(frag))
+		if keep {
+			raw = append(raw, frag...)
+		}
+		if header {
+			if keep {
+				hdrLen += len(frag)
+			} else if room := maxHeaderBytes - len(s.hdr); room > 0 {
+				s.hdr = append(s.hdr, frag[:min(len(frag), room)]...)
+			}
+		}
+		if eof {
+			s.err = io.EOF
+			return start, raw, hdrLen, size, nil
+		}
+		lineDone := frag[len(frag)-1] == '\n'
+		next, rerr := s.read()
+		switch rerr {
+		case nil, bufio.ErrBufferFull:
+		case io.EOF:
+			eof = true
+			if len(next) == 0 {
+				s.err = io.EOF
+				return start, raw, hdrLen, size, nil
+			}
+		default:
+			s.err = rerr
+			return 0, nil, 0, 0, rerr
+		}
+		if lineDone {
+			switch t.classify(next) {
+			case classFileStart:
+				s.carry = append(s.carry[:0], next...)
+				s.hasCarry = true
+				return start, raw, hdrLen, size, nil
+			case classHeader:
+				header = true
+			default:
+				header = false
+			}
+		}
+		frag = next
+	}
+}
+
+// parse parses header bytes, splitting them into lines without copying
+// each one.
+func (s *Splitter) parse(hdr []byte, start int64) (Header, error) {
+	text := string(hdr)
+	s.lines = s.lines[:0]
+	for text != "" {
+		i := strings.IndexByte(text, '\n') + 1
+		if i == 0 {
+			i = len(text)
+		}
+		s.lines = append(s.lines, text[:i])
+		text = text[i:]
+	}
+	h, err := ParseHeader(s.lines)
+	clear(s.lines) // drop references to this header's text
+	if err != nil {
+		return h, &HeaderError{Offset: start, Err: err}
+	}
+	return h, nil
+}

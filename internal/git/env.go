@@ -1,0 +1,74 @@
+// Package git is the only place that starts git. Every process it starts gets
+// an argument vector (never a shell), an absolute --git-dir, a clean
+// environment, and command-line configuration that keeps a repository's own
+// config from running programs. See DESIGN.md, "Safety".
+package git
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Env is the process-wide setting every git child runs with: its own HOME and
+// global config file, so neither the user's nor the system's config applies.
+type Env struct {
+	dir  string
+	vars []string
+}
+
+// NewEnv creates the server's private git home. Close removes it.
+func NewEnv() (*Env, error) {
+	dir, err := os.MkdirTemp("", "mcp-repo-tools-git-")
+	if err != nil {
+		return nil, fmt.Errorf("creating git home: %w", err)
+	}
+	global := filepath.Join(dir, "gitconfig")
+	if err := os.WriteFile(global, nil, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("creating git config: %w", err)
+	}
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	vars := []string{
+		"PATH=" + path,
+		"HOME=" + dir,
+		"XDG_CONFIG_HOME=" + dir,
+		"LC_ALL=C",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + global,
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_NO_REPLACE_OBJECTS=1",
+		"GIT_OPTIONAL_LOCKS=0", // reads never write the index
+		"GIT_PAGER=cat",
+		"GIT_ASKPASS=",
+		"SSH_ASKPASS=",
+	}
+	return &Env{dir: dir, vars: vars}, nil
+}
+
+// Close removes the private git home.
+func (e *Env) Close() error { return os.RemoveAll(e.dir) }
+
+// safeConfig overrides, on every git command line, the settings through which
+// a repository's own config could run a program or change what git prints.
+// Command-line -c beats every config file. Diff drivers and textconv are also
+// disabled per command with --no-ext-diff and --no-textconv.
+var safeConfig = []string{
+	"core.fsmonitor=false",
+	"core.hooksPath=/dev/null",
+	"core.attributesFile=/dev/null",
+	"core.pager=cat",
+	"core.untrackedCache=false",
+	"core.quotePath=true",
+	"color.ui=false",
+	"log.showSignature=false",
+	"gc.auto=0",
+	"maintenance.auto=false",
+	"credential.helper=",
+	"core.askPass=",
+	"core.sshCommand=false",
+	"protocol.ext.allow=never",
+}

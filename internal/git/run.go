@@ -1,0 +1,168 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// maxStderr caps what is kept of a git process's stderr.
+const maxStderr = 8 << 10
+
+// maxOutput caps what Output collects; larger answers must be streamed.
+const maxOutput = 16 << 20
+
+// Repo runs git against one repository.
+type Repo struct {
+	env      *Env
+	gitDir   string // absolute
+	workTree string // absolute; "" for a bare repository
+	objects  *objectPool
+}
+
+// Open returns a runner for the repository at gitDir (absolute). workTree is
+// "" for a bare repository.
+func Open(env *Env, gitDir, workTree string) *Repo {
+	r := &Repo{env: env, gitDir: gitDir, workTree: workTree}
+	r.objects = newObjectPool(r)
+	return r
+}
+
+// GitDir is the repository's absolute git directory.
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// WorkTree is the absolute work tree, or "" for a bare repository.
+func (r *Repo) WorkTree() string { return r.workTree }
+
+// Close ends the repository's long-lived git processes.
+func (r *Repo) Close() { r.objects.close() }
+
+// ExitError is a git process that failed.
+type ExitError struct {
+	Args   []string
+	Code   int
+	Stderr string
+}
+
+func (e *ExitError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		msg = fmt.Sprintf("exit status %d", e.Code)
+	}
+	return fmt.Sprintf("git %s: %s", e.Args[0], msg)
+}
+
+// command builds the git command line: fixed global options first, then the
+// caller's arguments. Callers put user values only after --end-of-options or
+// "--", never where git parses options.
+func (r *Repo) command(ctx context.Context, withWorkTree bool, args []string) *exec.Cmd {
+	argv := make([]string, 0, 2+2*len(safeConfig)+len(args))
+	argv = append(argv, "--git-dir="+r.gitDir, "--literal-pathspecs")
+	if withWorkTree && r.workTree != "" {
+		argv = append(argv, "--work-tree="+r.workTree)
+	}
+	for _, kv := range safeConfig {
+		argv = append(argv, "-c", kv)
+	}
+	argv = append(argv, args...)
+	cmd := exec.CommandContext(ctx, "git", argv...)
+	cmd.Env = r.env.vars
+	cmd.Dir = r.env.dir // never the repository: git must not discover anything from cwd
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		// End the whole group: git may have started helpers of its own.
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	cmd.WaitDelay = 2 * time.Second
+	return cmd
+}
+
+// Output runs git and returns its stdout, which must stay under maxOutput.
+func (r *Repo) Output(ctx context.Context, args ...string) ([]byte, error) {
+	var out []byte
+	err := r.Stream(ctx, args, func(stdout io.Reader) error {
+		var err error
+		out, err = io.ReadAll(io.LimitReader(stdout, maxOutput+1))
+		if err == nil && len(out) > maxOutput {
+			err = fmt.Errorf("git %s: output over %d bytes", args[0], maxOutput)
+		}
+		return err
+	})
+	return out, err
+}
+
+// Stream runs git and hands its stdout to consume. When consume returns before
+// the end of the output, git is killed: nothing is produced that is not read.
+func (r *Repo) Stream(ctx context.Context, args []string, consume func(stdout io.Reader) error) error {
+	return r.stream(ctx, false, args, consume)
+}
+
+// StreamWorkTree is Stream for commands that read the work tree.
+func (r *Repo) StreamWorkTree(ctx context.Context, args []string, consume func(stdout io.Reader) error) error {
+	return r.stream(ctx, true, args, consume)
+}
+
+func (r *Repo) stream(ctx context.Context, withWorkTree bool, args []string, consume func(io.Reader) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := r.command(ctx, withWorkTree, args)
+	stderr := &capped{max: maxStderr}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting git: %w", err)
+	}
+	consumeErr := consume(stdout)
+	// Whatever consume left unread is not wanted: stop git rather than
+	// letting it produce the rest.
+	drained := consumeErr == nil && isDrained(stdout)
+	if !drained {
+		cancel()
+	}
+	waitErr := cmd.Wait()
+	if consumeErr != nil {
+		return consumeErr
+	}
+	if ctxErr := context.Cause(ctx); ctxErr != nil && drained {
+		return ctxErr
+	}
+	if !drained {
+		return nil // git was stopped on purpose
+	}
+	var exit *exec.ExitError
+	if errors.As(waitErr, &exit) {
+		return &ExitError{Args: args, Code: exit.ExitCode(), Stderr: stderr.String()}
+	}
+	return waitErr
+}
+
+// isDrained reports whether r is at EOF, reading at most one byte.
+func isDrained(r io.Reader) bool {
+	var b [1]byte
+	n, err := r.Read(b[:])
+	return n == 0 && err != nil
+}
+
+// capped keeps the first max bytes written to it.
+type capped struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string { return c.buf.String() }

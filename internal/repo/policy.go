@@ -1,0 +1,91 @@
+package repo
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+)
+
+// DefaultDeny hides files that commonly hold secrets. Configuration can add to
+// it, never remove from it. A pattern without "/" is matched against every
+// path segment (so ".env" hides "a/.env"); a pattern ending in "/" hides a
+// directory of that name anywhere; any other pattern is matched against the
+// whole path. Matching ignores case. Globs follow path.Match: "*" does not
+// cross "/".
+var DefaultDeny = []string{
+	".git/",
+	".env", ".env.*", ".envrc",
+	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
+	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.ppk",
+	".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".htpasswd",
+	".aws/", ".ssh/", ".gnupg/", ".kube/", ".docker/",
+	"credentials.json", "secrets.yml", "secrets.yaml",
+}
+
+// Policy decides which paths may be read.
+type Policy struct {
+	segment []string // matched against each path segment
+	dir     []string // directory names, any depth
+	full    []string // matched against the whole path
+}
+
+// NewPolicy returns the default deny list extended by extra patterns.
+func NewPolicy(extra []string) (*Policy, error) {
+	p := &Policy{}
+	for _, pat := range append(append([]string{}, DefaultDeny...), extra...) {
+		pat = strings.ToLower(strings.TrimSpace(pat))
+		if pat == "" {
+			continue
+		}
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("deny pattern %q: %w", pat, err)
+		}
+		switch {
+		case strings.HasSuffix(pat, "/") && !strings.Contains(strings.TrimSuffix(pat, "/"), "/"):
+			p.dir = append(p.dir, strings.TrimSuffix(pat, "/"))
+		case strings.Contains(pat, "/"):
+			p.full = append(p.full, strings.Trim(pat, "/"))
+		default:
+			p.segment = append(p.segment, pat)
+		}
+	}
+	return p, nil
+}
+
+// Denied reports whether a clean repository path is hidden.
+func (p *Policy) Denied(clean string) bool {
+	lower := strings.ToLower(clean)
+	for _, pat := range p.full {
+		if ok, _ := path.Match(pat, lower); ok {
+			return true
+		}
+	}
+	segs := strings.Split(lower, "/")
+	for _, seg := range segs {
+		for _, pat := range p.segment {
+			if ok, _ := path.Match(pat, seg); ok {
+				return true
+			}
+		}
+		for _, pat := range p.dir {
+			if ok, _ := path.Match(pat, seg); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Check cleans a caller's path and applies the policy.
+func (p *Policy) Check(raw string) (string, error) {
+	clean, err := CleanPath(raw)
+	if err != nil {
+		return "", err
+	}
+	if clean != "" && p.Denied(clean) {
+		return "", errcode.New(errcode.PathDenied, "path %q is hidden by the server's secrets policy", clean)
+	}
+	return clean, nil
+}

@@ -1,0 +1,152 @@
+// Package repo knows which repositories are served, resolves owner/repo names
+// and revisions to them, and applies the path policy.
+package repo
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+)
+
+// Repository is one served repository.
+type Repository struct {
+	Owner, Name string
+	Git         *git.Repo
+}
+
+// FullName is "owner/name".
+func (r *Repository) FullName() string { return r.Owner + "/" + r.Name }
+
+// Bare reports whether the repository has no work tree.
+func (r *Repository) Bare() bool { return r.Git.WorkTree() == "" }
+
+// maxRevLen bounds a revision argument.
+const maxRevLen = 1024
+
+// ResolveCommit resolves a caller's revision ("" means HEAD) to a full commit
+// id, once; everything after uses the id. A revision that could be read as an
+// option, or that holds control characters, is refused before git sees it.
+func (r *Repository) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	if rev == "" {
+		rev = "HEAD"
+	}
+	if err := checkRev(rev); err != nil {
+		return "", err
+	}
+	oid, err := r.Git.ResolveCommit(ctx, rev)
+	if errors.Is(err, git.ErrMissing) {
+		return "", errcode.New(errcode.InvalidRef, "%q does not name a commit in %s", rev, r.FullName())
+	}
+	return oid, err
+}
+
+func checkRev(rev string) error {
+	switch {
+	case len(rev) > maxRevLen:
+		return errcode.New(errcode.InvalidRef, "revision is %d bytes long; the limit is %d", len(rev), maxRevLen)
+	case strings.HasPrefix(rev, "-"):
+		return errcode.New(errcode.InvalidRef, "revision %q starts with \"-\"", rev)
+	case strings.ContainsFunc(rev, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return errcode.New(errcode.InvalidRef, "revision %q contains a control character", rev)
+	}
+	return nil
+}
+
+// findRepository locates the repository containing dir, the way git would
+// but without running git (nothing from the repository's config runs).
+// It returns the absolute git directory and work tree ("" when bare).
+func findRepository(dir string) (gitDir, workTree string, err error) {
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return "", "", err
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return "", "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		dotGit := filepath.Join(d, ".git")
+		if fi, err := os.Stat(dotGit); err == nil {
+			if fi.IsDir() {
+				return dotGit, d, nil
+			}
+			gd, err := readGitFile(dotGit)
+			return gd, d, err
+		}
+		if looksBare(d) {
+			return d, "", nil
+		}
+		if filepath.Dir(d) == d {
+			return "", "", errors.New("not inside a git repository: " + dir)
+		}
+	}
+}
+
+// readGitFile follows a ".git" file ("gitdir: PATH"), as linked work trees
+// and submodules have.
+func readGitFile(p string) (string, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return "", errors.New("invalid .git file: " + p)
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(p), target)
+	}
+	return filepath.EvalSymlinks(target)
+}
+
+// looksBare reports whether d has the layout of a git directory.
+func looksBare(d string) bool {
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(d, name)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// nameFromRemote turns an origin URL into "owner/repo":
+// git@host:acme/widgets.git, https://host/acme/widgets, ssh://host:22/acme/widgets.git.
+func nameFromRemote(url string) (owner, name string, ok bool) {
+	url = strings.TrimSuffix(strings.TrimRight(url, "/"), ".git")
+	if i := strings.Index(url, "://"); i >= 0 {
+		url = url[i+3:]
+		if j := strings.IndexByte(url, '/'); j >= 0 {
+			url = url[j+1:]
+		} else {
+			return "", "", false
+		}
+	} else if i := strings.IndexByte(url, ':'); i >= 0 && !strings.Contains(url[:i], "/") {
+		url = url[i+1:] // scp-like git@host:path
+	}
+	parts := strings.Split(strings.Trim(url, "/"), "/")
+	if len(parts) < 2 {
+		return "", "", false
+	}
+	owner, name = parts[len(parts)-2], parts[len(parts)-1]
+	if validName(owner) && validName(name) {
+		return owner, name, true
+	}
+	return "", "", false
+}
+
+// validName: the characters Gitea allows in owner and repository names.
+func validName(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 255 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,260 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+)
+
+// Served is the set of repositories a server answers for: one repository
+// (--repo) or every repository under a root directory (--root).
+type Served struct {
+	env    *git.Env
+	single *Repository
+	root   string // absolute, symlinks resolved; "" in single mode
+
+	mu   sync.Mutex
+	open map[string]*Repository // root mode: opened so far, by lower-case name
+}
+
+// ServeOne serves the repository containing path. name ("owner/repo")
+// overrides the name taken from the origin remote.
+func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, error) {
+	gitDir, workTree, err := findRepository(path)
+	if err != nil {
+		return nil, err
+	}
+	g := git.Open(env, gitDir, workTree)
+	r := &Repository{Git: g}
+	switch {
+	case name != "":
+		owner, n, ok := strings.Cut(name, "/")
+		if !ok || !validName(owner) || !validName(n) {
+			g.Close()
+			return nil, fmt.Errorf("--name %q: want OWNER/REPO of letters, digits, '-', '_' and '.'", name)
+		}
+		r.Owner, r.Name = owner, n
+	default:
+		if owner, n, ok := nameFromRemote(g.ConfigValue(ctx, "remote.origin.url")); ok {
+			r.Owner, r.Name = owner, n
+		} else {
+			base := workTree
+			if base == "" {
+				base = gitDir
+			}
+			r.Owner, r.Name = "local", strings.TrimSuffix(filepath.Base(base), ".git")
+		}
+	}
+	return &Served{env: env, single: r}, nil
+}
+
+// ServeRoot serves every DIR/OWNER/REPO (with .git) and DIR/OWNER/REPO.git.
+func ServeRoot(env *git.Env, dir string) (*Served, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--root %s is not a directory", dir)
+	}
+	return &Served{env: env, root: abs, open: map[string]*Repository{}}, nil
+}
+
+// Single reports whether exactly one repository is served.
+func (s *Served) Single() bool { return s.single != nil }
+
+// Close ends every repository's git processes.
+func (s *Served) Close() {
+	if s.single != nil {
+		s.single.Git.Close()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.open {
+		r.Git.Close()
+	}
+	s.open = map[string]*Repository{}
+}
+
+// Get finds the repository named owner/repo. When the server serves one
+// repository and required is false, empty names select it.
+func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*Repository, error) {
+	if owner == "" && repo == "" && !required && s.single != nil {
+		return s.single, nil
+	}
+	if owner == "" || repo == "" {
+		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s)", s.describe(ctx))
+	}
+	if s.single != nil {
+		if strings.EqualFold(owner, s.single.Owner) && strings.EqualFold(repo, s.single.Name) {
+			return s.single, nil
+		}
+		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
+	}
+	return s.openUnderRoot(ctx, owner, strings.TrimSuffix(repo, ".git"))
+}
+
+func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Repository, error) {
+	if !validName(owner) || !validName(repo) {
+		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, repo)
+	}
+	key := strings.ToLower(owner + "/" + repo)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.open[key]; ok {
+		return r, nil
+	}
+	gitDir, workTree, ok := s.locate(owner, repo)
+	if !ok {
+		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
+	}
+	r := &Repository{Owner: owner, Name: repo, Git: git.Open(s.env, gitDir, workTree)}
+	s.open[key] = r
+	return r, nil
+}
+
+// locate finds OWNER/REPO/.git or OWNER/REPO.git under the root, trying the
+// name as given and in lower case (Gitea stores names in lower case), and
+// refuses anything whose real path leaves the root.
+func (s *Served) locate(owner, repo string) (gitDir, workTree string, ok bool) {
+	for _, o := range unique(owner, strings.ToLower(owner)) {
+		for _, n := range unique(repo, strings.ToLower(repo)) {
+			dir := filepath.Join(s.root, o, n)
+			if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+				if gd, wt, ok := s.inside(filepath.Join(dir, ".git"), dir); ok {
+					return gd, wt, true
+				}
+			}
+			if bare := dir + ".git"; looksBare(bare) {
+				if gd, _, ok := s.inside(bare, bare); ok {
+					return gd, "", true
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+// inside resolves symlinks and checks both paths stay under the root.
+func (s *Served) inside(gitDir, workTree string) (string, string, bool) {
+	gd, err := filepath.EvalSymlinks(gitDir)
+	if err != nil || !within(s.root, gd) {
+		return "", "", false
+	}
+	wt, err := filepath.EvalSymlinks(workTree)
+	if err != nil || !within(s.root, wt) {
+		return "", "", false
+	}
+	return gd, wt, true
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+func unique(a, b string) []string {
+	if a == b {
+		return []string{a}
+	}
+	return []string{a, b}
+}
+
+// Info describes a served repository for list_repositories.
+type Info struct {
+	Owner         string `json:"owner"`
+	Name          string `json:"repo"`
+	Bare          bool   `json:"bare"`
+	DefaultBranch string `json:"defaultBranch"`
+}
+
+// List returns every served repository, sorted by name. In root mode it
+// reads the directory tree, not git: cheap enough for thousands.
+func (s *Served) List(ctx context.Context) ([]Info, error) {
+	if s.single != nil {
+		r := s.single
+		return []Info{{Owner: r.Owner, Name: r.Name, Bare: r.Bare(), DefaultBranch: headBranch(r.Git.GitDir())}}, nil
+	}
+	owners, err := os.ReadDir(s.root)
+	if err != nil {
+		return nil, err
+	}
+	var out []Info
+	for _, o := range owners {
+		if !validName(o.Name()) || !isDir(filepath.Join(s.root, o.Name())) {
+			continue
+		}
+		repos, err := os.ReadDir(filepath.Join(s.root, o.Name()))
+		if err != nil {
+			continue
+		}
+		for _, e := range repos {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			name := e.Name()
+			bare := strings.HasSuffix(name, ".git")
+			base := strings.TrimSuffix(name, ".git")
+			if !validName(base) {
+				continue
+			}
+			gitDir, workTree, ok := s.locate(o.Name(), base)
+			if !ok || (workTree == "") != bare {
+				continue
+			}
+			out = append(out, Info{Owner: o.Name(), Name: base, Bare: bare, DefaultBranch: headBranch(gitDir)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Owner+"/"+out[i].Name < out[j].Owner+"/"+out[j].Name
+	})
+	return out, nil
+}
+
+// headBranch reads the branch HEAD names from the HEAD file.
+func headBranch(gitDir string) string {
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: refs/heads/")
+	if !ok {
+		return ""
+	}
+	return ref
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// describe says what is served, for errors about names.
+func (s *Served) describe(ctx context.Context) string {
+	if s.single != nil {
+		return "this server serves " + s.single.FullName()
+	}
+	list, err := s.List(ctx)
+	if err != nil || len(list) == 0 {
+		return "no repositories are served under the root"
+	}
+	names := make([]string, 0, min(len(list), 20))
+	for _, r := range list[:min(len(list), 20)] {
+		names = append(names, r.Owner+"/"+r.Name)
+	}
+	more := ""
+	if len(list) > 20 {
+		more = fmt.Sprintf(" and %d more; list_repositories lists them all", len(list)-20)
+	}
+	return "served: " + strings.Join(names, ", ") + more
+}

@@ -1,0 +1,163 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type getFileContentIn struct {
+	Owner        string `json:"owner" jsonschema:"repository owner"`
+	Repo         string `json:"repo" jsonschema:"repository name"`
+	Ref          string `json:"ref,omitempty" jsonschema:"branch, tag or commit; default: the default branch (HEAD)"`
+	FilePath     string `json:"filePath" jsonschema:"path of the file, relative to the repository root"`
+	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line, 1-based, inclusive (text mode only); values below 1 clamp to 1"`
+	EndLine      int    `json:"end_line,omitempty" jsonschema:"last line, inclusive (text mode only); values past the end clamp to the last line"`
+	WithMetadata bool   `json:"with_metadata,omitempty" jsonschema:"return Gitea's ContentsResponse JSON (base64 content, sha, size, links) instead of text; ignores start_line/end_line"`
+}
+
+func (s *Server) addGetFileContent() {
+	t := &mcp.Tool{
+		Name: "get_file_content",
+		Description: "Get a file's content at a ref as plain text, or lines start_line..end_line of it (1-based, inclusive, split on \\n). " +
+			"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself. " +
+			"with_metadata=true returns Gitea's ContentsResponse JSON instead (a directory returns its listing).",
+		Annotations: readOnly("Get file content"),
+	}
+	addTool(s, t, nil, func(in *jsonschema.Schema) {
+		setDefault(in, "with_metadata", false)
+	}, s.getFileContent)
+}
+
+func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply, error) {
+	r, err := s.served.Get(ctx, in.Owner, in.Repo, true)
+	if err != nil {
+		return reply{}, err
+	}
+	path, err := s.cfg.Policy.Check(in.FilePath)
+	if err != nil {
+		return reply{}, err
+	}
+	commit, err := r.ResolveCommit(ctx, in.Ref)
+	if err != nil {
+		return reply{}, err
+	}
+	if in.WithMetadata {
+		return s.contentsResponse(ctx, r, in.Ref, commit, path)
+	}
+	if path == "" {
+		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
+	}
+	ranged := in.StartLine != 0 || in.EndLine != 0
+	var res text.Slice
+	// What the reply can hold: the limit less the envelope of an empty reply.
+	room := s.cfg.MaxBytes - replySize(reply{}) - 2
+	used := 0
+	slicer := text.Slicer{From: 1, MaxLine: room, Accept: func(line []byte) bool {
+		used += text.JSONLen(line) + 2 // the line and its "\n"
+		return used <= room
+	}}
+	if ranged {
+		slicer.From = max(in.StartLine, 1)
+		if in.EndLine > 0 {
+			slicer.To = in.EndLine
+		}
+		if in.EndLine < 0 || (in.EndLine > 0 && slicer.From > in.EndLine) {
+			return reply{}, inversion(in.StartLine, in.EndLine)
+		}
+	}
+	binary := false
+	err = readAtRef(ctx, r, commit, in.Ref, path, func(size int64, body io.Reader) error {
+		head, rest := peek(body, text.SniffLen)
+		if binary = text.IsBinary(head); binary {
+			res.Size = size
+			return nil
+		}
+		res, err = slicer.Read(io.MultiReader(bytes.NewReader(head), rest))
+		return err
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	if binary {
+		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file (%d bytes); with_metadata=true returns it base64-encoded", path, res.Size)
+	}
+	if ranged {
+		last := res.Total
+		if in.EndLine > 0 {
+			last = min(in.EndLine, res.Total)
+		}
+		if slicer.From > last {
+			return reply{}, inversionAfterClamp(slicer.From, last, res.Total)
+		}
+		if res.Stopped {
+			return reply{}, rangeTooLarge(path, slicer.From, last, res, s.cfg.MaxBytes)
+		}
+		return reply{text: string(res.Content)}, nil
+	}
+	if res.Stopped {
+		return reply{}, fileTooLarge(path, res, s.cfg.MaxBytes)
+	}
+	content := res.Content
+	if res.EndsWithNewline {
+		content = append(content, '\n')
+	}
+	return reply{text: string(content)}, nil
+}
+
+func inversion(start, end int) error {
+	return errcode.New(errcode.InvalidArgument, "start_line %d is after end_line %d: the range is inverted", start, end)
+}
+
+func inversionAfterClamp(from, last, total int) error {
+	return errcode.New(errcode.InvalidArgument, "start_line %d is after end_line %d once clamped to the file's %d lines: the range is inverted", from, last, total)
+}
+
+func fileTooLarge(path string, res text.Slice, limit int) error {
+	return errcode.New(errcode.TooLarge, "%q is %d bytes in %d lines, more than one reply holds (%d bytes); "+
+		"ask for a range with start_line/end_line (lines 1–%d fit), or use read_file, which returns as much as fits and where to continue",
+		path, res.Size, res.Total, limit, max(res.Last, 0))
+}
+
+func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error {
+	if res.Oversized != 0 && res.Last < res.First {
+		return errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, limit)
+	}
+	return errcode.New(errcode.TooLarge, "lines %d–%d of %q (%d lines, %d bytes) do not fit in one reply (%d bytes); lines %d–%d fit: call again with end_line=%d, then continue from start_line=%d",
+		from, last, path, res.Total, res.Size, limit, res.First, res.Last, res.Last, res.Last+1)
+}
+
+// contentsResponse answers with_metadata=true.
+func (s *Server) contentsResponse(ctx context.Context, r *repo.Repository, ref, commit, path string) (reply, error) {
+	v, err := s.contents(ctx, r, ref, commit, path)
+	if err != nil {
+		return reply{}, err
+	}
+	// Compact and without HTML escaping, as the forge writes it.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return reply{}, err
+	}
+	out := reply{text: strings.TrimSuffix(buf.String(), "\n")}
+	if n := replySize(out); n > s.cfg.MaxBytes {
+		return reply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+	}
+	return out, nil
+}
+
+func peek(r io.Reader, n int) ([]byte, io.Reader) {
+	buf := make([]byte, n)
+	got, _ := io.ReadFull(r, buf)
+	return buf[:got], r
+}

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+type listRepositoriesIn struct {
+	Offset int `json:"offset,omitempty" jsonschema:"how many repositories to skip (from nextOffset of the previous call)"`
+	Limit  int `json:"limit,omitempty" jsonschema:"most repositories to return"`
+}
+
+type listRepositoriesOut struct {
+	Repositories []repo.Info `json:"repositories"`
+	Total        int         `json:"total"`
+	NextOffset   *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+}
+
+func (s *Server) addListRepositories() {
+	t := &mcp.Tool{
+		Name:        "list_repositories",
+		Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools.",
+		Annotations: readOnly("List repositories"),
+	}
+	addTool(s, t, reflect.TypeFor[listRepositoriesOut](), func(in *jsonschema.Schema) {
+		setInt(in, "offset", 0, 0, 1_000_000_000)
+		setInt(in, "limit", 100, 1, 500)
+	}, s.listRepositories)
+}
+
+func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (reply, error) {
+	all, err := s.served.List(ctx)
+	if err != nil {
+		return reply{}, err
+	}
+	from := min(in.Offset, len(all))
+	out := listRepositoriesOut{Repositories: all[from:min(from+in.Limit, len(all))], Total: len(all)}
+	var b strings.Builder
+	render := func() reply {
+		b.Reset()
+		fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", len(all), from+min(1, len(out.Repositories)), from+len(out.Repositories))
+		for _, r := range out.Repositories {
+			kind := "work tree"
+			if r.Bare {
+				kind = "bare"
+			}
+			fmt.Fprintf(&b, "%s/%s (%s, default branch %q)\n", r.Owner, r.Name, kind, r.DefaultBranch)
+		}
+		out.NextOffset = nil
+		if next := from + len(out.Repositories); next < len(all) {
+			out.NextOffset = &next
+			fmt.Fprintf(&b, "More: call list_repositories with offset=%d.\n", next)
+		}
+		return reply{text: b.String(), structured: out}
+	}
+	r := render()
+	// Shrink the page until it fits the reply limit.
+	for replySize(r) > s.cfg.MaxBytes && len(out.Repositories) > 1 {
+		out.Repositories = out.Repositories[:len(out.Repositories)/2]
+		r = render()
+	}
+	return r, nil
+}

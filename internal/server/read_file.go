@@ -1,0 +1,143 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type readFileIn struct {
+	Owner     string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo      string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Path      string `json:"path" jsonschema:"file path relative to the repository root"`
+	Ref       string `json:"ref,omitempty" jsonschema:"branch, tag or commit to read from; omit to read the work tree (HEAD for a bare repository)"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to return, 1-based"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line to return, inclusive; default: as far as fits"`
+}
+
+type readFileOut struct {
+	Path       string  `json:"path"`
+	Ref        *string `json:"ref" jsonschema:"the commit read, as a full SHA; null for the work tree"`
+	StartLine  int     `json:"startLine"`
+	EndLine    int     `json:"endLine" jsonschema:"last line returned (startLine-1 when none)"`
+	TotalLines int     `json:"totalLines"`
+	IsBinary   bool    `json:"isBinary"`
+	Content    string  `json:"content" jsonschema:"lines startLine..endLine joined with \\n"`
+	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: continue from endLine+1"`
+}
+
+func (s *Server) addReadFile() {
+	t := &mcp.Tool{
+		Name: "read_file",
+		Description: "Read lines of a file (1-based, inclusive), from the work tree or at a ref. " +
+			"Returns as many of the requested lines as fit in one reply; when truncated, continue with startLine=endLine+1. Binary files are detected and not dumped.",
+		Annotations: readOnly("Read file"),
+	}
+	addTool(s, t, reflect.TypeFor[readFileOut](), func(in *jsonschema.Schema) {
+		setInt(in, "startLine", 1, 1, 1<<31-1)
+		setInt(in, "endLine", 0, 1, 1<<31-1)
+	}, s.readFile)
+}
+
+func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
+	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
+	if err != nil {
+		return reply{}, err
+	}
+	path, err := s.cfg.Policy.Check(in.Path)
+	if err != nil {
+		return reply{}, err
+	}
+	if path == "" {
+		return reply{}, errcode.New(errcode.InvalidArgument, "path is empty: give the path of a file")
+	}
+	if in.EndLine != 0 && in.EndLine < in.StartLine {
+		return reply{}, errcode.New(errcode.InvalidArgument, "endLine %d is before startLine %d", in.EndLine, in.StartLine)
+	}
+	out := readFileOut{Path: path, StartLine: in.StartLine}
+	where := "work tree"
+	read := func(read func(size int64, body io.Reader) error) error {
+		f, err := r.OpenWorkTreeFile(s.cfg.Policy, path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		return read(fi.Size(), f)
+	}
+	if in.Ref != "" || r.Bare() {
+		commit, err := r.ResolveCommit(ctx, in.Ref)
+		if err != nil {
+			return reply{}, err
+		}
+		out.Ref, where = &commit, "commit "+commit
+		read = func(read func(size int64, body io.Reader) error) error {
+			return readAtRef(ctx, r, commit, in.Ref, path, read)
+		}
+	}
+
+	// Everything but the content is known up front; what is left of the
+	// limit, halved (content appears in the text and in the structured
+	// result), is the content budget.
+	header := func(o readFileOut) string {
+		return fmt.Sprintf("%s (%s): lines %d–%d of %d\n", o.Path, where, o.StartLine, o.EndLine, o.TotalLines)
+	}
+	probe := out
+	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
+	room := (s.cfg.MaxBytes-replySize(reply{text: header(probe) + continuation(probe, 1<<31-1), structured: probe}))/2 - 2
+	used := 0
+	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, Accept: func(line []byte) bool {
+		used += text.JSONLen(line) + 2
+		return used <= room
+	}}
+	var res text.Slice
+	var size int64
+	err = read(func(n int64, body io.Reader) error {
+		size = n
+		head, rest := peek(body, text.SniffLen)
+		if out.IsBinary = text.IsBinary(head); out.IsBinary {
+			return nil
+		}
+		var err error
+		res, err = slicer.Read(io.MultiReader(bytes.NewReader(head), rest))
+		return err
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	if out.IsBinary {
+		out.EndLine = out.StartLine - 1
+		return reply{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, size), structured: out}, nil
+	}
+	if in.StartLine > max(res.Total, 1) {
+		return reply{}, errcode.New(errcode.InvalidArgument, "startLine %d is past the end of %q (%d lines)", in.StartLine, path, res.Total)
+	}
+	if res.Oversized != 0 && res.Last < res.First {
+		return reply{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
+	}
+	out.EndLine, out.TotalLines, out.Content, out.Truncated = res.Last, res.Total, string(res.Content), res.Stopped
+	wanted := res.Total
+	if in.EndLine != 0 {
+		wanted = min(in.EndLine, res.Total)
+	}
+	return reply{text: header(out) + out.Content + continuation(out, wanted), structured: out}, nil
+}
+
+// continuation is the hint that ends a truncated reply.
+func continuation(o readFileOut, wanted int) string {
+	if !o.Truncated {
+		return ""
+	}
+	return fmt.Sprintf("\n[truncated: lines %d–%d did not fit in this reply; continue with startLine=%d]", o.EndLine+1, wanted, o.EndLine+1)
+}

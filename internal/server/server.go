@@ -1,0 +1,67 @@
+// Package server wires the tools to MCP. Each tool lives in its own file:
+// input and output types, handler, and the text an agent reads.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// Config is what the command line decides.
+type Config struct {
+	MaxBytes int           // reply limit over the whole tool result
+	Timeout  time.Duration // per-call deadline
+	Policy   *repo.Policy
+	BaseURL  string // web address of the forge that hosts the repositories, for links; "" for none
+	Version  string
+	Logger   *slog.Logger
+}
+
+// DefaultMaxBytes keeps a reply under Claude Code's default 25,000-token
+// limit on one MCP tool result.
+const DefaultMaxBytes = 64 << 10
+
+// MinMaxBytes is the smallest reply limit that leaves room for a useful answer.
+const MinMaxBytes = 4 << 10
+
+// Server answers tool calls for the served repositories.
+type Server struct {
+	cfg    Config
+	served *repo.Served
+	mcp    *mcp.Server
+}
+
+const instructions = `Read-only access to git repositories. Every reply is bounded and says what it covers and how to get the rest.
+Start with list_repositories when several repositories are served. read_file pages through a file by lines; get_file_content returns a file or a line range (Gitea-compatible).`
+
+// New builds the MCP server with every tool registered.
+func New(served *repo.Served, cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{cfg: cfg, served: served}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		// The SDK reports every session at info level: noise in our logs.
+		Logger: slog.New(quietHandler{cfg.Logger.Handler()}),
+	})
+	s.addListRepositories()
+	s.addGetFileContent()
+	s.addReadFile()
+	return s
+}
+
+// MCP is the underlying MCP server, to run on a transport.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// quietHandler passes on only warnings and errors.
+type quietHandler struct{ slog.Handler }
+
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}

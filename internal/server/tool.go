@@ -1,0 +1,159 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+// reply is what a handler returns: the text an agent reads and, for tools
+// with an output schema, the structured value.
+type reply struct {
+	text       string
+	structured any // nil for text-only tools
+}
+
+// handler is a typed tool handler.
+type handler[In any] func(ctx context.Context, in In) (reply, error)
+
+// readOnly marks every tool: nothing here changes a repository.
+func readOnly(title string) *mcp.ToolAnnotations {
+	no := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
+}
+
+// addTool registers a tool whose input schema comes from In (adjusted by
+// tune) and whose output schema, if any, from Out. Compared with mcp.AddTool
+// it gives input errors our stable codes, applies the per-call deadline, and
+// enforces the reply limit over the whole result.
+func addTool[In any](s *Server, t *mcp.Tool, out reflect.Type, tune func(*jsonschema.Schema), h handler[In]) {
+	in, err := jsonschema.For[In](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	if tune != nil {
+		tune(in)
+	}
+	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: resolving input schema: %v", t.Name, err))
+	}
+	t.InputSchema = in
+	if out != nil {
+		schema, err := jsonschema.ForType(out, nil)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
+		}
+		t.OutputSchema = schema
+	}
+	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		res := callTool(ctx, s, req.Params.Arguments, resolved, h)
+		s.cfg.Logger.Debug("tool call", "tool", t.Name, "ms", time.Since(start).Milliseconds(), "isError", res.IsError)
+		return res, nil
+	})
+}
+
+func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema *jsonschema.Resolved, h handler[In]) *mcp.CallToolResult {
+	in, err := decodeArgs[In](args, schema)
+	if err != nil {
+		return s.errorResult(err)
+	}
+	if s.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, s.cfg.Timeout,
+			errcode.New(errcode.Unavailable, "the call took longer than the server's %s limit", s.cfg.Timeout))
+		defer cancel()
+	}
+	r, err := h(ctx, in)
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+			err = cause
+		}
+		return s.errorResult(err)
+	}
+	res := r.result()
+	if n := resultSize(res); n > s.cfg.MaxBytes {
+		// Tools fit their replies themselves; this is the backstop that
+		// keeps the promise if one of them gets it wrong.
+		s.cfg.Logger.Error("reply over the limit", "bytes", n, "limit", s.cfg.MaxBytes)
+		return s.errorResult(errcode.New(errcode.TooLarge, "the reply would be %d bytes, over the server's %d-byte limit; narrow the request", n, s.cfg.MaxBytes))
+	}
+	return res
+}
+
+// decodeArgs validates the arguments against the schema (after applying its
+// defaults) and decodes them. Every failure is INVALID_ARGUMENT.
+func decodeArgs[In any](args json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+	var in In
+	m := map[string]any{}
+	if len(bytes.TrimSpace(args)) > 0 && string(bytes.TrimSpace(args)) != "null" {
+		if err := json.Unmarshal(args, &m); err != nil {
+			return in, errcode.New(errcode.InvalidArgument, "arguments are not a JSON object: %v", err)
+		}
+	}
+	if err := schema.ApplyDefaults(&m); err != nil {
+		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+	}
+	if err := schema.Validate(&m); err != nil {
+		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+	}
+	return in, nil
+}
+
+func (r reply) result() *mcp.CallToolResult {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.text}}}
+	if r.structured != nil {
+		data, err := json.Marshal(r.structured)
+		if err != nil {
+			return errorResult(fmt.Errorf("encoding the result: %w", err))
+		}
+		res.StructuredContent = json.RawMessage(data)
+	}
+	return res
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errcode.Message(err)}}}
+}
+
+// errorResult is an error reply cut, if it must be, to fit the reply limit.
+// Tools that list alternatives in an error keep them short themselves.
+func (s *Server) errorResult(err error) *mcp.CallToolResult {
+	msg := errcode.Message(err)
+	// JSON escaping can grow text up to six times; leave room for the envelope.
+	if limit := (s.cfg.MaxBytes - 256) / 6; text.JSONLen(msg) > s.cfg.MaxBytes-256 {
+		msg, _ = text.CutUTF8(msg, limit)
+		msg += " …[cut]"
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// resultSize is the size of the result as JSON with HTML escaping on, which
+// is at least what the MCP wire carries.
+func resultSize(res *mcp.CallToolResult) int {
+	data, err := json.Marshal(res)
+	if err != nil {
+		return int(^uint(0) >> 1)
+	}
+	return len(data)
+}
+
+// replySize measures a reply as it would be sent.
+func replySize(r reply) int { return resultSize(r.result()) }

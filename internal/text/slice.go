@@ -1,0 +1,90 @@
+package text
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// Slicer reads a stream once and keeps lines From..To (1-based, inclusive).
+// Lines are split on "\n"; a final line without "\n" counts, a trailing "\n"
+// does not start a new line. Memory stays bounded by what is kept, whatever
+// the size of the input.
+type Slicer struct {
+	From, To int // To <= 0 means through the last line
+	// MaxLine: a line in range longer than this is never kept; slicing stops
+	// there (Slice.Oversized names it). 0 means no limit.
+	MaxLine int
+	// Accept is asked about each line in range, in order, before it is kept;
+	// false stops keeping lines. nil accepts everything.
+	Accept func(line []byte) bool
+}
+
+// Slice is what a Slicer kept and what it saw.
+type Slice struct {
+	Content         []byte // kept lines joined with "\n", no trailing "\n"
+	First, Last     int    // kept lines; Last < First when none was kept
+	Total           int    // lines in the whole input
+	Size            int64  // bytes in the whole input
+	EndsWithNewline bool   // the input's last byte is "\n"
+	Stopped         bool   // a line in range was not kept (Accept said no, or Oversized)
+	Oversized       int    // the line over MaxLine that stopped slicing, else 0
+}
+
+// Read consumes all of r.
+func (s Slicer) Read(r io.Reader) (Slice, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	out := Slice{First: max(s.From, 1)}
+	out.Last = out.First - 1
+	var line []byte // the current line, when it must be assembled from pieces
+	var partial bool
+	var lineLen int
+	collecting := true
+	for {
+		piece, err := br.ReadSlice('\n')
+		if len(piece) > 0 {
+			out.Size += int64(len(piece))
+			out.EndsWithNewline = piece[len(piece)-1] == '\n'
+		}
+		complete := err == nil || (err == io.EOF && len(piece) > 0)
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			return out, err
+		}
+		n := out.Total + 1 // number of the line this piece belongs to
+		wanted := collecting && n >= s.From && (s.To <= 0 || n <= s.To)
+		if wanted {
+			lineLen += len(piece)
+			if s.MaxLine > 0 && lineLen > s.MaxLine+1 {
+				collecting, out.Stopped, out.Oversized = false, true, n
+				line, partial = nil, false
+			} else if !complete || partial {
+				line = append(line, piece...)
+				partial = true
+			}
+		}
+		if complete {
+			out.Total++
+			if wanted && collecting {
+				full := piece
+				if partial {
+					full = line
+				}
+				full = bytes.TrimSuffix(full, []byte{'\n'})
+				if s.Accept != nil && !s.Accept(full) {
+					collecting, out.Stopped = false, true
+				} else {
+					if out.Last >= out.First {
+						out.Content = append(out.Content, '\n')
+					}
+					out.Content = append(out.Content, full...)
+					out.Last = n
+				}
+			}
+			line, partial, lineLen = line[:0], false, 0
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+	}
+}
