@@ -26,6 +26,7 @@ func Env(home string) []string {
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=" + filepath.Join(home, "gitconfig"),
 		"LC_ALL=C",
+		"GIT_OPTIONAL_LOCKS=0", // Snapshot's git status must not rewrite the index
 		"GIT_AUTHOR_NAME=Test Author",
 		"GIT_AUTHOR_EMAIL=author@example.com",
 		"GIT_COMMITTER_NAME=Test Committer",
