@@ -60,7 +60,7 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply
 	ranged := in.StartLine != 0 || in.EndLine != 0
 	var res text.Slice
 	// What the reply can hold: the limit less the envelope of an empty reply.
-	room := s.cfg.MaxBytes - replySize(reply{}) - 2
+	room := s.cfg.MaxBytes - s.replySize(reply{}) - 2
 	used := 0
 	slicer := text.Slicer{From: 1, MaxLine: room, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2 // the line and its "\n"
@@ -150,7 +150,7 @@ func (s *Server) contentsResponse(ctx context.Context, r *repo.Repository, ref, 
 		return reply{}, err
 	}
 	out := reply{text: strings.TrimSuffix(buf.String(), "\n")}
-	if n := replySize(out); n > s.cfg.MaxBytes {
+	if n := s.replySize(out); n > s.cfg.MaxBytes {
 		return reply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 	}
 	return out, nil

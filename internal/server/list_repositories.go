@@ -62,7 +62,7 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 	}
 	r := render()
 	// Shrink the page until it fits the reply limit.
-	for replySize(r) > s.cfg.MaxBytes && len(out.Repositories) > 1 {
+	for s.replySize(r) > s.cfg.MaxBytes && len(out.Repositories) > 1 {
 		out.Repositories = out.Repositories[:len(out.Repositories)/2]
 		r = render()
 	}

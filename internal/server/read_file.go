@@ -95,7 +95,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := (s.cfg.MaxBytes-replySize(reply{text: header(probe) + continuation(probe, 1<<31-1), structured: probe}))/2 - 2
+	room := (s.cfg.MaxBytes-s.replySize(reply{text: header(probe) + continuation(probe, 1<<31-1), structured: probe}))/2 - 2
 	used := 0
 	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2

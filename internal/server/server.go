@@ -34,6 +34,7 @@ type Server struct {
 	cfg    Config
 	served *repo.Served
 	mcp    *mcp.Server
+	impl   *mcp.Implementation
 }
 
 const instructions = `Read-only access to git repositories. Every reply is bounded and says what it covers and how to get the rest.
@@ -44,8 +45,8 @@ func New(served *repo.Served, cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, served: served}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}, &mcp.ServerOptions{
+	s := &Server{cfg: cfg, served: served, impl: &mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}}
+	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The SDK reports every session at info level: noise in our logs.
 		Logger: slog.New(quietHandler{cfg.Logger.Handler()}),

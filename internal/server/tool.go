@@ -81,8 +81,8 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		}
 		return s.errorResult(err)
 	}
-	res := r.result()
-	if n := resultSize(res); n > s.cfg.MaxBytes {
+	res := s.result(r)
+	if n := s.resultSize(res); n > s.cfg.MaxBytes {
 		// Tools fit their replies themselves; this is the backstop that
 		// keeps the promise if one of them gets it wrong.
 		s.cfg.Logger.Error("reply over the limit", "bytes", n, "limit", s.cfg.MaxBytes)
@@ -117,20 +117,19 @@ func decodeArgs[In any](args json.RawMessage, schema *jsonschema.Resolved) (In, 
 	return in, nil
 }
 
-func (r reply) result() *mcp.CallToolResult {
+// result builds the tool result, with the _meta the SDK would add anyway
+// (server info), so that its size is measured as sent.
+func (s *Server) result(r reply) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.text}}}
+	res.SetMeta(mcp.Meta{mcp.MetaKeyServerInfo: s.impl})
 	if r.structured != nil {
 		data, err := json.Marshal(r.structured)
 		if err != nil {
-			return errorResult(fmt.Errorf("encoding the result: %w", err))
+			return s.errorResult(fmt.Errorf("encoding the result: %w", err))
 		}
 		res.StructuredContent = json.RawMessage(data)
 	}
 	return res
-}
-
-func errorResult(err error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: errcode.Message(err)}}}
 }
 
 // errorResult is an error reply cut, if it must be, to fit the reply limit.
@@ -138,22 +137,26 @@ func errorResult(err error) *mcp.CallToolResult {
 func (s *Server) errorResult(err error) *mcp.CallToolResult {
 	msg := errcode.Message(err)
 	// JSON escaping can grow text up to six times; leave room for the envelope.
-	if limit := (s.cfg.MaxBytes - 256) / 6; text.JSONLen(msg) > s.cfg.MaxBytes-256 {
+	if limit := (s.cfg.MaxBytes - 512) / 6; text.JSONLen(msg) > s.cfg.MaxBytes-512 {
 		msg, _ = text.CutUTF8(msg, limit)
 		msg += " …[cut]"
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
+// envelopeReserve covers what the SDK adds to a result after our handler
+// returns (`"resultType":"complete"` today) with room to spare.
+const envelopeReserve = 64
+
 // resultSize is the size of the result as JSON with HTML escaping on, which
 // is at least what the MCP wire carries.
-func resultSize(res *mcp.CallToolResult) int {
+func (s *Server) resultSize(res *mcp.CallToolResult) int {
 	data, err := json.Marshal(res)
 	if err != nil {
 		return int(^uint(0) >> 1)
 	}
-	return len(data)
+	return len(data) + envelopeReserve
 }
 
 // replySize measures a reply as it would be sent.
-func replySize(r reply) int { return resultSize(r.result()) }
+func (s *Server) replySize(r reply) int { return s.resultSize(s.result(r)) }

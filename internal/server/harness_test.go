@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// harness is a server on a test repository, driven by the go-sdk client.
+type harness struct {
+	t        *testing.T
+	repo     *testrepo.Repo
+	cs       *mcp.ClientSession
+	maxBytes int
+}
+
+type option func(*Config)
+
+func withMaxBytes(n int) option          { return func(c *Config) { c.MaxBytes = n } }
+func withBaseURL(u string) option        { return func(c *Config) { c.BaseURL = u } }
+func withDeny(p ...string) option        { return func(c *Config) { c.Policy = mustPolicy(p) } }
+func withTimeout(d time.Duration) option { return func(c *Config) { c.Timeout = d } }
+
+func mustPolicy(extra []string) *repo.Policy {
+	p, err := repo.NewPolicy(extra)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// serve starts a server for r (named acme/widgets) and connects a client.
+func serve(t *testing.T, r *testrepo.Repo, opts ...option) *harness {
+	t.Helper()
+	ctx := context.Background()
+	env, err := git.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	served, err := repo.ServeOne(ctx, env, r.Dir, "acme/widgets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(served.Close)
+	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return connectClient(t, New(served, cfg), r, cfg.MaxBytes)
+}
+
+func connectClient(t *testing.T, s *Server, r *testrepo.Repo, maxBytes int) *harness {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &harness{t: t, repo: r, cs: cs, maxBytes: maxBytes}
+}
+
+// call calls a tool and checks the reply limit on what came over the wire.
+func (h *harness) call(name string, args map[string]any) *mcp.CallToolResult {
+	h.t.Helper()
+	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		h.t.Fatalf("%s(%v): protocol error: %v", name, args, err)
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if len(data) > h.maxBytes {
+		h.t.Fatalf("%s(%v): reply is %d bytes, over the %d-byte limit", name, args, len(data), h.maxBytes)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and returns its text.
+func (h *harness) ok(name string, args map[string]any) string {
+	h.t.Helper()
+	res := h.call(name, args)
+	if res.IsError {
+		h.t.Fatalf("%s(%v) failed: %s", name, args, textOf(res))
+	}
+	return textOf(res)
+}
+
+// fails calls a tool that must fail with the given code; it returns the message.
+func (h *harness) fails(name string, args map[string]any, code string) string {
+	h.t.Helper()
+	res := h.call(name, args)
+	msg := textOf(res)
+	if !res.IsError {
+		h.t.Fatalf("%s(%v) succeeded, want %s; got %.300q", name, args, code, msg)
+	}
+	if !strings.HasPrefix(msg, code+": ") {
+		h.t.Fatalf("%s(%v): error %q, want code %s", name, args, msg, code)
+	}
+	return msg
+}
+
+// structured decodes a successful call's structured content into v.
+func (h *harness) structured(name string, args map[string]any, v any) string {
+	h.t.Helper()
+	res := h.call(name, args)
+	if res.IsError {
+		h.t.Fatalf("%s(%v) failed: %s", name, args, textOf(res))
+	}
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		h.t.Fatalf("decoding structured content %s: %v", data, err)
+	}
+	return textOf(res)
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// args builds tool arguments from key, value pairs.
+func args(kv ...any) map[string]any {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+// fileArgs are get_file_content's arguments for acme/widgets at ref.
+func fileArgs(path string, kv ...any) map[string]any {
+	m := args(kv...)
+	m["owner"], m["repo"], m["filePath"] = "acme", "widgets", path
+	return m
+}
+
+// numberedLines returns "line 1\nline 2\n...line n\n".
+func numberedLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString("line ")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// linesOf is the reference for line slicing: split on "\n", the empty
+// string after a final "\n" is not a line.
+func linesOf(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// intAfter reads the integer that follows marker in s.
+func intAfter(s, marker string) (int, error) {
+	i := strings.Index(s, marker)
+	if i < 0 {
+		return 0, fmt.Errorf("no %q in %q", marker, s)
+	}
+	var n int
+	_, err := fmt.Sscanf(s[i+len(marker):], "%d", &n)
+	return n, err
+}
