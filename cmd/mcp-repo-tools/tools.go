@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,11 +77,22 @@ func describeParams(schema any) []string {
 	for _, r := range s.Required {
 		required[r] = true
 	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	// Required parameters first, then by name.
+	sort.Slice(names, func(i, j int) bool {
+		if required[names[i]] != required[names[j]] {
+			return required[names[i]]
+		}
+		return names[i] < names[j]
+	})
 	var out []string
-	for name, p := range s.Properties {
+	for _, name := range names {
+		p := s.Properties[name]
 		typ := fmt.Sprint(p.Type)
 		if ts, ok := p.Type.([]any); ok {
-			typ = fmt.Sprint(ts...)
 			for _, t := range ts {
 				if t != "null" {
 					typ = fmt.Sprint(t)
@@ -95,7 +107,7 @@ func describeParams(schema any) []string {
 			notes = append(notes, "default "+string(p.Default))
 		}
 		if p.Minimum != nil && p.Maximum != nil {
-			notes = append(notes, fmt.Sprintf("%g–%g", *p.Minimum, *p.Maximum))
+			notes = append(notes, strconv.FormatFloat(*p.Minimum, 'f', -1, 64)+"–"+strconv.FormatFloat(*p.Maximum, 'f', -1, 64))
 		}
 		line := name + " " + typ
 		if len(notes) > 0 {
@@ -106,6 +118,5 @@ func describeParams(schema any) []string {
 		}
 		out = append(out, line)
 	}
-	sort.Slice(out, func(i, j int) bool { return required[strings.Fields(out[i])[0]] && !required[strings.Fields(out[j])[0]] || (required[strings.Fields(out[i])[0]] == required[strings.Fields(out[j])[0]] && out[i] < out[j]) })
 	return out
 }
