@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,4 +228,52 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// The same client drives the binary over streamable HTTP.
+func TestServeHTTPEndToEnd(t *testing.T) {
+	r := project(t)
+	cmd := exec.Command(binary(t), "serve", "--repo", r.Dir, "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("server did not stop cleanly on SIGINT: %v", err)
+		}
+	}()
+	url := ""
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, after, ok := strings.Cut(sc.Text(), "url="); ok {
+			url = strings.Fields(after)[0]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("the server did not log its URL")
+	}
+	go io.Copy(io.Discard, stderr)
+
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-http"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_file_content", Arguments: map[string]any{
+		"owner": "acme", "repo": "widgets", "filePath": "sub/dir/file.txt", "start_line": 2,
+	}})
+	if err != nil || res.IsError {
+		t.Fatalf("get_file_content over HTTP: %v %+v", err, res)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != "b\nc" {
+		t.Fatalf("got %q", got)
+	}
 }

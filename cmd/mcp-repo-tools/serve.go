@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -37,10 +38,15 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.srv.MCP() },
 		&mcp.StreamableHTTPOptions{Stateless: true}))
-	hs := &http.Server{Addr: o.http, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", o.http)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.ListenAndServe() }()
-	a.log.Info("serving MCP over streamable HTTP", "addr", o.http, "endpoint", "/mcp", "repositories", describeServed(&o))
+	go func() { errc <- hs.Serve(ln) }()
+	// The address actually bound (ADDR may ask for port 0).
+	a.log.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "repositories", describeServed(&o))
 	select {
 	case err := <-errc:
 		return err
