@@ -23,15 +23,17 @@ const (
 // buffer.
 //
 // Hunk lines are counted from the "@@ -a,b +c,d @@" header so the tracker
-// knows where a hunk ends. A hunk whose counts are wrong cannot desynchronise
-// the split: inside a hunk every line must start with ' ', '-', '+' or '\\'
-// (or be empty, a context line whose space was stripped), so
-//   - if the counts are too large, the first line that is not hunk content
-//     ends the hunk early and is classified normally; a "diff --git " line
-//     there starts the next file as it should;
-//   - if the counts are too small, the excess lines stay in the section as
-//     body lines; they start with a prefix character, so none of them can be
-//     taken for a "diff --git " line.
+// knows where a hunk ends. Inside a hunk every line must start with ' ',
+// '-', '+' or a backslash (or be empty: a context line whose space was
+// stripped), so a hunk whose counts are wrong cannot desynchronise the split:
+//   - counts too large: the first line that is not hunk content ends the
+//     hunk early and is classified normally; a "diff --git " line there
+//     starts the next file as it should;
+//   - counts too small: the excess lines stay in the section as body lines;
+//     they start with a prefix character, so none is a "diff --git " line.
+//
+// As a consequence every line that starts with "diff --git " starts a new
+// section, and the counts only decide where a hunk ends.
 type tracker struct {
 	st             state
 	oldRem, newRem int64

@@ -5,11 +5,11 @@ import "strings"
 const devNull = "/dev/null"
 
 // splitPair splits "A<sep>B" into its two names, either of which may be
-// C-quoted. Unquoted names may themselves contain sep (git only quotes control
-// characters, '"', '\\' and non-ASCII), so an unquoted pair is split only at
-// its middle, and only when both halves name the same path after their
-// two-byte a/ b/ prefixes, which holds for every git header except renames
-// and copies. Callers fall back to splitOnce.
+// C-quoted. Unquoted names may themselves contain sep (git only quotes
+// control characters, double quotes, backslashes and non-ASCII), so an
+// unquoted pair is split only at its middle, and only when both halves name
+// the same path after their two-byte a/ b/ prefixes, which holds for every
+// git header except renames and copies. Callers fall back to splitOnce.
 func splitPair(s, sep string) (a, b string, ok bool) {
 	if strings.HasPrefix(s, `"`) {
 		if a, n, err := unquoteC(s); err == nil {
@@ -19,25 +19,27 @@ func splitPair(s, sep string) (a, b string, ok bool) {
 		}
 	}
 	if strings.HasSuffix(s, `"`) {
-		// Unquoted A, quoted B: try every sep followed by a quote.
-		q := sep + `"`
+		// Unquoted A, quoted B: try every sep followed by a quote. Each try
+		// stops at the next unescaped quote, so this stays linear.
 		for off := 0; ; {
-			i := strings.Index(s[off:], q)
+			i := strings.Index(s[off:], sep)
 			if i < 0 {
 				break
 			}
 			i += off
-			if b, n, err := unquoteC(s[i+len(sep):]); err == nil && i+len(sep)+n == len(s) {
-				return s[:i], b, true
+			if j := i + len(sep); j < len(s) && s[j] == '"' {
+				if b, n, err := unquoteC(s[j:]); err == nil && j+n == len(s) {
+					return s[:i], b, true
+				}
 			}
 			off = i + 1
 		}
 	}
-	if rest, found := strings.CutPrefix(s, devNull+sep); found {
-		return devNull, rest, true
+	if rest, found := strings.CutPrefix(s, devNull); found && strings.HasPrefix(rest, sep) {
+		return devNull, rest[len(sep):], true
 	}
-	if first, found := strings.CutSuffix(s, sep+devNull); found {
-		return first, devNull, true
+	if first, found := strings.CutSuffix(s, devNull); found && strings.HasSuffix(first, sep) {
+		return first[:len(first)-len(sep)], devNull, true
 	}
 	if n := len(s) - len(sep); n >= 4 && n%2 == 0 {
 		h1, h2 := s[:n/2], s[n/2+len(sep):]

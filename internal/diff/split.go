@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +14,9 @@ const (
 	// so a malformed header region cannot grow memory. Real headers are a
 	// few hundred bytes; quoted names of PATH_MAX length fit many times.
 	maxHeaderBytes = 1 << 20
+	// maxReuse is the largest section buffer kept between calls to Next;
+	// larger ones are handed to the caller instead of copied.
+	maxReuse = 1 << 20
 )
 
 // Section is one file's part of a unified diff: from its "diff --git " line
@@ -38,12 +42,19 @@ func (e *HeaderError) Unwrap() error { return e.Err }
 
 // Splitter reads a unified diff as a stream and yields one file section at a
 // time, holding at most one section (Next) or one bounded header (NextHeader)
-// plus its read buffer in memory. Bytes before the first line that starts
+// plus its read buffer and a reused buffer of at most 1 MiB in memory. Bytes before the first line that starts
 // with "diff --git " (a commit message, say) are skipped.
 //
 // A new section starts at a line beginning with "diff --git " that is not
-// hunk content; see tracker for how hunks are followed. Combined diffs
-// ("diff --cc") are not split: their lines stay in the preceding section.
+// hunk content. Hunks are followed by their "@@ -a,b +c,d @@" line counts,
+// but since hunk content always starts with ' ', '-', '+' or a backslash, a
+// line that does not (such as "diff --git ...") ends a hunk whose counts are
+// too large; excess lines of a hunk whose counts are too small stay in its
+// section. So every line starting with "diff --git " starts a section, and
+// wrong counts cannot make the split lose step. Lines may end in "\n" or
+// "\r\n" or the input may end without a newline; Raw keeps them as they are.
+// Combined diffs ("diff --cc") are not split: their lines stay in the
+// preceding section.
 type Splitter struct {
 	r   *bufio.Reader
 	eof bool  // r has reported io.EOF; never read again
@@ -55,6 +66,7 @@ type Splitter struct {
 	carry    []byte
 	hasCarry bool
 
+	buf   []byte   // Next: the current section's bytes
 	hdr   []byte   // NextHeader: the current header, at most maxHeaderBytes
 	lines []string // reused by parse
 }
@@ -73,20 +85,29 @@ func newSplitterSize(r io.Reader, size int) *Splitter {
 // Next returns the next file's section, or io.EOF after the last one. If the
 // header cannot be parsed, the section is returned with a *HeaderError.
 func (s *Splitter) Next() (*Section, error) {
-	start, raw, hdrLen, _, err := s.scan(true)
+	start, hdrLen, _, err := s.scan(true)
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.parse(raw[:hdrLen], start)
+	h, err := s.parse(s.buf[:hdrLen], start)
+	// Small sections are copied out of the reused buffer, so that each costs
+	// one exact allocation; a large one is handed over as it is.
+	raw := s.buf
+	if cap(s.buf) <= maxReuse {
+		raw = bytes.Clone(s.buf)
+	} else {
+		s.buf = nil
+	}
 	return &Section{Header: h, Raw: raw}, err
 }
 
 // NextHeader is Next without keeping the section's bytes: it parses the
 // header, skips the body and returns the section's size in bytes. Memory use
-// does not grow with the size of the section. If the header cannot be
+// does not grow with the size of the section: at most maxHeaderBytes (1 MiB)
+// of a malformed, endless header are kept for parsing. If the header cannot be
 // parsed, the size is returned with a *HeaderError.
 func (s *Splitter) NextHeader() (h Header, size int64, err error) {
-	start, _, _, size, err := s.scan(false)
+	start, _, size, err := s.scan(false)
 	if err != nil {
 		return Header{}, 0, err
 	}
@@ -128,28 +149,29 @@ func (s *Splitter) skipPreamble() error {
 	}
 }
 
-// scan reads one section. With keep it returns the section's bytes and the
-// length of its header within them; otherwise the header is left in s.hdr.
-func (s *Splitter) scan(keep bool) (start int64, raw []byte, hdrLen int, size int64, err error) {
+// scan reads one section. With keep it leaves the section's bytes in s.buf
+// and returns the length of its header within them; otherwise the header is
+// left in s.hdr.
+func (s *Splitter) scan(keep bool) (start int64, hdrLen int, size int64, err error) {
 	if s.err != nil {
-		return 0, nil, 0, 0, s.err
+		return 0, 0, 0, s.err
 	}
 	if !s.hasCarry {
 		if err := s.skipPreamble(); err != nil {
 			s.err = err
-			return 0, nil, 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
 	start = s.pos - int64(len(s.carry))
 	s.hasCarry = false
-	s.hdr = s.hdr[:0]
+	s.buf, s.hdr = s.buf[:0], s.hdr[:0]
 	t := tracker{st: inHeader}
 
 	frag, header, eof := s.carry, true, false
 	for {
 		size += int64(len(frag))
 		if keep {
-			raw = append(raw, frag...)
+			s.buf = append(s.buf, frag...)
 		}
 		if header {
 			if keep {
@@ -160,7 +182,7 @@ func (s *Splitter) scan(keep bool) (start int64, raw []byte, hdrLen int, size in
 		}
 		if eof {
 			s.err = io.EOF
-			return start, raw, hdrLen, size, nil
+			return start, hdrLen, size, nil
 		}
 		lineDone := frag[len(frag)-1] == '\n'
 		next, rerr := s.read()
@@ -170,18 +192,18 @@ func (s *Splitter) scan(keep bool) (start int64, raw []byte, hdrLen int, size in
 			eof = true
 			if len(next) == 0 {
 				s.err = io.EOF
-				return start, raw, hdrLen, size, nil
+				return start, hdrLen, size, nil
 			}
 		default:
 			s.err = rerr
-			return 0, nil, 0, 0, rerr
+			return 0, 0, 0, rerr
 		}
 		if lineDone {
 			switch t.classify(next) {
 			case classFileStart:
 				s.carry = append(s.carry[:0], next...)
 				s.hasCarry = true
-				return start, raw, hdrLen, size, nil
+				return start, hdrLen, size, nil
 			case classHeader:
 				header = true
 			default:

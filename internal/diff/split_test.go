@@ -280,3 +280,29 @@ func TestMixedNextAndNextHeader(t *testing.T) {
 		}
 	}
 }
+
+func TestNextLargeSection(t *testing.T) {
+	// Sections larger than the reused buffer are handed over, not copied,
+	// and later sections must not share memory with them.
+	var b bytes.Buffer
+	b.WriteString("diff --git a/small b/small\n@@ -1 +1 @@\n-a\n+b\n")
+	if _, err := io.Copy(&b, newHugeSection(3*maxReuse)); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("diff --git a/after b/after\n@@ -1 +1 @@\n-a\n+b\n")
+	data := b.Bytes()
+	ref := refSplit(data)
+	s := NewSplitter(bytes.NewReader(data))
+	secs := splitAll(t, s)
+	if len(secs) != len(ref) || len(ref) != 3 {
+		t.Fatalf("%d sections, want %d", len(secs), len(ref))
+	}
+	for i := range secs {
+		if !bytes.Equal(secs[i].Raw, ref[i]) {
+			t.Errorf("section %d differs", i)
+		}
+	}
+	if cap(s.buf) > maxReuse {
+		t.Errorf("splitter kept a %d byte buffer", cap(s.buf))
+	}
+}

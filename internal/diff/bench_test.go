@@ -1,0 +1,78 @@
+package diff
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// benchDiff generates a diff of files sections of roughly 3.4 KB each.
+func benchDiff(files int) []byte {
+	var b bytes.Buffer
+	body := strings.Repeat("x", 70)
+	for f := 0; f < files; f++ {
+		name := fmt.Sprintf("dir%03d/file name %05d.go", f%100, f)
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex 1234567..89abcde 100644\n--- a/%s\t\n+++ b/%s\t\n", name, name, name, name)
+		b.WriteString("@@ -10,40 +10,40 @@ func context()\n")
+		for l := 0; l < 40; l++ {
+			switch l % 10 {
+			case 3:
+				fmt.Fprintf(&b, "-%s %d\n+%s %d\n", body, l, body, l+1)
+			case 7:
+				b.WriteString(" diff --git a/not b/a header\n")
+			default:
+				fmt.Fprintf(&b, " %s %d\n", body, l)
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+func BenchmarkSplitter(b *testing.B) {
+	data := benchDiff(3000)
+	b.Logf("input: %.1f MB, 3000 files", float64(len(data))/1e6)
+	b.Run("Next", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			s := NewSplitter(bytes.NewReader(data))
+			n := 0
+			for {
+				_, err := s.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n != 3000 {
+				b.Fatalf("%d sections", n)
+			}
+		}
+	})
+	b.Run("NextHeader", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			s := NewSplitter(bytes.NewReader(data))
+			var total int64
+			for {
+				_, n, err := s.NextHeader()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				total += n
+			}
+			if total != int64(len(data)) {
+				b.Fatalf("sizes sum to %d", total)
+			}
+		}
+	})
+}
