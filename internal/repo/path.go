@@ -27,9 +27,6 @@ func CleanPath(p string) (string, error) {
 			return "", errcode.New(errcode.InvalidArgument, "path %q contains a control character", p)
 		}
 	}
-	if strings.HasPrefix(p, "/") && strings.Trim(p, "/") != "" {
-		return "", errcode.New(errcode.PathDenied, "path %q is absolute; paths are relative to the repository root", p)
-	}
 	var segs []string
 	for _, s := range strings.Split(p, "/") {
 		switch s {
@@ -39,6 +36,9 @@ func CleanPath(p string) (string, error) {
 			return "", errcode.New(errcode.PathDenied, "path %q contains a \"..\" segment", p)
 		}
 		segs = append(segs, s)
+	}
+	if strings.HasPrefix(p, "/") && len(segs) > 0 {
+		return "", errcode.New(errcode.PathDenied, "path %q is absolute; paths are relative to the repository root", p)
 	}
 	return path.Join(segs...), nil
 }

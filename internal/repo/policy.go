@@ -12,11 +12,14 @@ import (
 // it, never remove from it. A pattern without "/" is matched against every
 // path segment (so ".env" hides "a/.env"); a pattern ending in "/" hides a
 // directory of that name anywhere; any other pattern is matched against the
-// whole path. Matching ignores case. Globs follow path.Match: "*" does not
-// cross "/".
+// whole path from the root, and hides what it matches and everything below it
+// ("config/prod/" hides "config/prod/db.yml"). Matching ignores case. Globs
+// follow path.Match: "*" does not cross "/". ".env*" hides every dotenv
+// variant (.env.local, .env-prod, .envrc) and, as a price for that, any other
+// name starting with ".env".
 var DefaultDeny = []string{
 	".git/",
-	".env", ".env.*", ".envrc",
+	".env*",
 	"*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx",
 	"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "*.ppk",
 	".netrc", "_netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", ".htpasswd",
@@ -57,10 +60,20 @@ func NewPolicy(extra []string) (*Policy, error) {
 // Denied reports whether a clean repository path is hidden.
 func (p *Policy) Denied(clean string) bool {
 	lower := strings.ToLower(clean)
-	for _, pat := range p.full {
-		if ok, _ := path.Match(pat, lower); ok {
-			return true
+	// A whole-path pattern hides the path it matches and everything below
+	// it ("config/prod/" hides "config/prod/db.yml"): try the path and each
+	// of its ancestors.
+	for sub := lower; sub != ""; {
+		for _, pat := range p.full {
+			if ok, _ := path.Match(pat, sub); ok {
+				return true
+			}
 		}
+		i := strings.LastIndexByte(sub, '/')
+		if i < 0 {
+			break
+		}
+		sub = sub[:i]
 	}
 	segs := strings.Split(lower, "/")
 	for _, seg := range segs {

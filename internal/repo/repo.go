@@ -144,9 +144,28 @@ func validName(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+		if !nameRune(r) {
 			return false
 		}
 	}
 	return true
+}
+
+func nameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.'
+}
+
+// sanitizeName makes a directory name usable as a repository name: every
+// character Gitea would not allow becomes '-'.
+func sanitizeName(s string) string {
+	out := []rune(s)
+	for i, r := range out {
+		if !nameRune(r) {
+			out[i] = '-'
+		}
+	}
+	if n := string(out); validName(n) {
+		return n
+	}
+	return "repo"
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ type Served struct {
 	root   string // absolute, symlinks resolved; "" in single mode
 
 	mu   sync.Mutex
-	open map[string]*Repository // root mode: opened so far, by lower-case name
+	open map[string]*Repository // root mode: opened so far, by OWNER/REPO as spelled on disk
 }
 
 // ServeOne serves the repository containing path. name ("owner/repo")
@@ -49,7 +50,11 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 			if base == "" {
 				base = gitDir
 			}
-			r.Owner, r.Name = "local", strings.TrimSuffix(filepath.Base(base), ".git")
+			n := strings.TrimSuffix(filepath.Base(base), ".git")
+			if n == "" { // started inside a work tree's .git: name it after the work tree
+				n = filepath.Base(filepath.Dir(base))
+			}
+			r.Owner, r.Name = "local", sanitizeName(n)
 		}
 	}
 	return &Served{env: env, single: r}, nil
@@ -95,51 +100,85 @@ func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*R
 	if owner == "" || repo == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s)", s.describe(ctx))
 	}
+	repo = strings.TrimSuffix(repo, ".git")
 	if s.single != nil {
 		if strings.EqualFold(owner, s.single.Owner) && strings.EqualFold(repo, s.single.Name) {
 			return s.single, nil
 		}
 		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
 	}
-	return s.openUnderRoot(ctx, owner, strings.TrimSuffix(repo, ".git"))
+	return s.openUnderRoot(ctx, owner, repo)
 }
 
 func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Repository, error) {
 	if !validName(owner) || !validName(repo) {
 		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, repo)
 	}
-	key := strings.ToLower(owner + "/" + repo)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := s.open[key]; ok {
-		return r, nil
-	}
-	gitDir, workTree, ok := s.locate(owner, repo)
+	// Locate on every call, so that a name means the same repository
+	// whatever was opened before; cache by the name found on disk.
+	o, n, gitDir, workTree, ok := s.locate(owner, repo)
 	if !ok {
 		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
 	}
-	r := &Repository{Owner: owner, Name: repo, Git: git.Open(s.env, gitDir, workTree)}
+	key := o + "/" + n
+	if r, ok := s.open[key]; ok {
+		return r, nil
+	}
+	r := &Repository{Owner: o, Name: n, Git: git.Open(s.env, gitDir, workTree)}
 	s.open[key] = r
 	return r, nil
 }
 
-// locate finds OWNER/REPO/.git or OWNER/REPO.git under the root, trying the
-// name as given and in lower case (Gitea stores names in lower case), and
-// refuses anything whose real path leaves the root.
-func (s *Served) locate(owner, repo string) (gitDir, workTree string, ok bool) {
+// locate finds OWNER/REPO/.git or OWNER/REPO.git under the root and returns
+// the names as spelled on disk. Names ignore case: the name as given is
+// tried first, then in lower case (Gitea stores names in lower case), then
+// any other spelling found in the directories.
+func (s *Served) locate(owner, repo string) (o, n, gitDir, workTree string, ok bool) {
 	for _, o := range unique(owner, strings.ToLower(owner)) {
 		for _, n := range unique(repo, strings.ToLower(repo)) {
-			dir := filepath.Join(s.root, o, n)
-			if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
-				if gd, wt, ok := s.inside(filepath.Join(dir, ".git"), dir); ok {
-					return gd, wt, true
-				}
+			if gitDir, workTree, ok := s.at(o, n); ok {
+				return o, n, gitDir, workTree, true
 			}
-			if bare := dir + ".git"; looksBare(bare) {
-				if gd, _, ok := s.inside(bare, bare); ok {
-					return gd, "", true
-				}
+		}
+	}
+	for _, o := range spellings(s.root, owner, "") {
+		for _, n := range spellings(filepath.Join(s.root, o), repo, ".git") {
+			if gitDir, workTree, ok := s.at(o, n); ok {
+				return o, n, gitDir, workTree, true
 			}
+		}
+	}
+	return "", "", "", "", false
+}
+
+// spellings lists the valid names of dir's entries (without suffix) that
+// equal name ignoring case.
+func spellings(dir, name, suffix string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		base := strings.TrimSuffix(e.Name(), suffix)
+		if validName(base) && strings.EqualFold(base, name) && !slices.Contains(out, base) {
+			out = append(out, base)
+		}
+	}
+	return out
+}
+
+// at finds exactly ROOT/OWNER/REPO/.git or ROOT/OWNER/REPO.git, and refuses
+// anything whose real path leaves the root.
+func (s *Served) at(owner, repo string) (gitDir, workTree string, ok bool) {
+	dir := filepath.Join(s.root, owner, repo)
+	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
+		if gd, wt, ok := s.inside(filepath.Join(dir, ".git"), dir); ok {
+			return gd, wt, true
+		}
+	}
+	if bare := dir + ".git"; looksBare(bare) {
+		if gd, _, ok := s.inside(bare, bare); ok {
+			return gd, "", true
 		}
 	}
 	return "", "", false
@@ -208,7 +247,7 @@ func (s *Served) List(ctx context.Context) ([]Info, error) {
 			if !validName(base) {
 				continue
 			}
-			gitDir, workTree, ok := s.locate(o.Name(), base)
+			gitDir, workTree, ok := s.at(o.Name(), base)
 			if !ok || (workTree == "") != bare {
 				continue
 			}

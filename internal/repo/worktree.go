@@ -22,7 +22,7 @@ func (r *Repository) OpenWorkTreeFile(p *Policy, clean string) (*os.File, error)
 		return nil, errcode.New(errcode.InvalidArgument, "%s is a bare repository: give a ref", r.FullName())
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(wt, filepath.FromSlash(clean)))
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, errcode.New(errcode.NotFound, "%q does not exist in the work tree of %s", clean, r.FullName())
 	}
 	if err != nil {

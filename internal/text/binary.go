@@ -22,11 +22,16 @@ func CutUTF8(s string, n int) (string, bool) {
 	if n <= 0 {
 		return "", true
 	}
-	i := n
-	// Step back over continuation bytes to the start of the cut rune; keep
-	// that rune only if it ends exactly at n.
-	for i > 0 && i > n-utf8.UTFMax && !utf8.RuneStart(s[i]) {
-		i--
+	// Find the last rune start before n; cut before that rune only if it
+	// decodes as a valid rune that runs past n. Invalid bytes decode one by
+	// one, so a stray continuation byte never makes more than itself go.
+	for i := n - 1; i >= 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if _, size := utf8.DecodeRuneInString(s[i:]); i+size > n {
+				return s[:i], true
+			}
+			break
+		}
 	}
-	return s[:i], true
+	return s[:n], true
 }

@@ -54,8 +54,11 @@ func (s Slicer) Read(r io.Reader) (Slice, error) {
 		n := out.Total + 1 // number of the line this piece belongs to
 		wanted := collecting && n >= s.From && (s.To <= 0 || n <= s.To)
 		if wanted {
-			lineLen += len(piece)
-			if s.MaxLine > 0 && lineLen > s.MaxLine+1 {
+			lineLen += len(piece) // the line's bytes so far, without its "\n"
+			if err == nil {
+				lineLen--
+			}
+			if s.MaxLine > 0 && lineLen > s.MaxLine {
 				collecting, out.Stopped, out.Oversized = false, true, n
 				line, partial = nil, false
 			} else if !complete || partial {

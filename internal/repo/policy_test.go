@@ -1,0 +1,186 @@
+package repo
+
+import (
+	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+)
+
+func mustPolicy(t *testing.T, extra ...string) *Policy {
+	t.Helper()
+	p, err := NewPolicy(extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPolicyDefaultDenyList(t *testing.T) {
+	p := mustPolicy(t)
+	tests := []struct {
+		path   string
+		denied bool
+	}{
+		// dotenv files and their variants with a dot
+		{".env", true},
+		{"a/.env", true},
+		{"a/.env.local", true},
+		{".env.production", true},
+		{".env.example", true}, // templates too: the pattern cannot tell
+		{".envrc", true},
+		{".env/inner.txt", true}, // a directory of that name hides what it holds
+		{".ENV", true},
+		{"App/.Env.Local", true},
+		// private keys and key stores
+		{"id_rsa", true},
+		{"home/id_ed25519", true},
+		{"ID_RSA", true},
+		{"deploy.pem", true},
+		{"certs/server.KEY", true},
+		{"store.p12", true},
+		{"putty.ppk", true},
+		// credential files and directories
+		{".aws/credentials", true},
+		{".aws", true},
+		{"x/.ssh/config", true},
+		{"x/.SSH/config", true},
+		{".netrc", true},
+		{"_netrc", true},
+		{".git-credentials", true},
+		{".npmrc", true},
+		{"config/credentials.json", true},
+		{"deploy/secrets.yml", true},
+		{".kube/config", true},
+		// git's own directory, at the top and nested
+		{".git", true},
+		{".git/config", true},
+		{".git/HEAD", true},
+		{"vendor/lib/.git/config", true},
+		{".GIT/config", true},
+
+		// ordinary files that only look related
+		{"id_rsa.pub", false},
+		{"env.go", false},
+		{"environment.md", false},
+		{"src/env/config.go", false},
+		// ".env*" (DESIGN.md) hides every dotenv spelling, and with them any
+		// name starting with ".env".
+		{".env-local", true},
+		{"deploy/.env_prod", true},
+		{"src/.environment", true},
+		{"keys.go", false},
+		{"a/b.key.txt", false},
+		{"key", false},
+		{"pem.go", false},
+		{"deploy.pem.example", false},
+		{".gitignore", false},
+		{".gitattributes", false},
+		{".github/workflows/ci.yml", false},
+		{"git/config", false},
+		{"aws/credentials.md", false},
+		{"ssh/config", false},
+		{"README.md", false},
+	}
+	for _, tt := range tests {
+		if got := p.Denied(tt.path); got != tt.denied {
+			t.Errorf("Denied(%q) = %v, want %v", tt.path, got, tt.denied)
+		}
+	}
+}
+
+func TestPolicyExtraPatterns(t *testing.T) {
+	p := mustPolicy(t, "*.secret", "config/prod/", "build/*.log", "  ", "", " /Private/ ")
+	tests := []struct {
+		path   string
+		denied bool
+	}{
+		// a pattern without "/" applies to every segment
+		{"x.secret", true},
+		{"a/b/x.secret", true},
+		{"X.SECRET", true},
+		{"x.secret/inside.txt", true},
+		{"x.secret.txt", false},
+		// a path pattern ending in "/" hides that directory and what it holds
+		{"config/prod", true},
+		{"config/prod/db.yml", true},
+		{"config/prod/sub/deep.yml", true},
+		{"Config/Prod/db.yml", true},
+		{"config/production/db.yml", false},
+		{"config/dev/db.yml", false},
+		{"other/config/prod/db.yml", false}, // a path pattern is anchored at the root
+		// a path pattern is matched against the whole path; "*" does not cross "/"
+		{"build/x.log", true},
+		{"build/x.log/inner", true},
+		{"build/sub/x.log", false},
+		{"x.log", false},
+		{"a/build/x.log", false},
+		{"build/x.txt", false},
+		// a leading "/" anchors, as the full path does anyway
+		{"private/notes.md", true},
+		{"a/private/notes.md", false},
+		// the default list still applies
+		{".env", true},
+		{"a/id_rsa", true},
+		{"src/main.go", false},
+	}
+	for _, tt := range tests {
+		if got := p.Denied(tt.path); got != tt.denied {
+			t.Errorf("Denied(%q) = %v, want %v", tt.path, got, tt.denied)
+		}
+	}
+}
+
+func TestPolicyInvalidPattern(t *testing.T) {
+	for _, pat := range []string{"[", "a/[b", "*.[", "config/[/"} {
+		if _, err := NewPolicy([]string{pat}); err == nil {
+			t.Errorf("NewPolicy(%q) accepted a malformed pattern", pat)
+		}
+	}
+}
+
+func TestPolicyDoesNotChangeDefaultDeny(t *testing.T) {
+	before := append([]string{}, DefaultDeny...)
+	for range 3 {
+		mustPolicy(t, "a", "b/", "c/d")
+	}
+	if len(DefaultDeny) != len(before) {
+		t.Fatalf("DefaultDeny changed length: %d → %d", len(before), len(DefaultDeny))
+	}
+	for i := range before {
+		if DefaultDeny[i] != before[i] {
+			t.Fatalf("DefaultDeny[%d] changed: %q → %q", i, before[i], DefaultDeny[i])
+		}
+	}
+}
+
+func TestPolicyCheck(t *testing.T) {
+	p := mustPolicy(t, "config/prod/")
+	tests := []struct {
+		in   string
+		want string
+		code errcode.Code
+	}{
+		{"", "", ""},
+		{"src//main.go", "src/main.go", ""},
+		{".env", "", errcode.PathDenied},
+		{"./.env", "", errcode.PathDenied},
+		{"a/./.env.local", "", errcode.PathDenied},
+		{".git//config", "", errcode.PathDenied},
+		{"config/prod/db.yml", "", errcode.PathDenied},
+		{"../x", "", errcode.PathDenied},
+		{"/etc/passwd", "", errcode.PathDenied},
+		{"a\x00", "", errcode.InvalidArgument},
+	}
+	for _, tt := range tests {
+		got, err := p.Check(tt.in)
+		if tt.code == "" {
+			if err != nil || got != tt.want {
+				t.Errorf("Check(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+			continue
+		}
+		if c := errcode.Of(err); err == nil || c != tt.code {
+			t.Errorf("Check(%q) = %q, %v; want code %s", tt.in, got, err, tt.code)
+		}
+	}
+}
