@@ -48,24 +48,33 @@ func newObjectPool(r *Repo) *objectPool {
 }
 
 type catFile struct {
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	cancel context.CancelFunc
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+	stderr  *capped // read only after stop
+	cancel  context.CancelFunc
+	used    bool // has answered a request: it was alive when it went idle
+	stopped bool
 }
 
-func (p *objectPool) get(ctx context.Context) (*catFile, error) {
+// get takes an idle reader or starts one; fresh asks for a new process (an
+// idle one is retired to make room if the pool is full).
+func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 	for {
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
 			return nil, errors.New("repository closed")
 		}
-		if n := len(p.idle); n > 0 {
+		if n := len(p.idle); n > 0 && (!fresh || p.live >= maxReaders) {
 			c := p.idle[n-1]
 			p.idle = p.idle[:n-1]
 			p.mu.Unlock()
-			return c, nil
+			if !fresh {
+				return c, nil
+			}
+			p.put(c, false)
+			continue
 		}
 		if p.live < maxReaders {
 			p.live++
@@ -85,8 +94,8 @@ func (p *objectPool) get(ctx context.Context) (*catFile, error) {
 	}
 }
 
-// release returns a healthy reader to the pool, or accounts for a dead one
-// (c == nil or broken) so a new one can start.
+// put returns a healthy reader to the pool, or stops a broken one so a new
+// one can start.
 func (p *objectPool) put(c *catFile, healthy bool) {
 	p.mu.Lock()
 	if healthy && !p.closed {
@@ -103,6 +112,7 @@ func (p *objectPool) put(c *catFile, healthy bool) {
 	}
 }
 
+// release accounts for a reader that failed to start.
 func (p *objectPool) release(c *catFile) {
 	p.mu.Lock()
 	p.live--
@@ -126,14 +136,20 @@ func (p *objectPool) start() (*catFile, error) {
 		cancel()
 		return nil, err
 	}
+	stderr := &capped{max: maxStderr}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		cancel()
 		return nil, fmt.Errorf("starting git cat-file: %w", err)
 	}
-	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), cancel: cancel}, nil
+	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), stderr: stderr, cancel: cancel}, nil
 }
 
 func (c *catFile) stop() {
+	if c.stopped {
+		return
+	}
+	c.stopped = true
 	c.in.Close()
 	c.cancel()
 	c.cmd.Wait()
@@ -159,9 +175,13 @@ func (r *Repo) Info(ctx context.Context, name string) (Object, error) {
 // early; the rest is skipped or the reader replaced.
 func (r *Repo) ReadObject(ctx context.Context, name string, read func(Object, io.Reader) error) error {
 	_, err := r.objects.do(ctx, "contents", name, func(c *catFile, o Object) (bool, error) {
-		body := io.LimitReader(c.out, o.Size)
+		body := &objectBody{r: c.out, n: o.Size}
 		err := read(o, body)
-		left := body.(*io.LimitedReader).N
+		if err == nil && body.short {
+			// The reader died mid-object: what read saw was cut short.
+			err = fmt.Errorf("git cat-file: %s: %w", name, io.ErrUnexpectedEOF)
+		}
+		left := body.n
 		if left > drainLimit {
 			return false, err
 		}
@@ -176,6 +196,35 @@ func (r *Repo) ReadObject(ctx context.Context, name string, read func(Object, io
 	return err
 }
 
+// objectBody is one object's content: exactly n bytes of the reply stream.
+// Unlike io.LimitReader it reports a stream that ends early (the process
+// died) as io.ErrUnexpectedEOF, never as a clean end of the object.
+type objectBody struct {
+	r     io.Reader
+	n     int64
+	short bool
+}
+
+func (b *objectBody) Read(p []byte) (int, error) {
+	if b.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.n {
+		p = p[:b.n]
+	}
+	n, err := b.r.Read(p)
+	b.n -= int64(n)
+	if err == io.EOF && b.n > 0 {
+		b.short = true
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// errStale marks a reader found dead when it was taken from the idle list
+// (killed or crashed while it waited): the request is sent again to a new one.
+var errStale = errors.New("git cat-file: idle reader died")
+
 // do sends one request and parses the reply header; use (nil for "info")
 // reads the body and reports whether the reader is still in step.
 func (p *objectPool) do(ctx context.Context, verb, name string, use func(*catFile, Object) (bool, error)) (Object, error) {
@@ -188,10 +237,22 @@ func (p *objectPool) do(ctx context.Context, verb, name string, use func(*catFil
 	if err := context.Cause(ctx); err != nil {
 		return Object{}, err
 	}
-	c, err := p.get(ctx)
+	c, err := p.get(ctx, false)
 	if err != nil {
 		return Object{}, err
 	}
+	obj, err := p.request(ctx, c, verb, name, use)
+	if err != errStale {
+		return obj, err
+	}
+	// The reader had died while idle (or the name ended it): ask a new one.
+	if c, err = p.get(ctx, true); err != nil {
+		return Object{}, err
+	}
+	return p.request(ctx, c, verb, name, use)
+}
+
+func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string, use func(*catFile, Object) (bool, error)) (Object, error) {
 	// A cancelled call kills the process; the pool starts a fresh one later.
 	stopKill := context.AfterFunc(ctx, c.cancel)
 	healthy := false
@@ -202,12 +263,13 @@ func (p *objectPool) do(ctx context.Context, verb, name string, use func(*catFil
 		p.put(c, healthy)
 	}()
 	if _, err := io.WriteString(c.in, verb+" "+name+"\x00"); err != nil {
-		return Object{}, p.failure(ctx, err)
+		return Object{}, p.failure(ctx, c, name, err)
 	}
 	header, err := c.out.ReadString('\n')
 	if err != nil {
-		return Object{}, p.failure(ctx, err)
+		return Object{}, p.failure(ctx, c, name, err)
 	}
+	c.used = true
 	obj, missing, err := parseHeader(header, name)
 	if err != nil {
 		return Object{}, err
@@ -227,9 +289,21 @@ func (p *objectPool) do(ctx context.Context, verb, name string, use func(*catFil
 	return obj, err
 }
 
-func (p *objectPool) failure(ctx context.Context, err error) error {
+// failure explains a reader that stopped answering. One that had answered
+// before died while idle (errStale: ask a new one). A new one that dies on
+// the request was ended by the name itself: git dies on names such as
+// "HEAD@{upstream}" without an upstream or "HEAD@{99}" past the reflog, and
+// such a name names nothing.
+func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err error) error {
 	if cause := context.Cause(ctx); cause != nil {
 		return cause
+	}
+	if c.used {
+		return errStale
+	}
+	c.stop() // waits for git, so its stderr is complete
+	if msg := strings.TrimSpace(c.stderr.String()); strings.HasPrefix(msg, "fatal: ") {
+		return fmt.Errorf("%w: %q: git cat-file: %s", ErrMissing, name, msg)
 	}
 	return fmt.Errorf("git cat-file: %w", err)
 }

@@ -66,6 +66,12 @@ func (r *Repo) command(ctx context.Context, withWorkTree bool, args []string) *e
 	argv = append(argv, "--git-dir="+r.gitDir, "--literal-pathspecs")
 	if withWorkTree && r.workTree != "" {
 		argv = append(argv, "--work-tree="+r.workTree)
+	} else {
+		// Always name the work tree: otherwise git takes core.worktree from
+		// the repository's config (or the current directory), and a command
+		// comparing it with the index runs the repository's filters there.
+		// The private home holds no tracked file.
+		argv = append(argv, "--work-tree="+r.env.dir)
 	}
 	for _, kv := range safeConfig {
 		argv = append(argv, "-c", kv)
@@ -103,8 +109,16 @@ func (r *Repo) Stream(ctx context.Context, args []string, consume func(stdout io
 	return r.stream(ctx, false, args, consume)
 }
 
-// StreamWorkTree is Stream for commands that read the work tree.
+// StreamWorkTree is Stream for commands that read the work tree, which is
+// only `git grep`: it reads work-tree files as they are. Commands that
+// compare the work tree with the index (status, diff without two revisions,
+// ls-files -m) hash changed files through the repository's clean filters
+// (filter.<driver>.clean, chosen by .gitattributes), programs the repository
+// names that no command-line setting turns off in git 2.39.
 func (r *Repo) StreamWorkTree(ctx context.Context, args []string, consume func(stdout io.Reader) error) error {
+	if len(args) == 0 || args[0] != "grep" {
+		return fmt.Errorf("git: %q does not run on the work tree (only grep does: other commands can run the repository's filters)", strings.Join(args[:min(1, len(args))], ""))
+	}
 	return r.stream(ctx, true, args, consume)
 }
 
