@@ -37,6 +37,7 @@ const (
 type tracker struct {
 	st             state
 	oldRem, newRem int64
+	added, deleted int // "+" and "-" lines seen in hunks
 }
 
 // classify takes the start of the next line (never empty) and advances the
@@ -82,8 +83,10 @@ func (t *tracker) hunkLine(line []byte) bool {
 		t.newRem--
 	case '-':
 		t.oldRem--
+		t.deleted++
 	case '+':
 		t.newRem--
+		t.added++
 	case '\\': // "\ No newline at end of file"
 	default:
 		return false

@@ -3,6 +3,7 @@ package diff
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,8 +24,16 @@ const (
 // up to (not including) the next file's "diff --git " line or end of input.
 type Section struct {
 	Header Header
-	Raw    []byte // the exact bytes, line endings included
+	Raw    []byte // the exact bytes, line endings included; nil when not kept (NextWithin)
+	Size   int64  // bytes in the section, kept or not
+	// Added and Deleted count the hunks' "+" and "-" lines, as git's
+	// --numstat does for a text file.
+	Added, Deleted int
 }
+
+// ErrAborted is returned by NextWithin for a section that grew past its
+// abort size. The Splitter is then done: every later call returns the error.
+var ErrAborted = errors.New("diff: section over the abort size")
 
 // HeaderError reports a file header that could not be parsed. It is not
 // fatal: the Splitter stays in step, the section (or its size) is returned
@@ -66,8 +75,8 @@ type Splitter struct {
 	carry    []byte
 	hasCarry bool
 
-	buf   []byte   // Next: the current section's bytes
-	hdr   []byte   // NextHeader: the current header, at most maxHeaderBytes
+	buf   []byte   // the current section's bytes, while they are kept
+	hdr   []byte   // the current header, at most maxHeaderBytes
 	lines []string // reused by parse
 }
 
@@ -85,20 +94,7 @@ func newSplitterSize(r io.Reader, size int) *Splitter {
 // Next returns the next file's section, or io.EOF after the last one. If the
 // header cannot be parsed, the section is returned with a *HeaderError.
 func (s *Splitter) Next() (*Section, error) {
-	start, hdrLen, _, err := s.scan(true)
-	if err != nil {
-		return nil, err
-	}
-	h, err := s.parse(s.buf[:hdrLen], start)
-	// Small sections are copied out of the reused buffer, so that each costs
-	// one exact allocation; a large one is handed over as it is.
-	raw := s.buf
-	if cap(s.buf) <= maxReuse {
-		raw = bytes.Clone(s.buf)
-	} else {
-		s.buf = nil
-	}
-	return &Section{Header: h, Raw: raw}, err
+	return s.NextWithin(-1, 0)
 }
 
 // NextHeader is Next without keeping the section's bytes: it parses the
@@ -107,12 +103,38 @@ func (s *Splitter) Next() (*Section, error) {
 // of a malformed, endless header are kept for parsing. If the header cannot be
 // parsed, the size is returned with a *HeaderError.
 func (s *Splitter) NextHeader() (h Header, size int64, err error) {
-	start, _, size, err := s.scan(false)
-	if err != nil {
+	sec, err := s.NextWithin(0, 0)
+	if sec == nil {
 		return Header{}, 0, err
 	}
-	h, err = s.parse(s.hdr, start)
-	return h, size, err
+	return sec.Header, sec.Size, err
+}
+
+// NextWithin is Next for a caller with a byte budget: the section's bytes are
+// kept only if the whole section is at most keep bytes (keep < 0: always);
+// a larger one comes back with Raw nil, still measured and counted, and
+// memory does not grow with it. With abort > 0, a section that grows past
+// abort bytes is not read to its end: it comes back (header, size so far)
+// with ErrAborted, for a caller that would rather stop the diff's producer
+// than read it through.
+func (s *Splitter) NextWithin(keep, abort int64) (*Section, error) {
+	start, sec, err := s.scan(keep, abort)
+	if sec == nil {
+		return nil, err
+	}
+	h, perr := s.parse(s.hdr, start)
+	sec.Header = h
+	if sec.Raw != nil && cap(sec.Raw) <= maxReuse {
+		// Small sections are copied out of the reused buffer, so that each
+		// costs one exact allocation; a large one is handed over as it is.
+		sec.Raw = bytes.Clone(sec.Raw)
+	} else if sec.Raw != nil {
+		s.buf = nil
+	}
+	if err == nil {
+		err = perr
+	}
+	return sec, err
 }
 
 // read returns the next line, or the next buffer-full of a longer line.
@@ -149,40 +171,54 @@ func (s *Splitter) skipPreamble() error {
 	}
 }
 
-// scan reads one section. With keep it leaves the section's bytes in s.buf
-// and returns the length of its header within them; otherwise the header is
-// left in s.hdr.
-func (s *Splitter) scan(keep bool) (start int64, hdrLen int, size int64, err error) {
+// scan reads one section, keeping its header in s.hdr and, while the
+// section stays within keep bytes, its bytes in s.buf.
+func (s *Splitter) scan(keep, abort int64) (start int64, sec *Section, err error) {
 	if s.err != nil {
-		return 0, 0, 0, s.err
+		return 0, nil, s.err
 	}
 	if !s.hasCarry {
 		if err := s.skipPreamble(); err != nil {
 			s.err = err
-			return 0, 0, 0, err
+			return 0, nil, err
 		}
 	}
 	start = s.pos - int64(len(s.carry))
 	s.hasCarry = false
 	s.buf, s.hdr = s.buf[:0], s.hdr[:0]
 	t := tracker{st: inHeader}
+	sec = &Section{}
+	kept := keep != 0
+	done := func() *Section {
+		sec.Added, sec.Deleted = t.added, t.deleted
+		if kept {
+			sec.Raw = s.buf
+		}
+		return sec
+	}
 
 	frag, header, eof := s.carry, true, false
 	for {
-		size += int64(len(frag))
-		if keep {
+		sec.Size += int64(len(frag))
+		if kept && keep > 0 && sec.Size > keep {
+			kept, s.buf = false, s.buf[:0]
+		}
+		if kept {
 			s.buf = append(s.buf, frag...)
 		}
 		if header {
-			if keep {
-				hdrLen += len(frag)
-			} else if room := maxHeaderBytes - len(s.hdr); room > 0 {
+			if room := maxHeaderBytes - len(s.hdr); room > 0 {
 				s.hdr = append(s.hdr, frag[:min(len(frag), room)]...)
 			}
 		}
+		if abort > 0 && sec.Size > abort {
+			s.err = ErrAborted
+			kept = false
+			return start, done(), ErrAborted
+		}
 		if eof {
 			s.err = io.EOF
-			return start, hdrLen, size, nil
+			return start, done(), nil
 		}
 		lineDone := frag[len(frag)-1] == '\n'
 		next, rerr := s.read()
@@ -192,18 +228,18 @@ func (s *Splitter) scan(keep bool) (start int64, hdrLen int, size int64, err err
 			eof = true
 			if len(next) == 0 {
 				s.err = io.EOF
-				return start, hdrLen, size, nil
+				return start, done(), nil
 			}
 		default:
 			s.err = rerr
-			return 0, 0, 0, rerr
+			return 0, nil, rerr
 		}
 		if lineDone {
 			switch t.classify(next) {
 			case classFileStart:
 				s.carry = append(s.carry[:0], next...)
 				s.hasCarry = true
-				return start, hdrLen, size, nil
+				return start, done(), nil
 			case classHeader:
 				header = true
 			default:
