@@ -21,11 +21,12 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
-// diffFlags are the flags the project puts on every diff.
+// diffFlags are the safety flags the project puts on every diff.
 var diffFlags = []string{"--no-ext-diff", "--no-textconv", "--no-color"}
 
-func diffArgs(revs ...string) []string {
-	return append(append([]string{"diff"}, diffFlags...), revs...)
+// projectDiff is the command line the project's diffs run with (diff.go).
+func projectDiff(from, to string) []string {
+	return diffArgs(DiffOptions{From: from, To: to, Context: 3})
 }
 
 // twoCommits is a repository whose commits c1 and c2 change a.txt.
@@ -209,9 +210,9 @@ func TestSafetyExternalDiff(t *testing.T) {
 			mustPlainGit(t, r.Dir, plainEnv(t), "diff", c1, c2)
 			m.mustRun("plain git diff")
 
-			out := output(t, g, diffArgs(c1, c2)...)
+			out := output(t, g, projectDiff(c1, c2)...)
 			m.mustNotRun("runner diff " + strings.Join(diffFlags, " "))
-			if want := mustPlainGit(t, r.Dir, plainEnv(t), diffArgs(c1, c2)...); out != want || !strings.Contains(out, "+two") {
+			if want := mustPlainGit(t, r.Dir, plainEnv(t), projectDiff(c1, c2)...); out != want || !strings.Contains(out, "+two") {
 				t.Fatalf("runner diff = %q, plain git = %q", out, want)
 			}
 
@@ -245,7 +246,7 @@ func TestSafetyTextconv(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		diffArgs(c1, c2),
+		projectDiff(c1, c2),
 		append(append([]string{"log", "-p", "-1"}, diffFlags...), c2),
 		{"grep", "-e", "two", c2},
 	} {

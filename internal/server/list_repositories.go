@@ -41,11 +41,13 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 		return reply{}, err
 	}
 	from := min(in.Offset, len(all))
-	out := listRepositoriesOut{Repositories: all[from:min(from+in.Limit, len(all))], Total: len(all)}
-	var b strings.Builder
-	render := func() reply {
-		b.Reset()
-		fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", len(all), from+min(1, len(out.Repositories)), from+len(out.Repositories))
+	page := all[from:min(from+in.Limit, len(all))]
+	out := listRepositoriesOut{Total: len(all)}
+	render := func(n int) reply {
+		out.Repositories = page[:n]
+		out.NextOffset = nil
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", len(all), from+min(1, n), from+n)
 		for _, r := range out.Repositories {
 			kind := "work tree"
 			if r.Bare {
@@ -53,18 +55,11 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			}
 			fmt.Fprintf(&b, "%s/%s (%s, default branch %q)\n", r.Owner, r.Name, kind, r.DefaultBranch)
 		}
-		out.NextOffset = nil
-		if next := from + len(out.Repositories); next < len(all) {
+		if next := from + n; next < len(all) {
 			out.NextOffset = &next
 			fmt.Fprintf(&b, "More: call list_repositories with offset=%d.\n", next)
 		}
 		return reply{text: b.String(), structured: out}
 	}
-	r := render()
-	// Shrink the page until it fits the reply limit.
-	for s.replySize(r) > s.cfg.MaxBytes && len(out.Repositories) > 1 {
-		out.Repositories = out.Repositories[:len(out.Repositories)/2]
-		r = render()
-	}
-	return r, nil
+	return s.fitPage(len(page), render), nil
 }

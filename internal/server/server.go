@@ -54,6 +54,10 @@ func New(served *repo.Served, cfg Config) *Server {
 	s.addListRepositories()
 	s.addGetFileContent()
 	s.addReadFile()
+	s.addGetDiff()
+	s.addListChangedFiles()
+	s.addGetPullRequestDiff()
+	s.addListPullRequestFiles()
 	return s
 }
 

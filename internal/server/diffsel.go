@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// maxDiffPaths bounds the paths filter of a diff.
+const maxDiffPaths = 200
+
+// Diff modes.
+const (
+	modeMergeBase = "merge-base"
+	modeDirect    = "direct"
+)
+
+// diffSelection is a resolved diff request: which repository, which two
+// commits, which paths.
+type diffSelection struct {
+	repo       *repo.Repository
+	base, head string  // resolved commit ids
+	mergeBase  *string // merge-base mode only
+	opts       git.DiffOptions
+}
+
+// selectDiff resolves base and head once and, in merge-base mode, their
+// merge base, which is where the diff starts (what a pull request shows).
+func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode string, paths []string, context int) (*diffSelection, error) {
+	r, err := s.served.Get(ctx, owner, name, false)
+	if err != nil {
+		return nil, err
+	}
+	if base == "" {
+		return nil, errcode.New(errcode.InvalidArgument, "base is required: a branch, tag or commit")
+	}
+	clean, err := cleanPaths(paths)
+	if err != nil {
+		return nil, err
+	}
+	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: context}}
+	if sel.base, err = r.ResolveCommit(ctx, base); err != nil {
+		return nil, err
+	}
+	if sel.head, err = r.ResolveCommit(ctx, head); err != nil {
+		return nil, err
+	}
+	sel.opts.From, sel.opts.To = sel.base, sel.head
+	if mode == modeMergeBase {
+		mb, err := r.Git.MergeBase(ctx, sel.base, sel.head)
+		if errors.Is(err, git.ErrNoMergeBase) {
+			return nil, errcode.New(errcode.InvalidRef, "%s and %s share no history: there is no merge base; use mode=direct", base, head)
+		}
+		if err != nil {
+			return nil, err
+		}
+		sel.mergeBase, sel.opts.From = &mb, mb
+	}
+	return sel, nil
+}
+
+// cleanPaths checks a paths filter: literal repository paths, files or
+// directories. Secret paths are allowed here: the diff lists them as denied.
+func cleanPaths(paths []string) ([]string, error) {
+	if len(paths) > maxDiffPaths {
+		return nil, errcode.New(errcode.InvalidArgument, "%d paths given; the limit is %d", len(paths), maxDiffPaths)
+	}
+	var out []string
+	for _, p := range paths {
+		c, err := repo.CleanPath(p)
+		if err != nil {
+			return nil, err
+		}
+		if c == "" {
+			return nil, errcode.New(errcode.InvalidArgument, "paths holds an empty path; leave paths out to diff everything")
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// statusName maps git's raw status letters to the tool contract's names.
+func statusName(c git.Change) string {
+	switch c.Status {
+	case 'A':
+		return "added"
+	case 'D':
+		return "deleted"
+	case 'R':
+		return "renamed"
+	case 'C':
+		return "copied"
+	case 'T':
+		return "type_changed"
+	default:
+		return "modified"
+	}
+}
+
+// deniedChange: a change is hidden when either of its paths is.
+func (s *Server) deniedChange(c git.Change) bool {
+	return s.cfg.Policy.Denied(c.Path) || s.cfg.Policy.Denied(c.OldPath)
+}
+
+func short(id string) string { return id[:min(12, len(id))] }

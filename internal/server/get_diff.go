@@ -1,0 +1,427 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type getDiffIn struct {
+	Owner        string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo         string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Base         string   `json:"base" jsonschema:"base ref, e.g. main or a SHA"`
+	Head         string   `json:"head,omitempty" jsonschema:"head ref; defaults to HEAD"`
+	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base diffs from where head branched off base (what a pull request shows, like base...head); direct diffs the two commits as they are (base..head)"`
+	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs)"`
+	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"total patch budget in bytes; can't exceed the server's limit (larger values are clamped)"`
+	ContextLines int      `json:"contextLines,omitempty" jsonschema:"lines of context around each change"`
+}
+
+// diffFile is one file of a diff.
+type diffFile struct {
+	Path         string  `json:"path"`
+	OldPath      *string `json:"oldPath" jsonschema:"the previous path of a renamed or copied file, else null"`
+	Status       string  `json:"status" jsonschema:"added, modified, deleted, renamed, copied or type_changed"`
+	Additions    *int    `json:"additions" jsonschema:"lines added; null when the patch was not read (the budget was spent, or the file is hidden)"`
+	Deletions    *int    `json:"deletions" jsonschema:"lines deleted; null when the patch was not read"`
+	IsBinary     *bool   `json:"isBinary" jsonschema:"null when the patch was not read"`
+	Patch        *string `json:"patch" jsonschema:"the file's diff --git section exactly as git diff prints it, or null"`
+	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied or size_limit"`
+	PatchBytes   *int64  `json:"patchBytes,omitempty" jsonschema:"size of an omitted patch, when known"`
+}
+
+type getDiffOut struct {
+	Base       string     `json:"base" jsonschema:"resolved base commit"`
+	Head       string     `json:"head" jsonschema:"resolved head commit"`
+	MergeBase  *string    `json:"mergeBase" jsonschema:"where the diff starts in merge-base mode; null in direct mode"`
+	Files      []diffFile `json:"files" jsonschema:"files in git's order; when the list is cut, the first ones"`
+	Truncated  bool       `json:"truncated" jsonschema:"true if any patch was omitted for size or the file list was cut"`
+	TotalFiles int        `json:"totalFiles" jsonschema:"files in the whole diff"`
+}
+
+func (s *Server) addGetDiff() {
+	t := &mcp.Tool{
+		Name: "get_diff",
+		Description: "Get the unified diff between two commits, split per file. Defaults to pull-request semantics (changes on head since it branched from base). " +
+			"Output is capped: files that don't fit have patchOmitted: \"size_limit\"; fetch them separately with paths.",
+		Annotations: readOnly("Get diff"),
+	}
+	addTool(s, t, reflect.TypeFor[getDiffOut](), func(in *jsonschema.Schema) {
+		setDefault(in, "head", "HEAD")
+		setDefault(in, "mode", modeMergeBase)
+		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
+		setInt(in, "maxBytes", 0, 0, 1<<31-1)
+		setInt(in, "contextLines", 3, 0, 10000)
+		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+	}, s.getDiff)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Patch-reading limits. A section larger than abortSection is not read to
+// its end: git is stopped and restarted on the files after it, so the cost
+// of an answer does not grow with the size of the patches it leaves out.
+const (
+	abortSection = 4 << 20
+	minSection   = 48 // no diff --git section is smaller
+)
+
+func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply, error) {
+	sel, err := s.selectDiff(ctx, in.Owner, in.Repo, in.Base, in.Head, in.Mode, in.Paths, in.ContextLines)
+	if err != nil {
+		return reply{}, err
+	}
+	budget := int64(s.cfg.MaxBytes)
+	if in.MaxBytes > 0 {
+		budget = min(budget, int64(in.MaxBytes))
+	}
+	out := getDiffOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase}
+	f := &diffFiller{s: s, sel: sel, out: &out, patchLeft: budget}
+	if err := f.run(ctx); err != nil {
+		return reply{}, err
+	}
+	return f.render(), nil
+}
+
+// diffFiller fills a get_diff answer from one streamed git diff (restarted
+// past a huge file): entries in git's order, patches while they fit.
+type diffFiller struct {
+	s       *Server
+	sel     *diffSelection
+	out     *getDiffOut
+	changes []git.Change
+	listed  int   // changes that have an entry in the reply
+	next    int   // the change the next section should belong to
+	seen    []int // sections seen per change (a type change has two)
+
+	patchLeft int64 // patch bytes the caller's budget still allows
+	roomLeft  int   // reply bytes still free
+}
+
+// errStopDiff ends reading: what is wanted is in hand.
+var errStopDiff = errors.New("stop")
+
+// errRestart asks for git to be run again on the changes from index on.
+type errRestart struct{ from int }
+
+func (errRestart) Error() string { return "restart" }
+
+func (f *diffFiller) run(ctx context.Context) error {
+	opts := f.sel.opts
+	for {
+		err := f.sel.repo.Git.DiffStream(ctx, opts, f.read)
+		var restart errRestart
+		switch {
+		case err == nil || errors.Is(err, errStopDiff):
+			f.finish()
+			return nil
+		case errors.As(err, &restart):
+			opts.Paths = nil
+			for _, c := range f.changes[restart.from:f.listed] {
+				opts.Paths = append(opts.Paths, c.Paths()...)
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// read consumes one git diff run. The first run fixes the file list; a
+// restarted run covers a subset of it.
+func (f *diffFiller) read(changes []git.Change, patch io.Reader) error {
+	if f.changes == nil {
+		f.start(changes)
+	}
+	sp := diff.NewSplitter(patch)
+	for f.next < f.listed {
+		keep := min(f.patchLeft, int64(f.roomLeft/2))
+		if keep < minSection {
+			return errStopDiff // the budget is spent: stop git
+		}
+		sec, err := sp.NextWithin(keep, max(keep, abortSection))
+		if err == io.EOF {
+			return nil
+		}
+		var he *diff.HeaderError
+		aborted := errors.Is(err, diff.ErrAborted)
+		if err != nil && !aborted && !errors.As(err, &he) {
+			return err
+		}
+		i := f.match(sec.Header)
+		if i < 0 {
+			return fmt.Errorf("git diff: a section for %q is not in the file list", sec.Header.NewPath)
+		}
+		if i >= f.listed {
+			return errStopDiff
+		}
+		if aborted {
+			f.omit(i, nil, false)
+			f.next = i + 1
+			if f.next < f.listed {
+				return errRestart{from: f.next}
+			}
+			return errStopDiff
+		}
+		f.take(i, sec)
+	}
+	return errStopDiff
+}
+
+// start lists every change and decides how many entries the reply holds:
+// all when they fit in half the reply, else as many as do.
+func (f *diffFiller) start(changes []git.Change) {
+	f.changes = changes
+	f.seen = make([]int, len(changes))
+	f.out.TotalFiles = len(changes)
+	f.out.Files = make([]diffFile, 0, len(changes))
+	empty := f.s.replySize(reply{text: f.header(), structured: f.out})
+	room := f.s.cfg.MaxBytes - empty - hintReserve
+	entries := make([]diffFile, len(changes))
+	costs := make([]int, len(changes))
+	total := 0
+	for i, c := range changes {
+		e := diffFile{Path: c.Path, Status: statusName(c)}
+		if c.OldPath != c.Path {
+			e.OldPath = ptr(c.OldPath)
+		}
+		if f.s.deniedChange(c) {
+			e.PatchOmitted = ptr("denied")
+		}
+		entries[i], costs[i] = e, entryCost(e)
+		total += costs[i]
+	}
+	// The listing may take the whole room if that is all it needs, else
+	// half of it: the other half is for patches.
+	limit := room
+	if total > room/2 {
+		limit = room / 2
+	}
+	used := 0
+	for i, e := range entries {
+		if used+costs[i] > limit {
+			break
+		}
+		used += costs[i]
+		f.out.Files = append(f.out.Files, e)
+	}
+	f.listed = len(f.out.Files)
+	f.roomLeft = room - used
+}
+
+// hintReserve keeps room for the lines that say what was left out.
+const hintReserve = 1024
+
+// entryCost is what an entry adds to the reply: its JSON (with every field
+// at its longest null-or-number form) and a line in the text's list.
+func entryCost(e diffFile) int {
+	e.Additions, e.Deletions, e.PatchBytes = ptr(1<<31), ptr(1<<31), ptr(int64(1)<<40)
+	e.IsBinary, e.PatchOmitted = ptr(false), ptr("size_limit")
+	data, _ := json.Marshal(e)
+	return len(data) + 1 + text.JSONLen(e.Path) + 64
+}
+
+// match finds the change a section belongs to: the expected one, or the
+// same one again (git prints a type change as two sections), or a later one.
+func (f *diffFiller) match(h diff.Header) int {
+	is := func(i int) bool {
+		c := f.changes[i]
+		return h.NewPath == c.Path || (h.OldPath == c.OldPath && h.OldPath != "")
+	}
+	if f.next > 0 && f.changes[f.next-1].Status == 'T' && f.seen[f.next-1] == 1 && is(f.next-1) {
+		return f.next - 1
+	}
+	for i := f.next; i < len(f.changes); i++ {
+		if is(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// take records a section that was read through: its patch if kept and it
+// fits the reply, else size_limit with its size.
+func (f *diffFiller) take(i int, sec *diff.Section) {
+	e := &f.out.Files[i]
+	f.seen[i]++
+	f.next = i + 1
+	if e.PatchOmitted != nil && *e.PatchOmitted == "denied" {
+		return // counts of hidden files are not told either
+	}
+	add, del := sec.Added, sec.Deleted
+	if e.Additions != nil { // the second section of a type change
+		add, del = add+*e.Additions, del+*e.Deletions
+	}
+	e.Additions, e.Deletions = &add, &del
+	binary := sec.Header.IsBinary || (e.IsBinary != nil && *e.IsBinary)
+	e.IsBinary = &binary
+	if binary {
+		f.dropPatch(e)
+		e.PatchOmitted, e.PatchBytes = ptr("binary"), nil
+		return
+	}
+	if e.PatchOmitted != nil { // the first section of a type change did not fit
+		*e.PatchBytes += sec.Size
+		return
+	}
+	cost := 2 * (text.JSONLen(sec.Raw) + 2)
+	if sec.Raw == nil || int64(len(sec.Raw)) > f.patchLeft || cost > f.roomLeft {
+		size := sec.Size + f.dropPatch(e)
+		e.PatchOmitted, e.PatchBytes = ptr("size_limit"), &size
+		return
+	}
+	p := string(sec.Raw)
+	if e.Patch != nil {
+		p = *e.Patch + p
+	}
+	e.Patch = &p
+	f.patchLeft -= int64(len(sec.Raw))
+	f.roomLeft -= cost
+}
+
+// dropPatch removes a patch already taken (the first half of a type change
+// whose second half does not fit) and returns its size.
+func (f *diffFiller) dropPatch(e *diffFile) int64 {
+	if e.Patch == nil {
+		return 0
+	}
+	n := int64(len(*e.Patch))
+	f.patchLeft += n
+	f.roomLeft += 2 * (text.JSONLen(*e.Patch) + 2)
+	e.Patch = nil
+	return n
+}
+
+// omit marks a change whose patch was not read (or not to its end).
+func (f *diffFiller) omit(i int, size *int64, counted bool) {
+	e := &f.out.Files[i]
+	f.dropPatch(e)
+	if e.PatchOmitted == nil || *e.PatchOmitted != "denied" {
+		e.PatchOmitted, e.PatchBytes = ptr("size_limit"), size
+	}
+	if !counted {
+		e.Additions, e.Deletions, e.IsBinary = nil, nil, nil
+	}
+}
+
+// finish marks the listed changes whose sections were never read.
+func (f *diffFiller) finish() {
+	for i := range f.out.Files {
+		if f.seen[i] == 0 && f.out.Files[i].Patch == nil && (f.out.Files[i].PatchOmitted == nil || *f.out.Files[i].PatchOmitted != "binary") {
+			f.omit(i, nil, false)
+		}
+	}
+	for _, e := range f.out.Files {
+		if e.PatchOmitted != nil && *e.PatchOmitted == "size_limit" {
+			f.out.Truncated = true
+		}
+	}
+	if f.listed < f.out.TotalFiles {
+		f.out.Truncated = true
+	}
+}
+
+func (f *diffFiller) header() string {
+	o := f.out
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: diff %s..%s", f.sel.repo.FullName(), short(o.Base), short(o.Head))
+	if o.MergeBase != nil {
+		fmt.Fprintf(&b, " from their merge base %s", short(*o.MergeBase))
+	}
+	shown := 0
+	for _, e := range o.Files {
+		if e.Patch != nil {
+			shown++
+		}
+	}
+	fmt.Fprintf(&b, ": %d files changed, %d patches below", o.TotalFiles, shown)
+	if n := len(o.Files) - shown; n > 0 {
+		fmt.Fprintf(&b, ", %d not shown (listed at the end)", n)
+	}
+	return b.String() + "\n"
+}
+
+// render builds the reply: header, the patches as git printed them, then
+// what was left out and how to get it. If the estimate was off, patches are
+// dropped from the end until the reply fits.
+func (f *diffFiller) render() reply {
+	for {
+		r := reply{text: f.text(), structured: f.out}
+		if f.s.replySize(r) <= f.s.cfg.MaxBytes {
+			return r
+		}
+		last := -1
+		for i, e := range f.out.Files {
+			if e.Patch != nil {
+				last = i
+			}
+		}
+		if last < 0 {
+			return r // cannot happen: entries were sized to fit
+		}
+		size := f.dropPatch(&f.out.Files[last])
+		f.out.Files[last].PatchOmitted, f.out.Files[last].PatchBytes = ptr("size_limit"), &size
+		f.out.Truncated = true
+	}
+}
+
+func (f *diffFiller) text() string {
+	var b strings.Builder
+	b.WriteString(f.header())
+	var omitted []string
+	for _, e := range f.out.Files {
+		if e.Patch != nil {
+			b.WriteString(*e.Patch)
+		} else {
+			omitted = append(omitted, e.Path)
+		}
+	}
+	if len(omitted) == 0 && f.listed == f.out.TotalFiles {
+		return b.String()
+	}
+	b.WriteString("\n[not shown]\n")
+	for _, e := range f.out.Files {
+		if e.Patch == nil {
+			fmt.Fprintf(&b, "%s (%s): %s\n", e.Path, e.Status, omissionReason(e))
+		}
+	}
+	var fetch []string
+	for _, e := range f.out.Files {
+		if e.PatchOmitted != nil && *e.PatchOmitted == "size_limit" && len(fetch) < 5 {
+			fetch = append(fetch, e.Path)
+		}
+	}
+	if len(fetch) > 0 {
+		data, _ := json.Marshal(fetch)
+		fmt.Fprintf(&b, "To see an omitted patch, call get_diff again with paths=%s (one or a few at a time; a smaller contextLines makes a patch smaller).\n", data)
+	}
+	if rest := f.out.TotalFiles - f.listed; rest > 0 {
+		fmt.Fprintf(&b, "%d more files are not listed here: list_changed_files with the same base, head and mode lists every file (offset/limit); get_diff with paths shows their patches.\n", rest)
+	}
+	return b.String()
+}
+
+func omissionReason(e diffFile) string {
+	switch {
+	case e.PatchOmitted == nil:
+		return "no patch"
+	case *e.PatchOmitted == "binary":
+		return "binary file"
+	case *e.PatchOmitted == "denied":
+		return "hidden by the server's secrets policy"
+	case e.PatchBytes != nil:
+		return fmt.Sprintf("patch of %d bytes does not fit the budget", *e.PatchBytes)
+	default:
+		return "patch not produced: the budget was spent"
+	}
+}

@@ -1,0 +1,168 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type getPullRequestDiffIn struct {
+	Owner    string `json:"owner" jsonschema:"repository owner"`
+	Repo     string `json:"repo" jsonschema:"repository name"`
+	Index    int    `json:"index" jsonschema:"pull request number"`
+	FilePath string `json:"file_path,omitempty" jsonschema:"return only this file's diff --git section (either side of a rename matches); omit for the whole diff"`
+}
+
+func (s *Server) addGetPullRequestDiff() {
+	t := &mcp.Tool{
+		Name: "get_pull_request_diff",
+		Description: "Get a pull request's unified diff (from the merge base of its base and head, as the forge shows it), or with file_path only that file's diff --git section. " +
+			"A diff too large for one reply is refused with the list of its files and their patch sizes: then pass file_path (list_pull_request_files lists the files).",
+		Annotations: readOnly("Get pull request diff"),
+	}
+	addTool(s, t, nil, func(in *jsonschema.Schema) {
+		setInt(in, "index", 0, 1, 1<<31-1)
+	}, s.getPullRequestDiff)
+}
+
+func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn) (reply, error) {
+	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return reply{}, err
+	}
+	if in.FilePath == "" {
+		return s.wholePullRequestDiff(ctx, r, pr, opts)
+	}
+	path, err := repo.CleanPath(in.FilePath)
+	if err != nil {
+		return reply{}, err
+	}
+	if path == "" {
+		return reply{}, errcode.New(errcode.InvalidArgument, "file_path is empty; omit it for the whole diff")
+	}
+	if s.cfg.Policy.Denied(path) {
+		return reply{}, errcode.New(errcode.PathDenied, "file_path %q is hidden by the server's secrets policy", path)
+	}
+	keep := int64(s.replyRoom())
+	// Fast path: the diff restricted to the path. That finds a modified
+	// file at the cost of diffing one file; a rename needs its other side
+	// too, which only the whole file list knows.
+	one := opts
+	one.Paths = []string{path}
+	raw, size, found, err := sectionsFor(ctx, r, one, path, keep)
+	if err != nil {
+		return reply{}, err
+	}
+	if !found || startsOrEndsFile(raw) {
+		changes, err := prFiles(ctx, r, opts)
+		if err != nil {
+			return reply{}, err
+		}
+		c, ok := findChange(changes, path)
+		if !ok {
+			names := make([]string, len(changes))
+			for i, c := range changes {
+				names[i] = c.Path
+			}
+			return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d (%d files: %s)",
+				path, r.FullName(), pr.Index, len(changes), fileList(names, nil, s.errorRoom()))
+		}
+		if s.deniedChange(c) {
+			return reply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
+		}
+		if c.OldPath != c.Path {
+			both := opts
+			both.Paths = c.Paths()
+			if raw, size, _, err = sectionsFor(ctx, r, both, path, keep); err != nil {
+				return reply{}, err
+			}
+		}
+	}
+	if raw == nil || int64(text.JSONLen(raw)) > keep {
+		return reply{}, errcode.New(errcode.TooLarge, "the diff of %q in %s#%d is %d bytes, over the %d-byte reply limit; "+
+			"get_diff with base=%s head=%s paths=[%q] contextLines=0 returns a smaller patch, and read_file with ref=%s reads the file itself",
+			path, r.FullName(), pr.Index, size, s.cfg.MaxBytes, pr.MergeBase, pr.Head, path, pr.Head)
+	}
+	return reply{text: string(raw)}, nil
+}
+
+// startsOrEndsFile: a section restricted to one path that adds or deletes
+// it may be one side of a rename.
+func startsOrEndsFile(raw []byte) bool {
+	h, _, err := diff.NewSplitter(bytes.NewReader(raw)).NextHeader()
+	return err == nil && (h.IsNew || h.IsDeleted)
+}
+
+func findChange(changes []git.Change, path string) (git.Change, bool) {
+	for _, c := range changes {
+		if c.Path == path || c.OldPath == path {
+			return c, true
+		}
+	}
+	return git.Change{}, false
+}
+
+// wholePullRequestDiff returns the whole diff if it fits; else TOO_LARGE
+// with every file's patch size, measured without keeping the patches.
+func (s *Server) wholePullRequestDiff(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (reply, error) {
+	room := s.replyRoom()
+	var buf []byte
+	used, fits := 0, true
+	var names, denied []string
+	var sizes []int64
+	var total int64
+	err := r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
+		sp := diff.NewSplitter(patch)
+		for {
+			keep := int64(room - used)
+			if !fits {
+				keep = 0
+			}
+			sec, err := sp.NextWithin(keep, 0)
+			if err == io.EOF {
+				return nil
+			}
+			var he *diff.HeaderError
+			if err != nil && !errors.As(err, &he) {
+				return err
+			}
+			names, sizes, total = append(names, sec.Header.NewPath), append(sizes, sec.Size), total+sec.Size
+			if s.cfg.Policy.Denied(sec.Header.NewPath) || s.cfg.Policy.Denied(sec.Header.OldPath) {
+				denied = append(denied, sec.Header.NewPath)
+				fits = false // a hidden file's patch is never returned
+				continue
+			}
+			if fits && sec.Raw != nil {
+				if cost := text.JSONLen(sec.Raw); used+cost <= room {
+					buf, used = append(buf, sec.Raw...), used+cost
+					continue
+				}
+			}
+			fits, buf = false, nil
+		}
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	if fits {
+		return reply{text: string(buf)}, nil
+	}
+	if len(denied) > 0 {
+		return reply{}, errcode.New(errcode.PathDenied, "the diff of %s#%d touches %s, hidden by the server's secrets policy, so it is not returned whole; "+
+			"pass file_path to get another file's section. Files (patch bytes): %s",
+			r.FullName(), pr.Index, fileList(denied, nil, 512), fileList(names, sizes, s.errorRoom()))
+	}
+	return reply{}, errcode.New(errcode.TooLarge, "the diff of %s#%d is %d bytes in %d files, over the %d-byte reply limit; "+
+		"pass file_path to get one file's section. Files (patch bytes): %s",
+		r.FullName(), pr.Index, total, len(names), s.cfg.MaxBytes, fileList(names, sizes, s.errorRoom()))
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+)
+
+type listChangedFilesIn struct {
+	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo   string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Base   string   `json:"base" jsonschema:"base ref, e.g. main or a SHA"`
+	Head   string   `json:"head,omitempty" jsonschema:"head ref; defaults to HEAD"`
+	Mode   string   `json:"mode,omitempty" jsonschema:"merge-base (what a pull request shows) or direct"`
+	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs)"`
+	Offset int      `json:"offset,omitempty" jsonschema:"files to skip (nextOffset of the previous call)"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"most files to return"`
+}
+
+// changedFile is one file of a diff, without its patch.
+type changedFile struct {
+	Path      string  `json:"path"`
+	OldPath   *string `json:"oldPath" jsonschema:"the previous path of a renamed or copied file, else null"`
+	Status    string  `json:"status" jsonschema:"added, modified, deleted, renamed, copied or type_changed"`
+	Additions *int    `json:"additions" jsonschema:"lines added (0 for a binary file; null for a file hidden by the secrets policy)"`
+	Deletions *int    `json:"deletions" jsonschema:"lines deleted (as additions)"`
+	IsBinary  bool    `json:"isBinary"`
+	IsTest    bool    `json:"isTest" jsonschema:"the path follows a common test convention"`
+}
+
+type listChangedFilesOut struct {
+	Base       string        `json:"base"`
+	Head       string        `json:"head"`
+	MergeBase  *string       `json:"mergeBase"`
+	Files      []changedFile `json:"files"`
+	TotalFiles int           `json:"totalFiles"`
+	NextOffset *int          `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+}
+
+func (s *Server) addListChangedFiles() {
+	t := &mcp.Tool{
+		Name: "list_changed_files",
+		Description: "List the files changed between two commits (path, previous path, status, lines added and deleted, binary, test file), without patches. " +
+			"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit.",
+		Annotations: readOnly("List changed files"),
+	}
+	addTool(s, t, reflect.TypeFor[listChangedFilesOut](), func(in *jsonschema.Schema) {
+		setDefault(in, "head", "HEAD")
+		setDefault(in, "mode", modeMergeBase)
+		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
+		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+		setInt(in, "offset", 0, 0, 1<<31-1)
+		setInt(in, "limit", 500, 1, 5000)
+	}, s.listChangedFiles)
+}
+
+func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (reply, error) {
+	sel, err := s.selectDiff(ctx, in.Owner, in.Repo, in.Base, in.Head, in.Mode, in.Paths, 0)
+	if err != nil {
+		return reply{}, err
+	}
+	changes, err := sel.repo.Git.ChangedFiles(ctx, sel.opts)
+	if err != nil {
+		return reply{}, err
+	}
+	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: len(changes)}
+	from := min(in.Offset, len(changes))
+	page := changes[from:min(from+in.Limit, len(changes))]
+	files := make([]changedFile, len(page))
+	for i, c := range page {
+		files[i] = s.changedFile(c)
+	}
+	render := func(n int) reply {
+		out.Files = files[:n]
+		out.NextOffset = nil
+		if next := from + n; next < len(changes) {
+			out.NextOffset = &next
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %d files changed %s..%s", sel.repo.FullName(), len(changes), short(sel.base), short(sel.head))
+		if sel.mergeBase != nil {
+			fmt.Fprintf(&b, " (from merge base %s)", short(*sel.mergeBase))
+		}
+		if n < len(changes) {
+			fmt.Fprintf(&b, "; files %d–%d shown", from+min(n, 1), from+n)
+		}
+		b.WriteString("\n")
+		for _, f := range out.Files {
+			b.WriteString(f.line())
+		}
+		if out.NextOffset != nil {
+			fmt.Fprintf(&b, "More: call list_changed_files again with offset=%d.\n", *out.NextOffset)
+		}
+		return reply{text: b.String(), structured: out}
+	}
+	return s.fitPage(len(files), render), nil
+}
+
+// fitPage renders the largest prefix of n items whose reply fits the limit.
+func (s *Server) fitPage(n int, render func(n int) reply) reply {
+	r := render(n)
+	if s.replySize(r) <= s.cfg.MaxBytes {
+		return r
+	}
+	lo, hi := 0, n // render(lo) fits, render(hi) does not
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if s.replySize(render(mid)) <= s.cfg.MaxBytes {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return render(lo)
+}
+
+func (s *Server) changedFile(c git.Change) changedFile {
+	f := changedFile{Path: c.Path, Status: statusName(c), IsBinary: c.Binary, IsTest: isTestPath(c.Path)}
+	if c.OldPath != c.Path {
+		f.OldPath = ptr(c.OldPath)
+	}
+	if !s.deniedChange(c) {
+		f.Additions, f.Deletions = ptr(c.Added), ptr(c.Deleted)
+	}
+	return f
+}
+
+// line is the file's line in a text listing: "M +12 -3 path (from old)".
+func (f changedFile) line() string {
+	counts := "hidden"
+	if f.Additions != nil {
+		counts = fmt.Sprintf("+%d -%d", *f.Additions, *f.Deletions)
+	}
+	if f.IsBinary {
+		counts = "binary"
+	}
+	s := fmt.Sprintf("%-12s %-14s %s", f.Status, counts, f.Path)
+	if f.OldPath != nil {
+		s += " (from " + *f.OldPath + ")"
+	}
+	if f.IsTest {
+		s += " [test]"
+	}
+	return s + "\n"
+}

@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// pullRequest resolves owner/repo#index and the options of its diff.
+func (s *Server) pullRequest(ctx context.Context, owner, name string, index int) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
+	r, err := s.served.Get(ctx, owner, name, true)
+	if err != nil {
+		return nil, nil, git.DiffOptions{}, err
+	}
+	pr, err := r.PullRequest(ctx, index)
+	if err != nil {
+		return nil, nil, git.DiffOptions{}, err
+	}
+	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil
+}
+
+// prFiles lists a pull request's files, cheaply: git's file list (tree diff
+// and rename detection) without producing a single patch.
+func prFiles(ctx context.Context, r *repo.Repository, opts git.DiffOptions) ([]git.Change, error) {
+	var changes []git.Change
+	err := r.Git.DiffStream(ctx, opts, func(c []git.Change, _ io.Reader) error {
+		changes = c
+		return nil // returning before reading the patch stops git
+	})
+	return changes, err
+}
+
+// sectionsFor streams a diff and returns the sections that belong to path
+// (either side of a rename; a type change has two), joined.
+func sectionsFor(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string, keep int64) (raw []byte, size int64, found bool, err error) {
+	err = r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
+		sp := diff.NewSplitter(patch)
+		for {
+			sec, err := sp.NextWithin(keep, 0)
+			if err == io.EOF {
+				return nil
+			}
+			var he *diff.HeaderError
+			if err != nil && !errors.As(err, &he) {
+				return err
+			}
+			if !sec.Header.Matches(path) {
+				continue
+			}
+			found = true
+			size += sec.Size
+			if sec.Raw == nil || size > keep {
+				raw, keep = nil, 0 // too large: only measure the rest
+			} else {
+				raw = append(raw, sec.Raw...)
+			}
+		}
+	})
+	return raw, size, found, err
+}
+
+// fileList renders "path (N bytes), ..." for an error, as many as fit in
+// room bytes, and how many were left out.
+func fileList(names []string, sizes []int64, room int) string {
+	var b strings.Builder
+	for i, n := range names {
+		item := n
+		if sizes != nil {
+			item = fmt.Sprintf("%s (%d bytes)", n, sizes[i])
+		}
+		if b.Len()+len(item)+64 > room {
+			fmt.Fprintf(&b, "; and %d more (list_pull_request_files lists them all)", len(names)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(item)
+	}
+	return b.String()
+}
+
+// errorRoom is how much of an error message a file list may take.
+func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - 1024) / 2 }
+
+// replyRoom is how much raw text fits in a text-only reply, counted in JSON.
+func (s *Server) replyRoom() int { return s.cfg.MaxBytes - s.replySize(reply{}) }
