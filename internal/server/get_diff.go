@@ -23,7 +23,7 @@ type getDiffIn struct {
 	Base         string   `json:"base" jsonschema:"base ref, e.g. main or a SHA"`
 	Head         string   `json:"head,omitempty" jsonschema:"head ref; defaults to HEAD"`
 	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base diffs from where head branched off base (what a pull request shows, like base...head); direct diffs the two commits as they are (base..head)"`
-	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs)"`
+	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs); give both paths of a rename to see it as one"`
 	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"total patch budget in bytes; can't exceed the server's limit (larger values are clamped)"`
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"lines of context around each change"`
 }
@@ -395,9 +395,14 @@ func (f *diffFiller) text() string {
 			fmt.Fprintf(&b, "%s (%s): %s\n", e.Path, e.Status, omissionReason(e))
 		}
 	}
+	// Both sides of a rename: a paths filter with one side alone shows an
+	// addition or a deletion instead.
 	var fetch []string
 	for _, e := range f.out.Files {
-		if e.PatchOmitted != nil && *e.PatchOmitted == "size_limit" && len(fetch) < 5 {
+		if e.PatchOmitted != nil && *e.PatchOmitted == "size_limit" && len(fetch) < 6 {
+			if e.OldPath != nil {
+				fetch = append(fetch, *e.OldPath)
+			}
 			fetch = append(fetch, e.Path)
 		}
 	}
