@@ -1,0 +1,137 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// diffRange is a repository whose range base..head has every kind of change.
+func diffRange(t *testing.T) (r *testrepo.Repo, base, head string) {
+	r = testrepo.New(t)
+	r.Write("keep.txt", "same\n")
+	r.Write("mod.txt", "one\n")
+	r.Write("old name.txt", "a file that will be renamed\nwith enough lines\nto be similar\n")
+	r.Write("gone.txt", "bye\n")
+	r.Write("mode.sh", "#!/bin/sh\n")
+	r.Write("bin.dat", "\x00\x01")
+	r.Write("tab\tname.txt", "tab\n")
+	base = r.Commit("base")
+	r.Write("mod.txt", "one\ntwo\nthree\n")
+	r.Git("mv", "old name.txt", "new name.txt")
+	r.Git("rm", "-q", "gone.txt")
+	r.Write("added/naïve.txt", "new\n")
+	r.Git("update-index", "--chmod=+x", "mode.sh")
+	r.Write("bin.dat", "\x00\x02")
+	r.Write("tab\tname.txt", "tab\ntab\n")
+	head = r.Commit("head")
+	return r, base, head
+}
+
+func TestChangedFilesMatchesGit(t *testing.T) {
+	r, base, head := diffRange(t)
+	g := open(t, r)
+	changes, err := g.ChangedFiles(context.Background(), DiffOptions{From: base, To: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		counts := "-\t-"
+		if !c.Binary {
+			counts = strconv.Itoa(c.Added) + "\t" + strconv.Itoa(c.Deleted)
+		}
+		got = append(got, string(c.Status)+" "+c.OldPath+" -> "+c.Path+" "+counts)
+	}
+	// The oracle: git's own name-status and numstat, NUL-separated.
+	ns := strings.Split(strings.TrimSuffix(r.Git("diff", "-M", "-z", "--name-status", base, head), "\x00"), "\x00")
+	num := strings.Split(strings.TrimSuffix(r.Git("diff", "-M", "-z", "--numstat", base, head), "\x00"), "\x00")
+	var want []string
+	for i, j := 0, 0; i < len(ns); {
+		status, p1 := ns[i], ns[i+1]
+		p2 := p1
+		i += 2
+		if status[0] == 'R' || status[0] == 'C' {
+			p2 = ns[i]
+			i++
+		}
+		counts := strings.Join(strings.SplitN(num[j], "\t", 3)[:2], "\t")
+		j++
+		if strings.HasSuffix(num[j-1], "\t") { // a rename: two names follow
+			j += 2
+		}
+		want = append(want, status[:1]+" "+p1+" -> "+p2+" "+counts)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+
+func TestDiffStreamIsGitsPatch(t *testing.T) {
+	r, base, head := diffRange(t)
+	g := open(t, r)
+	for _, opts := range []DiffOptions{
+		{From: base, To: head, Context: 3},
+		{From: base, To: head, Context: 0},
+		{From: base, To: head, Context: 3, Paths: []string{"mod.txt", "added"}},
+	} {
+		var list []Change
+		var patch string
+		err := g.DiffStream(context.Background(), opts, func(c []Change, p io.Reader) error {
+			list = c
+			data, err := io.ReadAll(p)
+			patch = string(data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"diff", "-M", "-U" + strconv.Itoa(opts.Context), base, head, "--"}, opts.Paths...)
+		if want := r.Git(args...); patch != want {
+			t.Errorf("%+v: patch differs from git's\ngot\n%s\nwant\n%s", opts, patch, want)
+		}
+		if len(list) != strings.Count(patch, "\ndiff --git ")+1 {
+			t.Errorf("%+v: %d changes for the patch's sections", opts, len(list))
+		}
+	}
+}
+
+func TestDiffStreamStopsGit(t *testing.T) {
+	r, base, head := diffRange(t)
+	g := open(t, r)
+	stop := errors.New("enough")
+	err := g.DiffStream(context.Background(), DiffOptions{From: base, To: head, Context: 3}, func(c []Change, p io.Reader) error {
+		return stop
+	})
+	if err != stop {
+		t.Fatalf("err = %v", err)
+	}
+	// Returning nil before reading the patch is not an error either.
+	if err := g.DiffStream(context.Background(), DiffOptions{From: base, To: head}, func([]Change, io.Reader) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMergeBase(t *testing.T) {
+	r := testrepo.New(t)
+	root := r.Commit("root")
+	r.Git("checkout", "-q", "-b", "side")
+	side := r.Commit("side")
+	r.Git("checkout", "-q", "main")
+	main := r.Commit("main")
+	g := open(t, r)
+	if mb, err := g.MergeBase(context.Background(), main, side); err != nil || mb != root {
+		t.Fatalf("MergeBase = %s, %v; want %s", mb, err, root)
+	}
+	r.Git("checkout", "-q", "--orphan", "lonely")
+	lonely := r.Commit("lonely")
+	if _, err := g.MergeBase(context.Background(), main, lonely); !errors.Is(err, ErrNoMergeBase) {
+		t.Fatalf("unrelated: %v", err)
+	}
+}
