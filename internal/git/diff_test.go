@@ -72,7 +72,6 @@ func TestChangedFilesMatchesGit(t *testing.T) {
 	}
 }
 
-
 func TestDiffStreamIsGitsPatch(t *testing.T) {
 	r, base, head := diffRange(t)
 	g := open(t, r)

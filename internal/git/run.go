@@ -63,7 +63,12 @@ func (e *ExitError) Error() string {
 // "--", never where git parses options.
 func (r *Repo) command(ctx context.Context, withWorkTree bool, args []string) *exec.Cmd {
 	argv := make([]string, 0, 2+2*len(safeConfig)+len(args))
-	argv = append(argv, "--git-dir="+r.gitDir, "--literal-pathspecs")
+	argv = append(argv, "--git-dir="+r.gitDir)
+	if len(args) == 0 || args[0] != "grep" {
+		// Paths are literal. The exception is grep, whose pathspecs Grep
+		// builds itself, each with explicit magic (glob, exclude).
+		argv = append(argv, "--literal-pathspecs")
+	}
 	if withWorkTree && r.workTree != "" {
 		argv = append(argv, "--work-tree="+r.workTree)
 	} else {

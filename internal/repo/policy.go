@@ -102,3 +102,21 @@ func (p *Policy) Check(raw string) (string, error) {
 	}
 	return clean, nil
 }
+
+// GrepExcludes translates the policy into git glob pathspecs (to be used
+// with exclude and icase magic), so a search never opens a hidden file.
+// Results are still checked with Denied: the two must agree, and Denied is
+// the authority.
+func (p *Policy) GrepExcludes() []string {
+	var out []string
+	for _, pat := range p.segment {
+		out = append(out, "**/"+pat, "**/"+pat+"/**")
+	}
+	for _, pat := range p.dir {
+		out = append(out, "**/"+pat+"/**")
+	}
+	for _, pat := range p.full {
+		out = append(out, pat, pat+"/**")
+	}
+	return out
+}

@@ -17,6 +17,45 @@ import (
 // itself goes through os.Root, so a link swapped in after the check cannot
 // lead outside either.
 func (r *Repository) OpenWorkTreeFile(p *Policy, clean string) (*os.File, error) {
+	fi, err := r.resolveWorkTreePath(p, clean)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", clean)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errcode.New(errcode.InvalidArgument, "%q is not a regular file", clean)
+	}
+	root, err := os.OpenRoot(r.Git.WorkTree())
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	// O_NONBLOCK: a FIFO swapped in after the check must not hang the call.
+	f, err := root.OpenFile(filepath.FromSlash(clean), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, errcode.New(errcode.PathDenied, "%q cannot be opened inside the work tree", clean)
+	}
+	// The file opened must be the one checked.
+	if got, err := f.Stat(); err != nil || !os.SameFile(got, fi) {
+		f.Close()
+		return nil, errcode.New(errcode.PathDenied, "%q changed while it was being opened", clean)
+	}
+	return f, nil
+}
+
+// CheckWorkTreePath tells whether a path git reported from the work tree
+// may be served: its real path (symlinks followed, parent directories
+// included) stays inside the work tree and passes the policy.
+func (r *Repository) CheckWorkTreePath(p *Policy, clean string) error {
+	_, err := r.resolveWorkTreePath(p, clean)
+	return err
+}
+
+// resolveWorkTreePath follows symlinks in clean, checks where it leads and
+// describes what is there.
+func (r *Repository) resolveWorkTreePath(p *Policy, clean string) (os.FileInfo, error) {
 	wt := r.Git.WorkTree()
 	if wt == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "%s is a bare repository: give a ref", r.FullName())
@@ -40,26 +79,5 @@ func (r *Repository) OpenWorkTreeFile(p *Policy, clean string) (*os.File, error)
 	if err != nil {
 		return nil, errcode.New(errcode.NotFound, "%q does not exist in the work tree of %s", clean, r.FullName())
 	}
-	if fi.IsDir() {
-		return nil, errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", clean)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errcode.New(errcode.InvalidArgument, "%q is not a regular file", clean)
-	}
-	root, err := os.OpenRoot(wt)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	// O_NONBLOCK: a FIFO swapped in after the check must not hang the call.
-	f, err := root.OpenFile(filepath.FromSlash(clean), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, errcode.New(errcode.PathDenied, "%q cannot be opened inside the work tree", clean)
-	}
-	// The file opened must be the one checked.
-	if got, err := f.Stat(); err != nil || !os.SameFile(got, fi) {
-		f.Close()
-		return nil, errcode.New(errcode.PathDenied, "%q changed while it was being opened", clean)
-	}
-	return f, nil
+	return fi, nil
 }

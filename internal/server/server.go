@@ -58,6 +58,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	s.addListChangedFiles()
 	s.addGetPullRequestDiff()
 	s.addListPullRequestFiles()
+	s.addSearchCode()
 	return s
 }
 

@@ -1,0 +1,59 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// git's exclusions (GrepExcludes) and Denied agree on every path: a search
+// never opens a file the policy hides, and hides nothing else.
+func TestGrepExcludesAgreeWithDenied(t *testing.T) {
+	r := testrepo.New(t)
+	paths := []string{
+		".env", "app/.env.local", ".env-prod", ".ENV", "id_rsa", "keys/deploy.pem", "a/b/server.KEY",
+		".aws/credentials", "home/.ssh/config", "x/.gnupg/y/z", ".netrc", "deep/er/.git-credentials",
+		"secrets.yml", "config/prod/db.yml", "build/out.log",
+		"main.go", "env.go", "id_rsa.pub", "keys.go", "docs/ssh.md", "a/b/key.txt", "build/sub/out.log", "config/dev/db.yml",
+	}
+	for _, p := range paths {
+		r.Write(p, "needle\n")
+	}
+	head := r.Commit("files")
+	policy, err := NewPolicy([]string{"config/prod/", "build/*.log"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := git.Open(newEnv(t), r.Dir+"/.git", r.Dir)
+	defer g.Close()
+
+	var found []string
+	err = g.Grep(context.Background(), git.GrepOptions{Pattern: "needle", Rev: head, Exclude: policy.GrepExcludes()}, func(out io.Reader) error {
+		data, err := io.ReadAll(out)
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			p, _, _ := bytes.Cut([]byte(line), []byte{0})
+			found = append(found, strings.TrimPrefix(string(p), head+":"))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range paths {
+		if !policy.Denied(p) {
+			want = append(want, p)
+		}
+	}
+	sort.Strings(found)
+	sort.Strings(want)
+	if strings.Join(found, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("git searched\n%s\nthe policy allows\n%s", strings.Join(found, "\n"), strings.Join(want, "\n"))
+	}
+}
