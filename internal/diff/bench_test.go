@@ -76,3 +76,21 @@ func BenchmarkSplitter(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkParseHeader(b *testing.B) {
+	headers := map[string][]string{
+		"modify": {"diff --git a/cmd/main.go b/cmd/main.go\n", "index 1234567..89abcde 100644\n", "--- a/cmd/main.go\n", "+++ b/cmd/main.go\n"},
+		"rename": {"diff --git a/old name.go b/new name.go\n", "similarity index 91%\n", "rename from old name.go\n", "rename to new name.go\n", "index 1234567..89abcde 100644\n", "--- a/old name.go\t\n", "+++ b/new name.go\t\n"},
+		"quoted": {"diff --git \"a/na\\303\\257ve\\tcaf\\303\\251.md\" \"b/na\\303\\257ve\\tcaf\\303\\251.md\"\n", "new file mode 100644\n", "index 0000000..89abcde\n", "--- /dev/null\n", "+++ \"b/na\\303\\257ve\\tcaf\\303\\251.md\"\n"},
+	}
+	for name, lines := range headers {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ParseHeader(lines); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
