@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -19,6 +20,9 @@ type options struct {
 	deny             listFlag
 	baseURL          string
 	logLevel         string
+	forge, token     string
+	cacheDir         string
+	cacheTTL         time.Duration
 }
 
 // listFlag is a repeatable flag; from the environment it takes a
@@ -53,6 +57,10 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.Var(&o.deny, "deny", "hide paths matching `GLOB` in addition to the default secrets list (repeatable, or comma-separated)")
 	fs.StringVar(&o.baseURL, "base-url", "", "web address of the forge hosting the repositories (`URL`), used for links in get_file_content metadata")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
+	fs.StringVar(&o.forge, "forge", "", "serve the repositories of the Forgejo or Gitea server at `URL` (through its API and local mirrors)")
+	fs.StringVar(&o.token, "token", "", "API `token` for --forge (also read from FORGEJO_TOKEN or GITEA_TOKEN)")
+	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "where --forge keeps its mirrors (`DIR`)")
+	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
 	if withHTTP {
 		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio")
 	}
@@ -79,8 +87,20 @@ func parse(fs *flag.FlagSet, args []string) error {
 }
 
 func (o *options) validate() error {
-	if o.repo != "" && o.root != "" {
-		return fmt.Errorf("--repo and --root are exclusive: serve one repository or a directory of them")
+	sources := 0
+	for _, set := range []bool{o.repo != "", o.root != "", o.forge != ""} {
+		if set {
+			sources++
+		}
+	}
+	if sources > 1 {
+		return fmt.Errorf("--repo, --root and --forge are exclusive: serve one repository, a directory of them, or a forge's")
+	}
+	if o.forge != "" && o.name != "" {
+		return fmt.Errorf("--name applies to a single repository, not --forge")
+	}
+	if o.cacheTTL <= 0 {
+		return fmt.Errorf("--cache-ttl must be positive")
 	}
 	if o.root != "" && o.name != "" {
 		return fmt.Errorf("--name applies to a single repository, not --root")
@@ -92,4 +112,23 @@ func (o *options) validate() error {
 		return fmt.Errorf("--timeout must be positive")
 	}
 	return nil
+}
+
+// defaultCacheDir is under the user's cache directory.
+func defaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "mcp-repo-tools", "mirrors")
+}
+
+// forgeToken is --token, else the environment variables forges use.
+func (o *options) forgeToken() string {
+	for _, t := range []string{o.token, os.Getenv("FORGEJO_TOKEN"), os.Getenv("GITEA_TOKEN")} {
+		if t != "" {
+			return t
+		}
+	}
+	return ""
 }

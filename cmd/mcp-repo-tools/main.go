@@ -13,7 +13,9 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
@@ -140,9 +142,13 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		return nil, err
 	}
 	var served *repo.Served
-	if o.root != "" {
+	var fc *forge.Client
+	switch {
+	case o.forge != "":
+		fc, served, err = openForge(ctx, o, env, log)
+	case o.root != "":
 		served, err = repo.ServeRoot(env, o.root)
-	} else {
+	default:
 		path := o.repo
 		if path == "" {
 			path = "."
@@ -160,6 +166,24 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		BaseURL:  o.baseURL,
 		Version:  version(),
 		Logger:   log,
+		Forge:    fc,
 	})
 	return &app{srv: srv, served: served, env: env, log: log}, nil
+}
+
+// openForge connects to the forge, says which one answers, and serves its
+// repositories through mirrors.
+func openForge(ctx context.Context, o *options, env *git.Env, log *slog.Logger) (*forge.Client, *repo.Served, error) {
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	fc, err := forge.New(cctx, o.forge, o.forgeToken())
+	if err != nil {
+		return nil, nil, fmt.Errorf("--forge %s: %w", o.forge, err)
+	}
+	mirrors, err := forge.NewMirrors(fc, env, o.cacheDir, o.cacheTTL)
+	if err != nil {
+		return nil, nil, err
+	}
+	log.Info("forge", "kind", fc.Kind, "version", fc.Version, "url", fc.BaseURL(), "token", o.forgeToken() != "", "mirrors", o.cacheDir)
+	return fc, repo.ServeSource(env, mirrors), nil
 }

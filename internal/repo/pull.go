@@ -25,7 +25,7 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 		return nil, errcode.New(errcode.InvalidArgument, "pull request index %d: want a positive integer", index)
 	}
 	prefix := "refs/pull/" + strconv.Itoa(index) + "/"
-	head, err := r.Git.ResolveCommit(ctx, prefix+"head")
+	head, err := r.resolve(ctx, prefix+"head")
 	if errors.Is(err, git.ErrMissing) {
 		return nil, errcode.New(errcode.NotFound, "pull request #%d does not exist in %s (no %shead)", index, r.FullName(), prefix)
 	}

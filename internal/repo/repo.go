@@ -17,6 +17,9 @@ import (
 type Repository struct {
 	Owner, Name string
 	Git         *git.Repo
+	// refresh updates a mirrored repository (nil for a local one); a
+	// revision that is missing is looked up again after it.
+	refresh func(context.Context) error
 }
 
 // FullName is "owner/name".
@@ -38,9 +41,22 @@ func (r *Repository) ResolveCommit(ctx context.Context, rev string) (string, err
 	if err := checkRev(rev); err != nil {
 		return "", err
 	}
-	oid, err := r.Git.ResolveCommit(ctx, rev)
+	oid, err := r.resolve(ctx, rev)
 	if errors.Is(err, git.ErrMissing) {
 		return "", errcode.New(errcode.InvalidRef, "%q does not name a commit in %s", rev, r.FullName())
+	}
+	return oid, err
+}
+
+// resolve resolves a checked revision; a mirror missing it is refreshed
+// once and asked again.
+func (r *Repository) resolve(ctx context.Context, rev string) (string, error) {
+	oid, err := r.Git.ResolveCommit(ctx, rev)
+	if errors.Is(err, git.ErrMissing) && r.refresh != nil {
+		if rerr := r.refresh(ctx); rerr != nil {
+			return "", rerr
+		}
+		oid, err = r.Git.ResolveCommit(ctx, rev)
 	}
 	return oid, err
 }
@@ -132,14 +148,14 @@ func nameFromRemote(url string) (owner, name string, ok bool) {
 		return "", "", false
 	}
 	owner, name = parts[len(parts)-2], parts[len(parts)-1]
-	if validName(owner) && validName(name) {
+	if ValidName(owner) && ValidName(name) {
 		return owner, name, true
 	}
 	return "", "", false
 }
 
-// validName: the characters Gitea allows in owner and repository names.
-func validName(s string) bool {
+// ValidName: the characters Gitea allows in owner and repository names.
+func ValidName(s string) bool {
 	if s == "" || s == "." || s == ".." || len(s) > 255 {
 		return false
 	}
@@ -164,7 +180,7 @@ func sanitizeName(s string) string {
 			out[i] = '-'
 		}
 	}
-	if n := string(out); validName(n) {
+	if n := string(out); ValidName(n) {
 		return n
 	}
 	return "repo"

@@ -96,13 +96,13 @@ func TestNameFromRemote(t *testing.T) {
 
 func TestValidName(t *testing.T) {
 	for _, s := range []string{"a", "acme", "Acme-Corp", "my_repo.v2", "...", ".hidden", strings.Repeat("x", 255)} {
-		if !validName(s) {
-			t.Errorf("validName(%q) = false", s)
+		if !ValidName(s) {
+			t.Errorf("ValidName(%q) = false", s)
 		}
 	}
 	for _, s := range []string{"", ".", "..", "a/b", "a b", "a\x00", "%2e%2e", "ü", `a\b`, strings.Repeat("x", 256)} {
-		if validName(s) {
-			t.Errorf("validName(%q) = true", s)
+		if ValidName(s) {
+			t.Errorf("ValidName(%q) = true", s)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 )
 
 // Served is the set of repositories a server answers for: one repository
@@ -20,6 +21,7 @@ type Served struct {
 	env    *git.Env
 	single *Repository
 	root   string // absolute, symlinks resolved; "" in single mode
+	source Source // repositories fetched from elsewhere (a forge), or nil
 
 	mu   sync.Mutex
 	open map[string]*Repository // root mode: opened so far, by OWNER/REPO as spelled on disk
@@ -37,7 +39,7 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 	switch {
 	case name != "":
 		owner, n, ok := strings.Cut(name, "/")
-		if !ok || !validName(owner) || !validName(n) {
+		if !ok || !ValidName(owner) || !ValidName(n) {
 			g.Close()
 			return nil, fmt.Errorf("--name %q: want OWNER/REPO of letters, digits, '-', '_' and '.'", name)
 		}
@@ -75,6 +77,30 @@ func ServeRoot(env *git.Env, dir string) (*Served, error) {
 	return &Served{env: env, root: abs, open: map[string]*Repository{}}, nil
 }
 
+// Source supplies repositories that do not live on the local disk: a
+// forge's, through mirrors it keeps fresh.
+type Source interface {
+	// Open makes the repository's mirror fresh enough (refresh: now, a ref
+	// was missing) and says where it is.
+	Open(ctx context.Context, owner, name string, refresh bool) (Opened, error)
+	// Describe says what is served, for errors about names.
+	Describe() string
+	// List lists the repositories the source serves.
+	List(ctx context.Context) ([]Info, error)
+}
+
+// Opened is a mirror ready to read. Stale is set when a refresh failed and
+// an older copy is served.
+type Opened struct {
+	GitDir string
+	Stale  error
+}
+
+// ServeSource serves the repositories of a source.
+func ServeSource(env *git.Env, src Source) *Served {
+	return &Served{env: env, source: src, open: map[string]*Repository{}}
+}
+
 // Single reports whether exactly one repository is served.
 func (s *Served) Single() bool { return s.single != nil }
 
@@ -107,11 +133,44 @@ func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*R
 		}
 		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
 	}
+	if s.source != nil {
+		return s.openFromSource(ctx, owner, repo)
+	}
 	return s.openUnderRoot(ctx, owner, repo)
 }
 
+// openFromSource opens a source's mirror, notes when it is stale, and gives
+// the repository a way to refresh when a ref is missing.
+func (s *Served) openFromSource(ctx context.Context, owner, name string) (*Repository, error) {
+	if !ValidName(owner) || !ValidName(name) {
+		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, name)
+	}
+	o, err := s.source.Open(ctx, owner, name, false)
+	if err != nil {
+		return nil, err
+	}
+	if o.Stale != nil {
+		notes.Add(ctx, o.Stale.Error())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.open[o.GitDir]
+	if !ok {
+		r = &Repository{Owner: owner, Name: name, Git: git.Open(s.env, o.GitDir, "")}
+		r.refresh = func(ctx context.Context) error {
+			o, err := s.source.Open(ctx, owner, name, true)
+			if err == nil && o.Stale != nil {
+				notes.Add(ctx, o.Stale.Error())
+			}
+			return err
+		}
+		s.open[o.GitDir] = r
+	}
+	return r, nil
+}
+
 func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Repository, error) {
-	if !validName(owner) || !validName(repo) {
+	if !ValidName(owner) || !ValidName(repo) {
 		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, repo)
 	}
 	s.mu.Lock()
@@ -160,7 +219,7 @@ func spellings(dir, name, suffix string) []string {
 	var out []string
 	for _, e := range entries {
 		base := strings.TrimSuffix(e.Name(), suffix)
-		if validName(base) && strings.EqualFold(base, name) && !slices.Contains(out, base) {
+		if ValidName(base) && strings.EqualFold(base, name) && !slices.Contains(out, base) {
 			out = append(out, base)
 		}
 	}
@@ -220,6 +279,9 @@ type Info struct {
 // List returns every served repository, sorted by name. In root mode it
 // reads the directory tree, not git: cheap enough for thousands.
 func (s *Served) List(ctx context.Context) ([]Info, error) {
+	if s.source != nil {
+		return s.source.List(ctx)
+	}
 	if s.single != nil {
 		r := s.single
 		return []Info{{Owner: r.Owner, Name: r.Name, Bare: r.Bare(), DefaultBranch: headBranch(r.Git.GitDir())}}, nil
@@ -230,7 +292,7 @@ func (s *Served) List(ctx context.Context) ([]Info, error) {
 	}
 	var out []Info
 	for _, o := range owners {
-		if !validName(o.Name()) || !isDir(filepath.Join(s.root, o.Name())) {
+		if !ValidName(o.Name()) || !isDir(filepath.Join(s.root, o.Name())) {
 			continue
 		}
 		repos, err := os.ReadDir(filepath.Join(s.root, o.Name()))
@@ -244,7 +306,7 @@ func (s *Served) List(ctx context.Context) ([]Info, error) {
 			name := e.Name()
 			bare := strings.HasSuffix(name, ".git")
 			base := strings.TrimSuffix(name, ".git")
-			if !validName(base) {
+			if !ValidName(base) {
 				continue
 			}
 			gitDir, workTree, ok := s.at(o.Name(), base)
@@ -280,6 +342,9 @@ func isDir(p string) bool {
 
 // describe says what is served, for errors about names.
 func (s *Served) describe(ctx context.Context) string {
+	if s.source != nil {
+		return s.source.Describe()
+	}
 	if s.single != nil {
 		return "this server serves " + s.single.FullName()
 	}

@@ -39,11 +39,17 @@ func (s *Server) addGetFileContent() {
 }
 
 func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply, error) {
-	r, err := s.served.Get(ctx, in.Owner, in.Repo, true)
+	path, err := s.cfg.Policy.Check(in.FilePath)
 	if err != nil {
 		return reply{}, err
 	}
-	path, err := s.cfg.Policy.Check(in.FilePath)
+	if in.EndLine < 0 || (in.EndLine > 0 && in.StartLine > in.EndLine) {
+		return reply{}, inversion(in.StartLine, in.EndLine)
+	}
+	if s.cfg.Forge != nil {
+		return s.forgeFileContent(ctx, in, path)
+	}
+	r, err := s.served.Get(ctx, in.Owner, in.Repo, true)
 	if err != nil {
 		return reply{}, err
 	}
@@ -57,8 +63,21 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply
 	if path == "" {
 		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
 	}
+	var out reply
+	err = readAtRef(ctx, r, commit, in.Ref, path, func(size int64, body io.Reader) error {
+		var err error
+		out, err = s.sliceFile(path, size, body, in)
+		return err
+	})
+	return out, err
+}
+
+// sliceFile answers get_file_content's text mode from a file's bytes: the
+// whole file, or lines start_line..end_line (split on "\n", clamped), as
+// seed 001 says; refused with TOO_LARGE when it does not fit. size is the
+// file's size when known, else -1.
+func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileContentIn) (reply, error) {
 	ranged := in.StartLine != 0 || in.EndLine != 0
-	var res text.Slice
 	// What the reply can hold: the limit less the envelope of an empty reply.
 	room := s.cfg.MaxBytes - s.replySize(reply{}) - 2
 	used := 0
@@ -68,28 +87,19 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply
 	}}
 	if ranged {
 		slicer.From = max(in.StartLine, 1)
-		if in.EndLine > 0 {
-			slicer.To = in.EndLine
-		}
-		if in.EndLine < 0 || (in.EndLine > 0 && slicer.From > in.EndLine) {
-			return reply{}, inversion(in.StartLine, in.EndLine)
-		}
+		slicer.To = max(in.EndLine, 0)
 	}
-	binary := false
-	err = readAtRef(ctx, r, commit, in.Ref, path, func(size int64, body io.Reader) error {
-		head, rest := peek(body, text.SniffLen)
-		if binary = text.IsBinary(head); binary {
-			res.Size = size
-			return nil
+	head, rest := peek(body, text.SniffLen)
+	if text.IsBinary(head) {
+		if size < 0 {
+			n, _ := io.Copy(io.Discard, rest)
+			size = int64(len(head)) + n
 		}
-		res, err = slicer.Read(io.MultiReader(bytes.NewReader(head), rest))
-		return err
-	})
+		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file (%d bytes); with_metadata=true returns it base64-encoded", path, size)
+	}
+	res, err := slicer.Read(io.MultiReader(bytes.NewReader(head), rest))
 	if err != nil {
 		return reply{}, err
-	}
-	if binary {
-		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file (%d bytes); with_metadata=true returns it base64-encoded", path, res.Size)
 	}
 	if ranged {
 		last := res.Total

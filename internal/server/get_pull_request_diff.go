@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -36,22 +37,19 @@ func (s *Server) addGetPullRequestDiff() {
 }
 
 func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn) (reply, error) {
+	path, err := s.checkFilePath(in.FilePath)
+	if err != nil {
+		return reply{}, err
+	}
+	if s.cfg.Forge != nil {
+		return s.forgePullRequestDiff(ctx, in, path)
+	}
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return reply{}, err
 	}
-	if in.FilePath == "" {
-		return s.wholePullRequestDiff(ctx, r, pr, opts)
-	}
-	path, err := repo.CleanPath(in.FilePath)
-	if err != nil {
-		return reply{}, err
-	}
 	if path == "" {
-		return reply{}, errcode.New(errcode.InvalidArgument, "file_path is empty; omit it for the whole diff")
-	}
-	if s.cfg.Policy.Denied(path) {
-		return reply{}, errcode.New(errcode.PathDenied, "file_path %q is hidden by the server's secrets policy", path)
+		return s.wholePullRequestDiff(ctx, r, pr, opts)
 	}
 	keep := int64(s.replyRoom())
 	// Fast path: the diff restricted to the path. That finds a modified
@@ -89,11 +87,35 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 		}
 	}
 	if raw == nil || int64(text.JSONLen(raw)) > keep {
-		return reply{}, errcode.New(errcode.TooLarge, "the diff of %q in %s#%d is %d bytes, over the %d-byte reply limit; "+
-			"get_diff with base=%s head=%s paths=[%q] contextLines=0 returns a smaller patch, and read_file with ref=%s reads the file itself",
-			path, r.FullName(), pr.Index, size, s.cfg.MaxBytes, pr.MergeBase, pr.Head, path, pr.Head)
+		return reply{}, s.sectionTooLarge(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), path, size,
+			fmt.Sprintf("base=%s head=%s", pr.MergeBase, pr.Head), pr.Head)
 	}
 	return reply{text: string(raw)}, nil
+}
+
+// checkFilePath cleans file_path ("" when omitted) and applies the policy.
+func (s *Server) checkFilePath(p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	path, err := repo.CleanPath(p)
+	if err != nil {
+		return "", err
+	}
+	if path == "" {
+		return "", errcode.New(errcode.InvalidArgument, "file_path names the root; omit it for the whole diff")
+	}
+	if s.cfg.Policy.Denied(path) {
+		return "", errcode.New(errcode.PathDenied, "file_path %q is hidden by the server's secrets policy", path)
+	}
+	return path, nil
+}
+
+// sectionTooLarge: one file's section does not fit a reply.
+func (s *Server) sectionTooLarge(pr, path string, size int64, diffRange, head string) error {
+	return errcode.New(errcode.TooLarge, "the diff of %q in %s is %d bytes, over the %d-byte reply limit; "+
+		"get_diff with %s paths=[%q] contextLines=0 returns a smaller patch, and read_file with ref=%s reads the file itself",
+		path, pr, size, s.cfg.MaxBytes, diffRange, path, head)
 }
 
 // startsOrEndsFile: a section restricted to one path that adds or deletes
@@ -115,54 +137,62 @@ func findChange(changes []git.Change, path string) (git.Change, bool) {
 // wholePullRequestDiff returns the whole diff if it fits; else TOO_LARGE
 // with every file's patch size, measured without keeping the patches.
 func (s *Server) wholePullRequestDiff(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (reply, error) {
+	var res reply
+	err := r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
+		var err error
+		res, err = s.wholeDiff(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), patch)
+		return err
+	})
+	return res, err
+}
+
+// wholeDiff answers with a pull request's whole diff, read from patch, if it
+// fits and touches no hidden file; else with an error that lists its files
+// and their patch sizes, measured without keeping the patches.
+func (s *Server) wholeDiff(name string, patch io.Reader) (reply, error) {
 	room := s.replyRoom()
 	var buf []byte
 	used, fits := 0, true
 	var names, denied []string
 	var sizes []int64
 	var total int64
-	err := r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
-		sp := diff.NewSplitter(patch)
-		for {
-			keep := int64(room - used)
-			if !fits {
-				keep = 0
-			}
-			sec, err := sp.NextWithin(keep, 0)
-			if err == io.EOF {
-				return nil
-			}
-			var he *diff.HeaderError
-			if err != nil && !errors.As(err, &he) {
-				return err
-			}
-			names, sizes, total = append(names, sec.Header.NewPath), append(sizes, sec.Size), total+sec.Size
-			if s.cfg.Policy.Denied(sec.Header.NewPath) || s.cfg.Policy.Denied(sec.Header.OldPath) {
-				denied = append(denied, sec.Header.NewPath)
-				fits = false // a hidden file's patch is never returned
+	sp := diff.NewSplitter(patch)
+	for {
+		keep := int64(room - used)
+		if !fits {
+			keep = 0
+		}
+		sec, err := sp.NextWithin(keep, 0)
+		if err == io.EOF {
+			break
+		}
+		var he *diff.HeaderError
+		if err != nil && !errors.As(err, &he) {
+			return reply{}, err
+		}
+		names, sizes, total = append(names, sec.Header.NewPath), append(sizes, sec.Size), total+sec.Size
+		if s.cfg.Policy.Denied(sec.Header.NewPath) || s.cfg.Policy.Denied(sec.Header.OldPath) {
+			denied = append(denied, sec.Header.NewPath)
+			fits = false // a hidden file's patch is never returned
+			continue
+		}
+		if fits && sec.Raw != nil {
+			if cost := text.JSONLen(sec.Raw); used+cost <= room {
+				buf, used = append(buf, sec.Raw...), used+cost
 				continue
 			}
-			if fits && sec.Raw != nil {
-				if cost := text.JSONLen(sec.Raw); used+cost <= room {
-					buf, used = append(buf, sec.Raw...), used+cost
-					continue
-				}
-			}
-			fits, buf = false, nil
 		}
-	})
-	if err != nil {
-		return reply{}, err
+		fits, buf = false, nil
 	}
 	if fits {
 		return reply{text: string(buf)}, nil
 	}
 	if len(denied) > 0 {
-		return reply{}, errcode.New(errcode.PathDenied, "the diff of %s#%d touches %s, hidden by the server's secrets policy, so it is not returned whole; "+
+		return reply{}, errcode.New(errcode.PathDenied, "the diff of %s touches %s, hidden by the server's secrets policy, so it is not returned whole; "+
 			"pass file_path to get another file's section. Files (patch bytes): %s",
-			r.FullName(), pr.Index, fileList(denied, nil, 512), fileList(names, sizes, s.errorRoom()))
+			name, fileList(denied, nil, 512), fileList(names, sizes, s.errorRoom()))
 	}
-	return reply{}, errcode.New(errcode.TooLarge, "the diff of %s#%d is %d bytes in %d files, over the %d-byte reply limit; "+
+	return reply{}, errcode.New(errcode.TooLarge, "the diff of %s is %d bytes in %d files, over the %d-byte reply limit; "+
 		"pass file_path to get one file's section. Files (patch bytes): %s",
-		r.FullName(), pr.Index, total, len(names), s.cfg.MaxBytes, fileList(names, sizes, s.errorRoom()))
+		name, total, len(names), s.cfg.MaxBytes, fileList(names, sizes, s.errorRoom()))
 }

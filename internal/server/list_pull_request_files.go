@@ -56,28 +56,21 @@ func (s *Server) addListPullRequestFiles() {
 }
 
 func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply, error) {
-	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
+	list := s.localPullRequestFiles
+	if s.cfg.Forge != nil {
+		list = s.forgePullRequestFiles
+	}
+	out, err := list(ctx, in)
 	if err != nil {
 		return reply{}, err
 	}
-	changes, err := r.Git.ChangedFiles(ctx, opts)
-	if err != nil {
-		return reply{}, err
-	}
-	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: len(changes), Page: in.Page}
-	from := min((in.Page-1)*in.Limit, len(changes))
-	page := changes[from:min(from+in.Limit, len(changes))]
-	files := make([]prFile, len(page))
-	for i, c := range page {
-		f := s.changedFile(c)
-		files[i] = prFile{Path: f.Path, PreviousPath: f.OldPath, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, IsBinary: f.IsBinary}
-	}
+	files := out.Files
+	from := (in.Page - 1) * in.Limit
 	// A page that does not fit is an error rather than a silent cut: pages
 	// are fixed by page and limit, so the next page could not follow on.
-	out.Files, out.HasMore = files, from+len(files) < len(changes)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s#%d: %d files changed (merge base %s → head %s)", r.FullName(), pr.Index, len(changes), short(pr.MergeBase), short(pr.Head))
-	if len(files) < len(changes) {
+	fmt.Fprintf(&b, "%s/%s#%d: %d files changed (merge base %s → head %s)", in.Owner, in.Repo, in.Index, out.TotalCount, short(out.MergeBase), short(out.Head))
+	if len(files) < out.TotalCount {
 		fmt.Fprintf(&b, "; page %d: files %d–%d", in.Page, from+min(1, len(files)), from+len(files))
 	}
 	b.WriteString("\n")
@@ -92,4 +85,58 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		return reply{}, errcode.New(errcode.TooLarge, "%d files with their names take %d bytes, over the %d-byte reply limit; ask for fewer per page with a smaller limit", len(files), n, s.cfg.MaxBytes)
 	}
 	return res, nil
+}
+
+func (s *Server) localPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
+	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return listPullRequestFilesOut{}, err
+	}
+	changes, err := r.Git.ChangedFiles(ctx, opts)
+	if err != nil {
+		return listPullRequestFilesOut{}, err
+	}
+	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: len(changes), Page: in.Page}
+	from := min((in.Page-1)*in.Limit, len(changes))
+	page := changes[from:min(from+in.Limit, len(changes))]
+	out.Files = make([]prFile, len(page))
+	for i, c := range page {
+		f := s.changedFile(c)
+		out.Files[i] = prFile{Path: f.Path, PreviousPath: f.OldPath, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, IsBinary: f.IsBinary}
+	}
+	out.HasMore = from+len(out.Files) < len(changes)
+	return out, nil
+}
+
+// forgePullRequestFiles reports what the forge says, status words included
+// (a changed binary file may come back as "unchanged" with 0/0).
+func (s *Server) forgePullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return listPullRequestFilesOut{}, err
+	}
+	f := s.cfg.Forge
+	pr, err := f.Pull(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return listPullRequestFilesOut{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+	}
+	files, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, in.Page, in.Limit)
+	if err != nil {
+		return listPullRequestFilesOut{}, err
+	}
+	out := listPullRequestFilesOut{Index: in.Index, Base: pr.Base.SHA, Head: pr.Head.SHA, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, Files: []prFile{}}
+	for _, cf := range files {
+		p := prFile{Path: cf.Filename, Status: cf.Status}
+		if cf.PreviousFilename != "" && cf.PreviousFilename != cf.Filename {
+			p.PreviousPath = ptr(cf.PreviousFilename)
+		}
+		if !s.cfg.Policy.Denied(cf.Filename) && !s.cfg.Policy.Denied(cf.PreviousFilename) {
+			p.Additions, p.Deletions = ptr(cf.Additions), ptr(cf.Deletions)
+		}
+		out.Files = append(out.Files, p)
+	}
+	if total < 0 { // the forge sent no count
+		out.TotalCount = (in.Page-1)*in.Limit + len(files)
+	}
+	out.HasMore = (in.Page-1)*in.Limit+len(files) < out.TotalCount
+	return out, nil
 }

@@ -36,33 +36,42 @@ func prFiles(ctx context.Context, r *repo.Repository, opts git.DiffOptions) ([]g
 	return changes, err
 }
 
-// sectionsFor streams a diff and returns the sections that belong to path
-// (either side of a rename; a type change has two), joined.
+// sectionsFor streams a diff from git and picks path's sections from it.
 func sectionsFor(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string, keep int64) (raw []byte, size int64, found bool, err error) {
 	err = r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
-		sp := diff.NewSplitter(patch)
-		for {
-			sec, err := sp.NextWithin(keep, 0)
-			if err == io.EOF {
-				return nil
-			}
-			var he *diff.HeaderError
-			if err != nil && !errors.As(err, &he) {
-				return err
-			}
-			if !sec.Header.Matches(path) {
-				continue
-			}
-			found = true
-			size += sec.Size
-			if sec.Raw == nil || size > keep {
-				raw, keep = nil, 0 // too large: only measure the rest
-			} else {
-				raw = append(raw, sec.Raw...)
-			}
-		}
+		var err error
+		raw, size, found, _, err = selectSections(patch, path, keep)
+		return err
 	})
 	return raw, size, found, err
+}
+
+// selectSections reads a whole unified diff and returns the sections that
+// belong to path (either side of a rename; a type change has two), joined,
+// if they fit in keep bytes, their size, and the paths of every section.
+func selectSections(patch io.Reader, path string, keep int64) (raw []byte, size int64, found bool, names []string, err error) {
+	sp := diff.NewSplitter(patch)
+	for {
+		sec, err := sp.NextWithin(keep, 0)
+		if err == io.EOF {
+			return raw, size, found, names, nil
+		}
+		var he *diff.HeaderError
+		if err != nil && !errors.As(err, &he) {
+			return nil, 0, false, nil, err
+		}
+		names = append(names, sec.Header.NewPath)
+		if !sec.Header.Matches(path) {
+			continue
+		}
+		found = true
+		size += sec.Size
+		if sec.Raw == nil || size > keep {
+			raw, keep = nil, 0 // too large: only measure the rest
+		} else {
+			raw = append(raw, sec.Raw...)
+		}
+	}
 }
 
 // fileList renders "path (N bytes), ..." for an error, as many as fit in

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
@@ -18,8 +19,12 @@ type Config struct {
 	Timeout  time.Duration // per-call deadline
 	Policy   *repo.Policy
 	BaseURL  string // web address of the forge that hosts the repositories, for links; "" for none
-	Version  string
-	Logger   *slog.Logger
+	// Forge, when set, answers get_pull_request_diff, get_file_content and
+	// list_pull_request_files through the forge's API; the other tools read
+	// the served repositories, then mirrors of the forge's.
+	Forge   *forge.Client
+	Version string
+	Logger  *slog.Logger
 }
 
 // DefaultMaxBytes keeps a reply under Claude Code's default 25,000-token

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
@@ -74,6 +76,7 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 			errcode.New(errcode.Unavailable, "the call took longer than the server's %s limit", s.cfg.Timeout))
 		defer cancel()
 	}
+	ctx, remarks := notes.With(ctx)
 	r, err := h(ctx, in)
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
@@ -81,6 +84,7 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		}
 		return s.errorResult(err)
 	}
+	r.text += renderNotes(remarks.All())
 	res := s.result(r)
 	if n := s.resultSize(res); n > s.cfg.MaxBytes {
 		// Tools fit their replies themselves; this is the backstop that
@@ -158,5 +162,24 @@ func (s *Server) resultSize(res *mcp.CallToolResult) int {
 	return len(data) + envelopeReserve
 }
 
-// replySize measures a reply as it would be sent.
-func (s *Server) replySize(r reply) int { return s.resultSize(s.result(r)) }
+// noteReserve is kept free in every reply for notes (see renderNotes).
+const noteReserve = 512
+
+// replySize measures a reply as it would be sent, with room for notes: the
+// size tools fit their replies to.
+func (s *Server) replySize(r reply) int { return s.resultSize(s.result(r)) + noteReserve }
+
+// renderNotes ends a reply's text with its notes, within noteReserve.
+func renderNotes(all []string) string {
+	var b strings.Builder
+	for _, n := range all {
+		line := "\n[note: " + n + "]"
+		if text.JSONLen(b.String()+line) > noteReserve {
+			cut, _ := text.CutUTF8(line, max(0, (noteReserve-text.JSONLen(b.String()))/6-2))
+			b.WriteString(cut + "…]")
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}

@@ -1,0 +1,328 @@
+// Package forge talks to a Forgejo or Gitea server over its API (v1, which
+// both share): pull request diffs and files, file contents, repository
+// metadata. Answers are streamed or read with a bound, never buffered whole.
+//
+// It uses net/http rather than code.gitea.io/sdk/gitea: the SDK returns
+// diffs and files as whole byte slices and re-encodes ContentsResponse, where
+// the tools need streams and the forge's own JSON unchanged.
+package forge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+)
+
+// Client is an API client for one forge.
+type Client struct {
+	base  *url.URL // the forge's root URL, ending in "/"
+	token string
+	http  *http.Client
+
+	Kind    string // "Gitea" or "Forgejo"
+	Version string // as the forge reports it
+}
+
+// maxJSON bounds a JSON answer read whole (a file listing page, metadata).
+const maxJSON = 8 << 20
+
+// New connects to the forge at rawURL and asks which forge it is.
+func New(ctx context.Context, rawURL, token string) (*Client, error) {
+	u, err := url.Parse(strings.TrimRight(rawURL, "/") + "/")
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("--forge %q: want an http(s) URL such as https://codeberg.org", rawURL)
+	}
+	c := &Client{base: u, token: token, http: &http.Client{
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: 30 * time.Second,
+			MaxIdleConnsPerHost:   16,
+		},
+		// Redirects must not carry the token elsewhere.
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if req.URL.Host != u.Host {
+				return fmt.Errorf("forge redirected to another host (%s)", req.URL.Host)
+			}
+			return nil
+		},
+	}}
+	var v struct {
+		Version string `json:"version"`
+	}
+	if err := c.getJSON(ctx, "version", nil, &v); err != nil {
+		return nil, err
+	}
+	c.Version, c.Kind = v.Version, "Gitea"
+	// Forgejo reports versions like "7.0.0+gitea-1.22.0".
+	if strings.Contains(v.Version, "+gitea-") || strings.Contains(strings.ToLower(v.Version), "forgejo") {
+		c.Kind = "Forgejo"
+	}
+	return c, nil
+}
+
+// BaseURL is the forge's root URL.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// Token is the API token ("" for anonymous access).
+func (c *Client) Token() string { return c.token }
+
+// api builds an API URL from escaped path segments.
+func (c *Client) api(path string, query url.Values) string {
+	u := c.base.JoinPath("api/v1")
+	u.RawPath = u.Path + "/" + path
+	u.Path, _ = url.PathUnescape(u.RawPath)
+	if query != nil {
+		u.RawQuery = query.Encode()
+	}
+	return u.String()
+}
+
+// repoPath is "repos/OWNER/REPO" with both escaped.
+func repoPath(owner, repo string) string {
+	return "repos/" + url.PathEscape(owner) + "/" + url.PathEscape(repo)
+}
+
+// escapePath escapes each segment of a repository path.
+func escapePath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// get sends a GET and returns the response when its status is 2xx; other
+// statuses become coded errors.
+func (c *Client) get(ctx context.Context, path string, query url.Values) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.api(path, query), nil)
+	if err != nil {
+		return nil, err
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "token "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+			return nil, cause
+		}
+		return nil, errcode.New(errcode.Unavailable, "the forge at %s cannot be reached: %s", c.base.Host, scrub(err.Error(), c.token))
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return nil, statusError(resp.StatusCode, path, body)
+}
+
+// statusError turns an HTTP status into the tool's error codes.
+func statusError(status int, path string, body []byte) error {
+	var msg struct {
+		Message string `json:"message"`
+	}
+	json.Unmarshal(body, &msg)
+	detail := msg.Message
+	if detail == "" {
+		detail = http.StatusText(status)
+	}
+	switch {
+	case status == http.StatusNotFound:
+		return errcode.New(errcode.NotFound, "the forge has no %s (404: %s)", path, detail)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return errcode.New(errcode.PermissionDenied, "the forge refused %s (%d: %s); check the token (--token, FORGEJO_TOKEN or GITEA_TOKEN)", path, status, detail)
+	case status == http.StatusTooManyRequests:
+		return errcode.New(errcode.Unavailable, "the forge is rate-limiting requests (429); try again later")
+	case status >= 500:
+		return errcode.New(errcode.Unavailable, "the forge failed on %s (%d: %s); try again later", path, status, detail)
+	default:
+		return errcode.New(errcode.InvalidArgument, "the forge rejected %s (%d: %s)", path, status, detail)
+	}
+}
+
+// scrub removes the token from a message that may quote a request.
+func scrub(msg, token string) string {
+	if token == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, token, "[token]")
+}
+
+// getJSON reads a JSON answer of bounded size into v.
+func (c *Client) getJSON(ctx context.Context, path string, query url.Values, v any) error {
+	data, _, err := c.getRaw(ctx, path, query)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return errcode.New(errcode.Unavailable, "the forge's answer to %s is not the JSON expected: %v", path, err)
+	}
+	return nil
+}
+
+// getRaw reads a bounded answer whole, with its headers.
+func (c *Client) getRaw(ctx context.Context, path string, query url.Values) ([]byte, http.Header, error) {
+	resp, err := c.get(ctx, path, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJSON+1))
+	if err != nil {
+		return nil, nil, c.readError(ctx, path, err)
+	}
+	if len(data) > maxJSON {
+		return nil, nil, errcode.New(errcode.TooLarge, "the forge's answer to %s is over %d bytes", path, maxJSON)
+	}
+	return data, resp.Header, nil
+}
+
+func (c *Client) readError(ctx context.Context, path string, err error) error {
+	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+		return cause
+	}
+	return errcode.New(errcode.Unavailable, "reading the forge's answer to %s failed: %s", path, scrub(err.Error(), c.token))
+}
+
+// Repository is what the tools need to know of a repository on the forge.
+type Repository struct {
+	FullName      string `json:"full_name"`
+	CloneURL      string `json:"clone_url"`
+	DefaultBranch string `json:"default_branch"`
+	Empty         bool   `json:"empty"`
+}
+
+// Repo describes owner/repo.
+func (c *Client) Repo(ctx context.Context, owner, repo string) (*Repository, error) {
+	var r Repository
+	if err := c.getJSON(ctx, repoPath(owner, repo), nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// PullDiff streams a pull request's unified diff. The caller closes it.
+func (c *Client) PullDiff(ctx context.Context, owner, repo string, index int) (io.ReadCloser, error) {
+	resp, err := c.get(ctx, repoPath(owner, repo)+"/pulls/"+strconv.Itoa(index)+".diff", nil)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// Contents returns the forge's ContentsResponse for a path at ref (an
+// object for a file, an array for a directory) exactly as the forge wrote it.
+func (c *Client) Contents(ctx context.Context, owner, repo, path, ref string) (json.RawMessage, error) {
+	q := url.Values{}
+	if ref != "" {
+		q.Set("ref", ref)
+	}
+	p := repoPath(owner, repo) + "/contents"
+	if path != "" {
+		p += "/" + escapePath(path)
+	}
+	data, _, err := c.getRaw(ctx, p, q)
+	return json.RawMessage(data), err
+}
+
+// Raw streams a file's bytes at ref. The caller closes it.
+func (c *Client) Raw(ctx context.Context, owner, repo, path, ref string) (io.ReadCloser, error) {
+	q := url.Values{}
+	if ref != "" {
+		q.Set("ref", ref)
+	}
+	resp, err := c.get(ctx, repoPath(owner, repo)+"/raw/"+escapePath(path), q)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// ChangedFile is one file of a pull request as the forge lists it.
+type ChangedFile struct {
+	Filename         string `json:"filename"`
+	PreviousFilename string `json:"previous_filename"`
+	Status           string `json:"status"`
+	Additions        int    `json:"additions"`
+	Deletions        int    `json:"deletions"`
+}
+
+// PullFiles lists one page of a pull request's files and the total count.
+func (c *Client) PullFiles(ctx context.Context, owner, repo string, index, page, limit int) ([]ChangedFile, int, error) {
+	q := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(limit)}}
+	data, h, err := c.getRaw(ctx, repoPath(owner, repo)+"/pulls/"+strconv.Itoa(index)+"/files", q)
+	if err != nil {
+		return nil, 0, err
+	}
+	var files []ChangedFile
+	if err := json.Unmarshal(data, &files); err != nil {
+		return nil, 0, errcode.New(errcode.Unavailable, "the forge's file list is not the JSON expected: %v", err)
+	}
+	total, err := strconv.Atoi(h.Get("X-Total-Count"))
+	if err != nil {
+		total = -1
+	}
+	return files, total, nil
+}
+
+// maxListed bounds how many repositories a listing walks.
+const maxListed = 5000
+
+// Repos lists the repositories the token can see, up to maxListed.
+func (c *Client) Repos(ctx context.Context) ([]RepoSummary, error) {
+	var all []RepoSummary
+	for page := 1; len(all) < maxListed; page++ {
+		var res struct {
+			Data []RepoSummary `json:"data"`
+		}
+		q := url.Values{"page": {strconv.Itoa(page)}, "limit": {"50"}}
+		if err := c.getJSON(ctx, "repos/search", q, &res); err != nil {
+			return nil, err
+		}
+		all = append(all, res.Data...)
+		if len(res.Data) < 50 {
+			break
+		}
+	}
+	return all, nil
+}
+
+// RepoSummary is a repository in a listing.
+type RepoSummary struct {
+	Name  string `json:"name"`
+	Owner struct {
+		Login string `json:"login"`
+	} `json:"owner"`
+	DefaultBranch string `json:"default_branch"`
+}
+
+// Pull is what the tools need to know of a pull request.
+type Pull struct {
+	Head struct {
+		SHA string `json:"sha"`
+	} `json:"head"`
+	Base struct {
+		SHA string `json:"sha"`
+	} `json:"base"`
+	MergeBase string `json:"merge_base"`
+}
+
+// Pull describes pull request index.
+func (c *Client) Pull(ctx context.Context, owner, repo string, index int) (*Pull, error) {
+	var p Pull
+	if err := c.getJSON(ctx, repoPath(owner, repo)+"/pulls/"+strconv.Itoa(index), nil, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}

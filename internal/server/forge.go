@@ -1,0 +1,99 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// Forge mode: the tools whose contract is the forge's own (the seeds were
+// written for a Forgejo server's tools) answer from its API; get_diff,
+// list_changed_files, read_file and search_code read mirrors.
+
+// forgeRepo checks owner/repo before they go into an API path.
+func forgeRepo(owner, name string) error {
+	if !repo.ValidName(owner) || !repo.ValidName(name) {
+		return errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, name)
+	}
+	return nil
+}
+
+func (s *Server) forgePullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (reply, error) {
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return reply{}, err
+	}
+	body, err := s.cfg.Forge.PullDiff(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return reply{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+	}
+	defer body.Close()
+	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
+	if path == "" {
+		return s.wholeDiff(name, body)
+	}
+	keep := int64(s.replyRoom())
+	raw, size, found, names, err := selectSections(body, path, keep)
+	if err != nil {
+		return reply{}, err
+	}
+	if !found {
+		return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, len(names), fileList(names, nil, s.errorRoom()))
+	}
+	if raw == nil {
+		return reply{}, s.sectionTooLarge(name, path, size, "the pull request's base and head", "the pull request's head")
+	}
+	return reply{text: string(raw)}, nil
+}
+
+// pullNotFound words the forge's 404 for a pull request.
+func pullNotFound(err error, owner, name string, index int) error {
+	if errcode.Of(err) == errcode.NotFound {
+		return errcode.New(errcode.NotFound, "pull request #%d does not exist in %s/%s (or the token cannot see it)", index, owner, name)
+	}
+	return err
+}
+
+// forgeFileContent answers get_file_content from the forge's API: its own
+// ContentsResponse with metadata, else the raw bytes sliced like a local
+// file.
+func (s *Server) forgeFileContent(ctx context.Context, in getFileContentIn, path string) (reply, error) {
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return reply{}, err
+	}
+	f := s.cfg.Forge
+	if in.WithMetadata {
+		data, err := f.Contents(ctx, in.Owner, in.Repo, path, in.Ref)
+		if err != nil {
+			return reply{}, err
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, data); err == nil {
+			data = compact.Bytes()
+		}
+		out := reply{text: string(data)}
+		if n := s.replySize(out); n > s.cfg.MaxBytes {
+			return reply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+		}
+		return out, nil
+	}
+	if path == "" {
+		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
+	}
+	body, err := f.Raw(ctx, in.Owner, in.Repo, path, in.Ref)
+	if errcode.Of(err) == errcode.NotFound {
+		// The raw endpoint has no directories: tell one from a missing path.
+		if data, cerr := f.Contents(ctx, in.Owner, in.Repo, path, in.Ref); cerr == nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+			return reply{}, errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", path)
+		}
+		return reply{}, errcode.New(errcode.NotFound, "%q does not exist at %q in %s/%s (or the ref does not)", path, in.Ref, in.Owner, in.Repo)
+	}
+	if err != nil {
+		return reply{}, err
+	}
+	defer body.Close()
+	return s.sliceFile(path, -1, body, in)
+}
