@@ -23,6 +23,16 @@ type options struct {
 	forge, token     string
 	cacheDir         string
 	cacheTTL         time.Duration
+	maxGit           int
+
+	// serve --http only
+	httpToken            string
+	allowUnauthenticated bool
+	allowedHosts         listFlag
+	allowedOrigins       listFlag
+	maxRequestBytes      int64
+	stateful             bool
+	shutdownTimeout      time.Duration
 }
 
 // listFlag is a repeatable flag; from the environment it takes a
@@ -61,8 +71,16 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.token, "token", "", "API `token` for --forge (also read from FORGEJO_TOKEN or GITEA_TOKEN)")
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "where --forge keeps its mirrors (`DIR`)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
+	fs.IntVar(&o.maxGit, "max-git-processes", 16, "most git processes running at once (`N`); more calls wait their turn")
 	if withHTTP {
-		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio")
+		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio; a non-loopback address needs --http-token")
+		fs.StringVar(&o.httpToken, "http-token", "", "bearer `token` HTTP clients must send (Authorization: Bearer TOKEN)")
+		fs.BoolVar(&o.allowUnauthenticated, "allow-unauthenticated", false, "serve HTTP on a non-loopback address without a token")
+		fs.Var(&o.allowedHosts, "allowed-hosts", "Host header values accepted besides loopback names (`HOST`, repeatable or comma-separated)")
+		fs.Var(&o.allowedOrigins, "allowed-origins", "browser Origins accepted besides the server itself (`scheme://host[:port]`, repeatable or comma-separated)")
+		fs.Int64Var(&o.maxRequestBytes, "max-request-bytes", 1<<20, "largest HTTP request body (`bytes`)")
+		fs.BoolVar(&o.stateful, "stateful", false, "keep MCP sessions (Mcp-Session-Id) instead of stateless requests; stateless suits several replicas")
+		fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, how long calls in flight may finish")
 	}
 	return fs
 }
@@ -98,6 +116,9 @@ func (o *options) validate() error {
 	}
 	if o.forge != "" && o.name != "" {
 		return fmt.Errorf("--name applies to a single repository, not --forge")
+	}
+	if o.maxGit < 1 {
+		return fmt.Errorf("--max-git-processes must be at least 1")
 	}
 	if o.cacheTTL <= 0 {
 		return fmt.Errorf("--cache-ttl must be positive")

@@ -141,6 +141,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	env.LimitProcesses(o.maxGit)
 	var served *repo.Served
 	var fc *forge.Client
 	switch {

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"net"
-	"net/http"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
 )
 
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
@@ -21,6 +20,22 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError(errors.New("serve takes no arguments besides flags"))
+	}
+	hopts := httpserve.Options{
+		Addr:                 o.http,
+		Token:                o.httpToken,
+		AllowUnauthenticated: o.allowUnauthenticated,
+		AllowedHosts:         o.allowedHosts,
+		AllowedOrigins:       o.allowedOrigins,
+		MaxBodyBytes:         o.maxRequestBytes,
+		Stateful:             o.stateful,
+		ShutdownTimeout:      o.shutdownTimeout,
+	}
+	if o.http != "" {
+		// Refuse an unsafe address before anything starts.
+		if err := hopts.Check(); err != nil {
+			return usageError(err)
+		}
 	}
 	a, err := newApp(ctx, &o, stderr)
 	if err != nil {
@@ -35,29 +50,13 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return a.srv.MCP() },
-		&mcp.StreamableHTTPOptions{Stateless: true}))
-	ln, err := net.Listen("tcp", o.http)
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	// The address actually bound (ADDR may ask for port 0).
-	a.log.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "repositories", describeServed(&o))
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return hs.Shutdown(shutdown)
+	return httpserve.Serve(ctx, a.srv.MCP(), hopts, a.log)
 }
 
 func describeServed(o *options) string {
+	if o.forge != "" {
+		return "the repositories of " + o.forge
+	}
 	if o.root != "" {
 		return "every repository under " + o.root
 	}

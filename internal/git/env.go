@@ -5,6 +5,7 @@
 package git
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,9 @@ import (
 type Env struct {
 	dir  string
 	vars []string
+	// slots bounds the git processes running at once (long-lived cat-file
+	// readers aside): past it, calls queue instead of piling up processes.
+	slots chan struct{}
 }
 
 // NewEnv creates the server's private git home. Close removes it.
@@ -47,6 +51,23 @@ func NewEnv() (*Env, error) {
 		"SSH_ASKPASS=",
 	}
 	return &Env{dir: dir, vars: vars}, nil
+}
+
+// LimitProcesses lets at most n git commands run at once; others wait.
+// Call it before the Env is used.
+func (e *Env) LimitProcesses(n int) { e.slots = make(chan struct{}, n) }
+
+// acquire waits for a process slot; release gives it back.
+func (e *Env) acquire(ctx context.Context) (release func(), err error) {
+	if e.slots == nil {
+		return func() {}, nil
+	}
+	select {
+	case e.slots <- struct{}{}:
+		return func() { <-e.slots }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // Close removes the private git home.

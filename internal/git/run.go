@@ -128,6 +128,11 @@ func (r *Repo) StreamWorkTree(ctx context.Context, args []string, consume func(s
 }
 
 func (r *Repo) stream(ctx context.Context, withWorkTree bool, args []string, consume func(io.Reader) error) error {
+	release, err := r.env.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := r.command(ctx, withWorkTree, args)
