@@ -24,6 +24,7 @@ type options struct {
 	cacheDir         string
 	cacheTTL         time.Duration
 	maxGit           int
+	maxGitMemory     int
 
 	// serve --http only
 	httpToken            string
@@ -72,6 +73,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "where --forge keeps its mirrors (`DIR`)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
 	fs.IntVar(&o.maxGit, "max-git-processes", 16, "most git processes running at once (`N`); more calls wait their turn")
+	fs.IntVar(&o.maxGitMemory, "max-git-memory", 4096, "memory cap of each git process in `MiB` (its data segment; pack files mapped read-only do not count)")
 	if withHTTP {
 		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio; a non-loopback address needs --http-token")
 		fs.StringVar(&o.httpToken, "http-token", "", "bearer `token` HTTP clients must send (Authorization: Bearer TOKEN)")
@@ -116,6 +118,9 @@ func (o *options) validate() error {
 	}
 	if o.forge != "" && o.name != "" {
 		return fmt.Errorf("--name applies to a single repository, not --forge")
+	}
+	if o.maxGitMemory < 64 {
+		return fmt.Errorf("--max-git-memory must be at least 64 (MiB)")
 	}
 	if o.maxGit < 1 {
 		return fmt.Errorf("--max-git-processes must be at least 1")

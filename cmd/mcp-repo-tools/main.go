@@ -142,6 +142,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		return nil, err
 	}
 	env.LimitProcesses(o.maxGit)
+	env.LimitMemory(uint64(o.maxGitMemory) << 20)
 	var served *repo.Served
 	var fc *forge.Client
 	switch {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // Env is the process-wide setting every git child runs with: its own HOME and
@@ -19,6 +21,9 @@ type Env struct {
 	// slots bounds the git processes running at once (long-lived cat-file
 	// readers aside): past it, calls queue instead of piling up processes.
 	slots chan struct{}
+	// memory caps each git process's data segment (bytes; 0: no cap), so a
+	// hostile pattern or object cannot take the host's memory.
+	memory uint64
 }
 
 // NewEnv creates the server's private git home. Close removes it.
@@ -56,6 +61,18 @@ func NewEnv() (*Env, error) {
 // LimitProcesses lets at most n git commands run at once; others wait.
 // Call it before the Env is used.
 func (e *Env) LimitProcesses(n int) { e.slots = make(chan struct{}, n) }
+
+// LimitMemory caps the memory (RLIMIT_DATA) of every git process started
+// from now on. Read-only file mappings (pack files) do not count.
+func (e *Env) LimitMemory(bytes uint64) { e.memory = bytes }
+
+// capMemory applies the memory cap to a started process. The few
+// microseconds before it applies are spent starting git, not working.
+func (e *Env) capMemory(pid int) {
+	if e.memory > 0 {
+		unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: e.memory, Max: e.memory}, nil)
+	}
+}
 
 // acquire waits for a process slot; release gives it back.
 func (e *Env) acquire(ctx context.Context) (release func(), err error) {

@@ -47,7 +47,11 @@ func (r *Repo) Fetch(ctx context.Context, remote, header string, refspecs ...str
 	}
 	stderr := &capped{max: maxStderr}
 	cmd.Stderr, cmd.Stdout = stderr, io.Discard
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting git fetch: %w", err)
+	}
+	r.env.capMemory(cmd.Process.Pid)
+	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("git fetch from %s: %v: %s", u.Host, err, strings.TrimSpace(stderr.String()))
 	}
 	return nil

@@ -142,6 +142,7 @@ func (p *objectPool) start() (*catFile, error) {
 		cancel()
 		return nil, fmt.Errorf("starting git cat-file: %w", err)
 	}
+	p.repo.env.capMemory(cmd.Process.Pid)
 	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), stderr: stderr, cancel: cancel}, nil
 }
 

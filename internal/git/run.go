@@ -145,6 +145,7 @@ func (r *Repo) stream(ctx context.Context, withWorkTree bool, args []string, con
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting git: %w", err)
 	}
+	r.env.capMemory(cmd.Process.Pid)
 	consumeErr := consume(stdout)
 	// Whatever consume left unread is not wanted: stop git rather than
 	// letting it produce the rest.

@@ -17,7 +17,7 @@ import (
 // itself goes through os.Root, so a link swapped in after the check cannot
 // lead outside either.
 func (r *Repository) OpenWorkTreeFile(p *Policy, clean string) (*os.File, error) {
-	fi, err := r.resolveWorkTreePath(p, clean)
+	rel, fi, err := r.resolveWorkTreePath(p, clean)
 	if err != nil {
 		return nil, err
 	}
@@ -32,8 +32,10 @@ func (r *Repository) OpenWorkTreeFile(p *Policy, clean string) (*os.File, error)
 		return nil, err
 	}
 	defer root.Close()
-	// O_NONBLOCK: a FIFO swapped in after the check must not hang the call.
-	f, err := root.OpenFile(filepath.FromSlash(clean), os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Open the real path found above (a link may lead out of the tree and
+	// back in, which os.Root would refuse as written). O_NONBLOCK: a FIFO
+	// swapped in after the check must not hang the call.
+	f, err := root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, errcode.New(errcode.PathDenied, "%q cannot be opened inside the work tree", clean)
 	}
@@ -49,35 +51,35 @@ func (r *Repository) OpenWorkTreeFile(p *Policy, clean string) (*os.File, error)
 // may be served: its real path (symlinks followed, parent directories
 // included) stays inside the work tree and passes the policy.
 func (r *Repository) CheckWorkTreePath(p *Policy, clean string) error {
-	_, err := r.resolveWorkTreePath(p, clean)
+	_, _, err := r.resolveWorkTreePath(p, clean)
 	return err
 }
 
 // resolveWorkTreePath follows symlinks in clean, checks where it leads and
-// describes what is there.
-func (r *Repository) resolveWorkTreePath(p *Policy, clean string) (os.FileInfo, error) {
+// returns the real path relative to the work tree, and what is there.
+func (r *Repository) resolveWorkTreePath(p *Policy, clean string) (string, os.FileInfo, error) {
 	wt := r.Git.WorkTree()
 	if wt == "" {
-		return nil, errcode.New(errcode.InvalidArgument, "%s is a bare repository: give a ref", r.FullName())
+		return "", nil, errcode.New(errcode.InvalidArgument, "%s is a bare repository: give a ref", r.FullName())
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(wt, filepath.FromSlash(clean)))
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, errcode.New(errcode.NotFound, "%q does not exist in the work tree of %s", clean, r.FullName())
+		return "", nil, errcode.New(errcode.NotFound, "%q does not exist in the work tree of %s", clean, r.FullName())
 	}
 	if err != nil {
-		return nil, errcode.New(errcode.PathDenied, "%q cannot be resolved in the work tree", clean)
+		return "", nil, errcode.New(errcode.PathDenied, "%q cannot be resolved in the work tree", clean)
 	}
 	rel, err := filepath.Rel(wt, real)
 	if err != nil || !within(wt, real) {
-		return nil, errcode.New(errcode.PathDenied, "%q resolves outside the repository", clean)
+		return "", nil, errcode.New(errcode.PathDenied, "%q resolves outside the repository", clean)
 	}
 	rel = filepath.ToSlash(rel)
 	if rel != "." && p.Denied(rel) {
-		return nil, errcode.New(errcode.PathDenied, "%q resolves to %q, which the server's secrets policy hides", clean, rel)
+		return "", nil, errcode.New(errcode.PathDenied, "%q resolves to %q, which the server's secrets policy hides", clean, rel)
 	}
 	fi, err := os.Stat(real)
 	if err != nil {
-		return nil, errcode.New(errcode.NotFound, "%q does not exist in the work tree of %s", clean, r.FullName())
+		return "", nil, errcode.New(errcode.NotFound, "%q does not exist in the work tree of %s", clean, r.FullName())
 	}
-	return fi, nil
+	return rel, fi, nil
 }

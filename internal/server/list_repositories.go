@@ -47,7 +47,11 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 		out.Repositories = page[:n]
 		out.NextOffset = nil
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", len(all), from+min(1, n), from+n)
+		if n == 0 {
+			fmt.Fprintf(&b, "%d repositories served; none from offset %d\n", len(all), from)
+		} else {
+			fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", len(all), from+1, from+n)
+		}
 		for _, r := range out.Repositories {
 			kind := "work tree"
 			if r.Bare {

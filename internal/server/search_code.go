@@ -75,6 +75,11 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error)
 	if err := checkQuery(in.Query); err != nil {
 		return reply{}, err
 	}
+	if in.Regex {
+		if err := checkRegex(in.Query); err != nil {
+			return reply{}, err
+		}
+	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
 		return reply{}, err

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -139,7 +141,7 @@ func (s *Server) result(r reply) *mcp.CallToolResult {
 // errorResult is an error reply cut, if it must be, to fit the reply limit.
 // Tools that list alternatives in an error keep them short themselves.
 func (s *Server) errorResult(err error) *mcp.CallToolResult {
-	msg := errcode.Message(err)
+	msg := oneLine(errcode.Message(err))
 	// JSON escaping can grow text up to six times; leave room for the envelope.
 	if limit := (s.cfg.MaxBytes - 512) / 6; text.JSONLen(msg) > s.cfg.MaxBytes-512 {
 		msg, _ = text.CutUTF8(msg, limit)
@@ -180,6 +182,24 @@ func renderNotes(all []string) string {
 			break
 		}
 		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// oneLine escapes control characters, so an error stays the one line an
+// agent can act on, whatever input it quotes.
+func oneLine(msg string) string {
+	if !strings.ContainsFunc(msg, unicode.IsControl) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
 	}
 	return b.String()
 }
