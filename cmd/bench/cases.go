@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Which repository a case runs against.
+const (
+	repoTree  = "tree"
+	repoHuge  = "huge"
+	repoGiven = "repo" // --repo mode
+)
+
+// benchCase is one line of the table: a tool call and its plain-git
+// equivalent, built from the repository's fixture once it is known.
+type benchCase struct {
+	tool, name string
+	repo       string
+	target     *target
+	build      func(fx *fixture) (*spec, error)
+}
+
+// spec is what a case runs.
+type spec struct {
+	args      map[string]any
+	git       []string // the plain-git equivalent; nil for throughput cases
+	noMatchOK bool     // git grep: exit 1 is "no match"
+	// check runs on every timed call; it must be cheap.
+	check func(*mcp.CallToolResult) error
+	// oracle runs once, before timing, and compares the answer with git's.
+	oracle func(*mcp.CallToolResult) error
+	// calls > 0 makes a throughput case: that many sequential calls, with
+	// arguments from argsFor, and no git side.
+	calls   int
+	argsFor func(i int) map[string]any
+	note    string
+}
+
+func (c benchCase) label() string { return c.tool + " " + c.name }
+
+// generatedCases are the cases on the generated repositories; the fixtures
+// are those of repoTree (main...change) and repoHuge (base..main).
+func generatedCases(calls int) []benchCase {
+	return []benchCase{
+		{tool: "get_diff", name: "tree main...change, merge-base, default budget", repo: repoTree, build: func(fx *fixture) (*spec, error) {
+			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}, "")
+		}},
+		{tool: "get_diff", name: "huge base..main: adds a 216 MB file", repo: repoHuge, target: ratioAtMost(0.3), build: func(fx *fixture) (*spec, error) {
+			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.base, fx.head}, hugePath)
+		}},
+		{tool: "list_changed_files", name: "tree main...change", repo: repoTree, build: func(fx *fixture) (*spec, error) {
+			return changedFilesSpec(fx)
+		}},
+		{tool: "get_pull_request_diff", name: "PR #1, file_path = a modified file", repo: repoTree, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
+			c, err := fx.find('M')
+			if err != nil {
+				return nil, err
+			}
+			return prFileSpec(fx, c, []string{"diff", fx.mergeBase, prRef, "--", c.path})
+		}},
+		{tool: "get_pull_request_diff", name: "PR #1, file_path = a renamed file's new path", repo: repoTree, build: func(fx *fixture) (*spec, error) {
+			c, err := fx.find('R')
+			if err != nil {
+				return nil, err
+			}
+			return prFileSpec(fx, c, []string{"diff", "-M", fx.mergeBase, prRef, "--", c.oldPath, c.path})
+		}},
+		{tool: "read_file", name: "100 lines of a 20 KB file at a ref", repo: repoTree, build: readSliceSpec},
+		{tool: "get_file_content", name: "100 lines of a 20 KB file at a ref", repo: repoTree, build: contentSliceSpec},
+		{tool: "list_repositories", name: fmt.Sprintf("protocol floor: %d sequential calls", calls), repo: repoTree, build: func(*fixture) (*spec, error) {
+			return floorSpec(calls), nil
+		}},
+		{tool: "read_file", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoTree, target: throughputAtLeast(2000, 0.5),
+			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, readArgs) }},
+		{tool: "get_file_content", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoTree, target: throughputAtLeast(2000, 0.5),
+			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, contentArgs) }},
+		{tool: "read_file", name: "100 lines at line 1,000,000 of the 216 MB file", repo: repoHuge, target: rssGrowthAtMost(32), build: hugeReadSpec},
+		{tool: "search_code", name: "rare match (3 files)", repo: repoTree, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
+			return searchSpec(fx, rareToken, 0)
+		}},
+		{tool: "search_code", name: "very common match, maxResults=10", repo: repoTree, target: ratioAtMost(0.2), build: func(fx *fixture) (*spec, error) {
+			return searchSpec(fx, "return", 10)
+		}},
+	}
+}
+
+// givenCases adapt the generated shapes to any repository and base...head
+// (--repo mode): the diff of the range, and reads of the largest changed
+// text file at head.
+func givenCases(calls int) []benchCase {
+	return []benchCase{
+		{tool: "get_diff", name: "base...head, merge-base, default budget", repo: repoGiven, build: func(fx *fixture) (*spec, error) {
+			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}, "")
+		}},
+		{tool: "list_changed_files", name: "base...head", repo: repoGiven, build: changedFilesSpec},
+		{tool: "read_file", name: "100 lines of the largest changed text file at head", repo: repoGiven, build: readSliceSpec},
+		{tool: "get_file_content", name: "100 lines of the largest changed text file at head", repo: repoGiven, build: contentSliceSpec},
+		{tool: "list_repositories", name: fmt.Sprintf("protocol floor: %d sequential calls", calls), repo: repoGiven, build: func(*fixture) (*spec, error) {
+			return floorSpec(calls), nil
+		}},
+		{tool: "read_file", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoGiven, target: throughputAtLeast(2000, 0.5),
+			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, readArgs) }},
+		{tool: "get_file_content", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoGiven, target: throughputAtLeast(2000, 0.5),
+			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, contentArgs) }},
+		{tool: "search_code", name: "rare match (the read file's name)", repo: repoGiven, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
+			name := fx.slice.path[strings.LastIndexByte(fx.slice.path, '/')+1:]
+			if i := strings.IndexByte(name, '.'); i > 0 {
+				name = name[:i]
+			}
+			return searchSpec(fx, name, 0)
+		}},
+		{tool: "search_code", name: "very common match, maxResults=10", repo: repoGiven, target: ratioAtMost(0.2), build: func(fx *fixture) (*spec, error) {
+			return searchSpec(fx, "the", 10)
+		}},
+	}
+}
+
+// prRef is pull request #1's head, as forges keep it.
+const prRef = "refs/pull/1/head"
+
+func readArgs(t textFile, start, end int) map[string]any {
+	return map[string]any{"path": t.path, "ref": t.rev, "startLine": start, "endLine": end}
+}
+
+func contentArgs(t textFile, start, end int) map[string]any {
+	return map[string]any{"owner": benchOwner, "repo": benchRepo, "filePath": t.path, "ref": t.rev, "start_line": start, "end_line": end}
+}

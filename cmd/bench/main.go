@@ -1,0 +1,199 @@
+// Command bench measures the mcp-repo-tools server against plain git, side
+// by side, on generated repositories (or on any repository and range with
+// --repo/--base/--head). It builds the server, drives it over stdio with
+// the MCP Go SDK client, runs the equivalent git command for each case,
+// alternating, and prints medians, ratios and the server's peak memory.
+//
+//	go run ./cmd/bench [--rounds 5] [--only SUBSTRING] [--json bench-results.json]
+//	go run ./cmd/bench --repo PATH --base REV --head REV
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// logFunc prints progress to stderr.
+type logFunc func(format string, args ...any)
+
+type options struct {
+	rounds           int
+	calls            int
+	cache            string
+	repo, base, head string
+	only             string
+	keep             bool
+	jsonPath         string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	code, err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+	}
+	os.Exit(code)
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	cacheDir, err := os.UserCacheDir()
+	if err != nil {
+		cacheDir = os.TempDir()
+	}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.rounds, "rounds", 5, "timed rounds per case, after one warm-up")
+	fs.IntVar(&o.calls, "calls", 2000, "sequential calls in the throughput cases")
+	fs.StringVar(&o.cache, "cache", filepath.Join(cacheDir, "mcp-repo-tools-bench"), "where generated repositories and the server binary are kept")
+	fs.StringVar(&o.repo, "repo", "", "measure on this repository instead of generated ones (needs --base and --head)")
+	fs.StringVar(&o.base, "base", "", "with --repo: the base revision")
+	fs.StringVar(&o.head, "head", "", "with --repo: the head revision")
+	fs.StringVar(&o.only, "only", "", "run only the cases whose \"tool case\" contains this (case-insensitive)")
+	fs.BoolVar(&o.keep, "keep", false, "reuse the server binary built by an earlier run")
+	fs.StringVar(&o.jsonPath, "json", "bench-results.json", "write the results as JSON to this file")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	case o.rounds < 1 || o.calls < 1:
+		return nil, errors.New("--rounds and --calls must be at least 1")
+	case (o.repo != "") != (o.base != "" && o.head != ""), o.repo == "" && (o.base != "" || o.head != ""):
+		return nil, errors.New("--repo, --base and --head go together")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return 2, err
+	}
+	began := time.Now()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "[%6.1fs] %s\n", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
+	}
+	home, err := os.MkdirTemp("", "mcp-repo-tools-bench-")
+	if err != nil {
+		return 1, err
+	}
+	defer os.RemoveAll(home)
+	g := newGitRunner(home)
+
+	cases := generatedCases(o.calls)
+	if o.repo != "" {
+		cases = givenCases(o.calls)
+	}
+	cases = selectCases(cases, o.only)
+	if len(cases) == 0 {
+		return 2, fmt.Errorf("no case matches --only %q", o.only)
+	}
+	bin, err := buildServer(filepath.Join(o.cache, "bin"), o.keep, logf)
+	if err != nil {
+		return 1, err
+	}
+	gitVersion, _ := g.line(home, "version")
+	rep := &report{Started: began, GoVersion: runtime.Version(), GitVersion: gitVersion, CPUs: runtime.NumCPU(), Rounds: o.rounds,
+		LoadAvg: []string{loadAvg()}}
+	rows := make([]*row, len(cases))
+	ru := &runner{g: g, rounds: o.rounds, logf: logf}
+
+	for _, kind := range []string{repoTree, repoHuge, repoGiven} {
+		var idx []int
+		for i, c := range cases {
+			if c.repo == kind {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		dir, fx, info, err := prepare(ctx, g, o, kind, logf)
+		if err != nil {
+			return 1, err
+		}
+		rep.Repos = append(rep.Repos, info)
+		s, err := startServer(ctx, bin, dir, filepath.Join(home, kind+".log"))
+		if err != nil {
+			return 1, err
+		}
+		for _, i := range idx {
+			if ctx.Err() != nil {
+				break
+			}
+			rows[i] = ru.runCase(ctx, s, fx, cases[i])
+		}
+		if err := s.close(); err != nil {
+			logf("closing the %s server: %v", kind, err)
+		}
+		if ctx.Err() != nil {
+			return 1, ctx.Err()
+		}
+	}
+	rep.Rows = rows
+	rep.LoadAvg = append(rep.LoadAvg, loadAvg())
+
+	fmt.Fprintf(stdout, "mcp-repo-tools vs plain git: medians of %d rounds after one warm-up; %s; %s; %d CPUs; load average %s at start, %s at end\n\n",
+		o.rounds, gitVersion, runtime.Version(), runtime.NumCPU(), rep.LoadAvg[0], rep.LoadAvg[1])
+	writeTable(stdout, rows)
+	for _, ri := range rep.Repos {
+		switch {
+		case ri.Name == repoGiven:
+			fmt.Fprintf(stdout, "\n%s: %s (given with --repo)", ri.Name, ri.Path)
+		case ri.Generated:
+			fmt.Fprintf(stdout, "\n%s: %s (generated in %.0f s, %.0f MiB on disk)", ri.Name, ri.Path, ri.GenSec, ri.DiskMiB)
+		default:
+			fmt.Fprintf(stdout, "\n%s: %s (from cache, %.0f MiB on disk)", ri.Name, ri.Path, ri.DiskMiB)
+		}
+	}
+	fmt.Fprintln(stdout)
+	if err := writeJSON(o.jsonPath, rep); err != nil {
+		return 1, err
+	}
+	logf("results written to %s", o.jsonPath)
+	for _, r := range rows {
+		if r.Error != "" {
+			return 1, errors.New("some cases failed")
+		}
+	}
+	return 0, nil
+}
+
+// loadAvg is the 1-minute load average: on a shared machine it says how
+// much to trust a timing.
+func loadAvg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
+
+func selectCases(cases []benchCase, only string) []benchCase {
+	if only == "" {
+		return cases
+	}
+	var out []benchCase
+	for _, c := range cases {
+		if strings.Contains(strings.ToLower(c.label()), strings.ToLower(only)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// runner runs cases against one server session and plain git.
+type runner struct {
+	g      gitRunner
+	rounds int
+	logf   logFunc
+}
+
+// runCase runs one case and returns its row; a failure is recorded in the
+// row, not returned, so one broken case does not hide the others.
+func (ru *runner) runCase(ctx context.Context, s *session, fx *fixture, c benchCase) *row {
+	r := &row{Tool: c.tool, Case: c.name, Repo: c.repo}
+	if c.target != nil {
+		r.Target = c.target.text
+	}
+	if !s.tools[c.tool] {
+		r.Skipped = "the server has no " + c.tool + " tool"
+		ru.logf("%s: skipped (%s)", c.label(), r.Skipped)
+		return r
+	}
+	ru.logf("%s ...", c.label())
+	sp, err := c.build(fx)
+	if err == nil {
+		err = ru.measure(ctx, s, fx, c, sp, r)
+	}
+	if err != nil {
+		r.Error = err.Error()
+		ru.logf("%s: ERROR %v", c.label(), err)
+		return r
+	}
+	if c.target != nil {
+		r.Met = new(c.target.met(r))
+	}
+	ru.logf("%s: server %s ms, git %s ms", c.label(), fmtPtr(r.ServerMs), fmtPtr(r.GitMs))
+	return r
+}
+
+func fmtPtr(f *float64) string {
+	if f == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", *f)
+}
+
+// measure checks the first answer against git, then times the case and
+// samples the server's memory around the timed part.
+func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) error {
+	r.ServerArgs = sp.args
+	// The first call is checked against git in full (and warms the server).
+	res, err := s.call(ctx, c.tool, sp.args)
+	if err != nil {
+		return err
+	}
+	if sp.check != nil {
+		if err := sp.check(res); err != nil {
+			return fmt.Errorf("check: %w", err)
+		}
+	}
+	if err := sp.oracle(res); err != nil {
+		return fmt.Errorf("answer differs from git's: %w", err)
+	}
+	reply, _ := json.Marshal(res)
+	var notes []string
+	if sp.note != "" {
+		notes = append(notes, sp.note)
+	}
+	notes = append(notes, "reply "+humanBytes(int64(len(reply))))
+
+	if err := s.resetPeakRSS(); err != nil {
+		return fmt.Errorf("resetting the peak RSS: %w", err)
+	}
+	before, _, err := s.rss()
+	if err != nil {
+		return err
+	}
+	r.RSSMiB = fptr(float64(before) / (1 << 20))
+	var note string
+	if sp.calls > 0 {
+		note, err = ru.throughput(ctx, s, c, sp, r)
+	} else {
+		note, err = ru.sideBySide(ctx, s, fx, c, sp, r)
+	}
+	if err != nil {
+		return err
+	}
+	_, peak, err := s.rss()
+	if err != nil {
+		return err
+	}
+	r.PeakRSSMiB = fptr(float64(peak) / (1 << 20))
+	r.Notes = strings.Join(append(notes, note), "; ")
+	return nil
+}
+
+// throughput makes sp.calls sequential calls on the one session: calls/s
+// over the whole loop, latency percentiles per call, and the server's CPU
+// time per call.
+func (ru *runner) throughput(ctx context.Context, s *session, c benchCase, sp *spec, r *row) (string, error) {
+	lat := make([]time.Duration, 0, sp.calls)
+	cpu0, err := s.cpuTime()
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	for i := 0; i < sp.calls; i++ {
+		d, err := timeServer(ctx, s, c.tool, sp.argsFor(i), sp.check)
+		if err != nil {
+			return "", fmt.Errorf("call %d: %w", i, err)
+		}
+		lat = append(lat, d)
+	}
+	total := time.Since(start)
+	cpu1, err := s.cpuTime()
+	if err != nil {
+		return "", err
+	}
+	r.CallsPerS = fptr(float64(sp.calls) / total.Seconds())
+	r.P50Ms, r.P99Ms = fptr(ms(quantile(lat, 0.5))), fptr(ms(quantile(lat, 0.99)))
+	r.ServerCPUMsPerCall = fptr(ms(cpu1-cpu0) / float64(sp.calls))
+	r.ServerMs = r.P50Ms
+	return fmt.Sprintf("%.0f calls/s, p50 %.3f ms, p99 %.3f ms, server CPU %.3f ms/call",
+		*r.CallsPerS, *r.P50Ms, *r.P99Ms, *r.ServerCPUMsPerCall), nil
+}
+
+// sideBySide times the server call and its git equivalent, alternating,
+// after one git warm-up (the server was warmed by the checked call).
+func (ru *runner) sideBySide(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) (string, error) {
+	r.GitCommand = "git " + strings.Join(sp.git, " ")
+	warm, err := timeGit(ru.g, fx.dir, sp.git, sp.noMatchOK)
+	if err != nil {
+		return "", err
+	}
+	gitRSS := warm.maxRSS
+	server := func() (time.Duration, error) { return timeServer(ctx, s, c.tool, sp.args, sp.check) }
+	git := func() (time.Duration, error) {
+		run, err := timeGit(ru.g, fx.dir, sp.git, sp.noMatchOK)
+		gitRSS = max(gitRSS, run.maxRSS)
+		return run.d, err
+	}
+	sv, gt, err := paired(ru.rounds, server, git)
+	if err != nil {
+		return "", err
+	}
+	r.GitPeakRSSMiB = fptr(float64(gitRSS) / (1 << 20))
+	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
+	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))
+	if *r.GitMs > 0 {
+		r.Ratio = fptr(*r.ServerMs / *r.GitMs)
+	}
+	return fmt.Sprintf("git printed %s, git peak RSS %.0f MiB", humanBytes(warm.printed), *r.GitPeakRSSMiB), nil
+}

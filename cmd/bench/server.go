@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// buildServer builds the server binary once into binDir, from the module
+// that holds the working directory; keep reuses an existing binary.
+func buildServer(binDir string, keep bool, logf logFunc) (string, error) {
+	bin := filepath.Join(binDir, "mcp-repo-tools")
+	if keep {
+		if _, err := os.Stat(bin); err == nil {
+			logf("reusing server binary %s (--keep)", bin)
+			return bin, nil
+		}
+	}
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
+		return "", fmt.Errorf("run the benchmark from inside the mcp-repo-tools module (go env GOMOD: %v)", err)
+	}
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return "", err
+	}
+	logf("building the server: go build -o %s ./cmd/mcp-repo-tools", bin)
+	c := exec.Command("go", "build", "-o", bin, "./cmd/mcp-repo-tools")
+	c.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	var stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stderr, &stderr
+	if err := c.Run(); err != nil {
+		return "", fmt.Errorf("go build: %w\n%s", err, stderr.String())
+	}
+	return bin, nil
+}
+
+// session is one server process serving one repository over stdio, with an
+// MCP client connected to it. cmd is kept to read the process's memory.
+type session struct {
+	cs      *mcp.ClientSession
+	cmd     *exec.Cmd
+	logPath string // the server's stderr
+	tools   map[string]bool
+}
+
+// benchOwner and benchRepo name the served repository (--name bench/repo).
+const (
+	benchOwner = "bench"
+	benchRepo  = "repo"
+)
+
+// startServer starts `mcp-repo-tools serve` on repoDir, its stderr going to
+// logPath, and lists its tools.
+func startServer(ctx context.Context, bin, repoDir, logPath string) (*session, error) {
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child has its own descriptor
+	cmd := exec.Command(bin, "serve", "--repo", repoDir, "--name", benchOwner+"/"+benchRepo, "--log-level", "warn")
+	cmd.Stderr = logFile
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-repo-tools-bench", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		log, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("starting the server: %w\n%s", err, log)
+	}
+	s := &session{cs: cs, cmd: cmd, logPath: logPath, tools: map[string]bool{}}
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		cs.Close()
+		return nil, fmt.Errorf("tools/list: %w", err)
+	}
+	for _, t := range list.Tools {
+		s.tools[t.Name] = true
+	}
+	return s, nil
+}
+
+func (s *session) close() error { return s.cs.Close() }
+
+// call runs one tool call; a tool error is an error here, because a
+// benchmark of an error measures nothing.
+func (s *session) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	if res.IsError {
+		return nil, fmt.Errorf("%s returned a tool error: %.500s", tool, firstText(res))
+	}
+	return res, nil
+}
+
+// firstText is the text of a result's first text content.
+func firstText(res *mcp.CallToolResult) string {
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			return t.Text
+		}
+	}
+	return ""
+}
+
+// resetPeakRSS resets the kernel's high-water mark of the server's resident
+// set (writing 5 to clear_refs), so the next peak belongs to the next case.
+func (s *session) resetPeakRSS() error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", s.cmd.Process.Pid), []byte("5"), 0)
+}
+
+// rss returns the server process's current and peak resident set (VmRSS,
+// VmHWM) in bytes. git children are not included: they are what plain git
+// costs too.
+func (s *session) rss() (cur, peak int64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || (k != "VmRSS" && k != "VmHWM") {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", k, err)
+		}
+		if k == "VmRSS" {
+			cur = kb << 10
+		} else {
+			peak = kb << 10
+		}
+	}
+	return cur, peak, nil
+}
+
+// cpuTime is the CPU time the server process has used so far (user +
+// system, from /proc/<pid>/stat; its git children are not included).
+func (s *session) cpuTime() (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: state is field 3, utime and stime are fields 14 and 15.
+	_, rest, ok := strings.Cut(string(data), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", s.cmd.Process.Pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", s.cmd.Process.Pid)
+	}
+	const ticks = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticks, nil
+}
