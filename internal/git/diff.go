@@ -56,8 +56,14 @@ func (c Change) Paths() []string {
 // ErrNoMergeBase is returned when two commits share no history.
 var ErrNoMergeBase = errors.New("no merge base")
 
-// MergeBase returns the best common ancestor of two commits.
+// MergeBase returns the best common ancestor of two commits (full ids).
+// Commits never change, so answers are kept: a pull request's merge base
+// costs one git process per pair, not per call.
 func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	key := a + " " + b
+	if mb, ok := r.memo.get(key); ok {
+		return mb.(string), nil
+	}
 	out, err := r.Output(ctx, "merge-base", "--end-of-options", a, b)
 	var exit *ExitError
 	if errors.As(err, &exit) && exit.Code == 1 {
@@ -66,7 +72,29 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	mb := strings.TrimSpace(string(out))
+	r.memo.put(key, mb, 1)
+	return mb, nil
+}
+
+// Changes lists the files of a diff (git's raw format, with rename
+// detection) without producing any patch. Lists between two commits never
+// change, so they are kept, within a bound.
+func (r *Repo) Changes(ctx context.Context, o DiffOptions) ([]Change, error) {
+	key := "changes " + o.From + " " + o.To + " " + strings.Join(o.Paths, "\x00")
+	if c, ok := r.memo.get(key); ok {
+		return c.([]Change), nil
+	}
+	var changes []Change
+	err := r.DiffStream(ctx, o, func(c []Change, _ io.Reader) error {
+		changes = c
+		return nil // returning before reading the patch stops git
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.memo.put(key, changes, len(changes)+1)
+	return changes, nil
 }
 
 // ChangedFiles lists the files of a diff with their line counts, in git's

@@ -24,6 +24,7 @@ type Repo struct {
 	gitDir   string // absolute
 	workTree string // absolute; "" for a bare repository
 	objects  *objectPool
+	memo     memo // answers that depend only on commit ids
 }
 
 // Open returns a runner for the repository at gitDir (absolute). workTree is

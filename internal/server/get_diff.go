@@ -107,6 +107,9 @@ type diffFiller struct {
 
 	patchLeft int64 // patch bytes the caller's budget still allows
 	roomLeft  int   // reply bytes still free
+	// huge marks added or deleted files whose blob alone is larger than the
+	// budget: their patch cannot fit, so git is not asked to produce it.
+	huge []bool
 }
 
 // errStopDiff ends reading: what is wanted is in hand.
@@ -120,7 +123,15 @@ func (errRestart) Error() string { return "restart" }
 func (f *diffFiller) run(ctx context.Context) error {
 	opts := f.sel.opts
 	for {
-		err := f.sel.repo.Git.DiffStream(ctx, opts, f.read)
+		err := f.sel.repo.Git.DiffStream(ctx, opts, func(changes []git.Change, patch io.Reader) error {
+			if f.changes == nil {
+				f.start(changes)
+				if f.markHuge(ctx) {
+					return errRestart{from: 0} // again, without them
+				}
+			}
+			return f.read(patch)
+		})
 		var restart errRestart
 		switch {
 		case err == nil || errors.Is(err, errStopDiff):
@@ -128,8 +139,14 @@ func (f *diffFiller) run(ctx context.Context) error {
 			return nil
 		case errors.As(err, &restart):
 			opts.Paths = nil
-			for _, c := range f.changes[restart.from:f.listed] {
-				opts.Paths = append(opts.Paths, c.Paths()...)
+			for i, c := range f.changes[restart.from:f.listed] {
+				if !f.huge[restart.from+i] {
+					opts.Paths = append(opts.Paths, c.Paths()...)
+				}
+			}
+			if len(opts.Paths) == 0 {
+				f.finish()
+				return nil
 			}
 		default:
 			return err
@@ -137,12 +154,36 @@ func (f *diffFiller) run(ctx context.Context) error {
 	}
 }
 
-// read consumes one git diff run. The first run fixes the file list; a
-// restarted run covers a subset of it.
-func (f *diffFiller) read(changes []git.Change, patch io.Reader) error {
-	if f.changes == nil {
-		f.start(changes)
+// markHuge finds the listed added or deleted files whose blob is larger
+// than the whole patch budget (their patch is at least that large) and
+// omits them up front, so git never reads them: for a 200 MB file that is
+// most of the diff's cost. It reports whether any was found.
+func (f *diffFiller) markHuge(ctx context.Context) bool {
+	f.huge = make([]bool, len(f.changes))
+	found := false
+	for i, c := range f.changes[:f.listed] {
+		commit := f.sel.opts.To
+		switch {
+		case c.Status == 'D':
+			commit = f.sel.opts.From
+		case c.Status != 'A':
+			continue
+		}
+		if strings.Contains(c.Path, "\n") {
+			continue // cat-file names cannot hold a newline; let git decide
+		}
+		obj, err := f.sel.repo.Git.Info(ctx, commit+":"+c.Path)
+		if err == nil && obj.Size > f.patchLeft {
+			f.huge[i], found = true, true
+			f.omit(i, nil, false)
+		}
 	}
+	return found
+}
+
+// read consumes one git diff run's patch. The first run fixes the file
+// list; a restarted run covers a subset of it.
+func (f *diffFiller) read(patch io.Reader) error {
 	sp := diff.NewSplitter(patch)
 	for f.next < f.listed {
 		keep := min(f.patchLeft, int64(f.roomLeft/2))
@@ -317,7 +358,7 @@ func (f *diffFiller) omit(i int, size *int64, counted bool) {
 // finish marks the listed changes whose sections were never read.
 func (f *diffFiller) finish() {
 	for i := range f.out.Files {
-		if f.seen[i] == 0 && f.out.Files[i].Patch == nil && (f.out.Files[i].PatchOmitted == nil || *f.out.Files[i].PatchOmitted != "binary") {
+		if f.seen[i] == 0 && f.out.Files[i].Patch == nil && (f.out.Files[i].PatchOmitted == nil || *f.out.Files[i].PatchOmitted != "binary") && !f.huge[i] {
 			f.omit(i, nil, false)
 		}
 	}

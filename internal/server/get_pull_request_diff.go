@@ -62,7 +62,7 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 		return reply{}, err
 	}
 	if !found || startsOrEndsFile(raw) {
-		changes, err := prFiles(ctx, r, opts)
+		changes, err := r.Git.Changes(ctx, opts)
 		if err != nil {
 			return reply{}, err
 		}

@@ -25,17 +25,6 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int)
 	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil
 }
 
-// prFiles lists a pull request's files, cheaply: git's file list (tree diff
-// and rename detection) without producing a single patch.
-func prFiles(ctx context.Context, r *repo.Repository, opts git.DiffOptions) ([]git.Change, error) {
-	var changes []git.Change
-	err := r.Git.DiffStream(ctx, opts, func(c []git.Change, _ io.Reader) error {
-		changes = c
-		return nil // returning before reading the patch stops git
-	})
-	return changes, err
-}
-
 // sectionsFor streams a diff from git and picks path's sections from it.
 func sectionsFor(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string, keep int64) (raw []byte, size int64, found bool, err error) {
 	err = r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
