@@ -40,6 +40,9 @@ type Server struct {
 	served *repo.Served
 	mcp    *mcp.Server
 	impl   *mcp.Implementation
+	// envelope is the JSON size of a result with empty text, which
+	// resultSize adds the text and structured content to.
+	envelope int
 }
 
 const instructions = `Read-only access to git repositories. Every reply is bounded and says what it covers and how to get the rest.
@@ -51,6 +54,7 @@ func New(served *repo.Served, cfg Config) *Server {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, served: served, impl: &mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}}
+	s.envelope = s.envelopeSize()
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The SDK reports every session at info level: noise in our logs.

@@ -156,12 +156,41 @@ const envelopeReserve = 64
 
 // resultSize is the size of the result as JSON with HTML escaping on, which
 // is at least what the MCP wire carries.
+//
+// A successful result (one text, maybe structured content) is measured by
+// arithmetic rather than encoded once more: the fixed envelope, measured
+// once, plus the escaped text and the structured content's JSON.
 func (s *Server) resultSize(res *mcp.CallToolResult) int {
+	if t, ok := onlyText(res); ok && !res.IsError {
+		n := s.envelope + text.JSONLen(t.Text) + envelopeReserve
+		if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+			n += len(`,"structuredContent":`) + len(raw)
+		}
+		return n
+	}
 	data, err := json.Marshal(res)
 	if err != nil {
 		return int(^uint(0) >> 1)
 	}
 	return len(data) + envelopeReserve
+}
+
+func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
+	if len(res.Content) != 1 {
+		return nil, false
+	}
+	t, ok := res.Content[0].(*mcp.TextContent)
+	return t, ok && t.Meta == nil && t.Annotations == nil
+}
+
+// envelopeSize is the size of a successful result with empty text and no
+// structured content.
+func (s *Server) envelopeSize() int {
+	data, err := json.Marshal(s.result(reply{}))
+	if err != nil {
+		panic(err)
+	}
+	return len(data)
 }
 
 // noteReserve is kept free in every reply for notes (see renderNotes).
