@@ -326,3 +326,22 @@ func (c *Client) Pull(ctx context.Context, owner, repo string, index int) (*Pull
 	}
 	return &p, nil
 }
+
+// ResolveRef resolves a branch, tag or commit id to a commit id. (The raw
+// endpoint falls back to the default branch for a ref it does not know,
+// so refs are resolved first.)
+func (c *Client) ResolveRef(ctx context.Context, owner, repo, ref string) (string, error) {
+	q := url.Values{"stat": {"false"}, "verification": {"false"}, "files": {"false"}}
+	var commit struct {
+		SHA string `json:"sha"`
+	}
+	err := c.getJSON(ctx, repoPath(owner, repo)+"/git/commits/"+url.PathEscape(ref), q, &commit)
+	switch code := errcode.Of(err); {
+	case err == nil && commit.SHA != "":
+		return commit.SHA, nil
+	case err == nil, code == errcode.NotFound, code == errcode.InvalidArgument:
+		return "", errcode.New(errcode.InvalidRef, "%q does not name a commit in %s/%s (the forge resolves branch and tag names and commit ids)", ref, owner, repo)
+	default:
+		return "", err
+	}
+}

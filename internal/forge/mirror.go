@@ -25,6 +25,10 @@ type Mirrors struct {
 	env    *git.Env
 	dir    string // DIR/HOST
 	ttl    time.Duration
+	// MinRefresh is the shortest time between two fetches of one mirror,
+	// even when a ref is missing: an agent asking for bad refs must not
+	// make every call a fetch.
+	MinRefresh time.Duration
 
 	fetches singleflight.Group
 	mu      sync.Mutex
@@ -37,14 +41,11 @@ func NewMirrors(c *Client, env *git.Env, dir string, ttl time.Duration) (*Mirror
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("--cache-dir: %w", err)
 	}
-	return &Mirrors{client: c, env: env, dir: dir, ttl: ttl, fetched: map[string]time.Time{}}, nil
+	return &Mirrors{client: c, env: env, dir: dir, ttl: ttl, MinRefresh: 5 * time.Second, fetched: map[string]time.Time{}}, nil
 }
 
 // refspecs are what a mirror fetches.
 var refspecs = []string{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+refs/pull/*/head:refs/pull/*/head"}
-
-// minRefresh is the shortest time between two fetches of one mirror.
-const minRefresh = 5 * time.Second
 
 // fetchTimeout bounds one fetch, which callers share; it does not end with
 // the first caller's call.
@@ -61,10 +62,7 @@ func (m *Mirrors) Open(ctx context.Context, owner, name string, refresh bool) (r
 	m.mu.Lock()
 	last, ok := m.fetched[gitDir]
 	m.mu.Unlock()
-	// A refresh asked for because a ref is missing is still not repeated
-	// within minRefresh: an agent asking for bad refs must not make every
-	// call a fetch.
-	if ok && (time.Since(last) < minRefresh || !refresh && time.Since(last) < m.ttl) {
+	if ok && (time.Since(last) < m.MinRefresh || !refresh && time.Since(last) < m.ttl) {
 		return repo.Opened{GitDir: gitDir}, nil
 	}
 	ch := m.fetches.DoChan(gitDir, func() (any, error) {

@@ -2,81 +2,23 @@ package forge
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
-// gitForge is a fake forge whose API answers version and repository queries
-// and which serves git over HTTP with git http-backend, as a forge does.
-type gitForge struct {
-	srv      *httptest.Server
-	down     atomic.Bool  // answer 503 to everything
-	fetches  atomic.Int32 // info/refs requests: one per fetch
-	authSeen atomic.Value // Authorization header of the last git request
-}
-
-func newGitForge(t *testing.T) *gitForge {
+func newMirrors(t *testing.T, f *forgetest.Forge, ttl time.Duration) (*Mirrors, string) {
 	t.Helper()
-	r := testrepo.New(t)
-	r.Write("README.md", "hello\n")
-	r.Commit("one")
-	r.Git("checkout", "-q", "-b", "topic")
-	r.Write("topic.txt", "topic\n")
-	r.Git("update-ref", "refs/pull/1/head", r.Commit("topic"))
-	r.Git("checkout", "-q", "main")
-	root := t.TempDir()
-	r.CloneBare(filepath.Join(root, "acme", "widgets.git"))
-	// The bare clone has no refs/pull: push them as a forge keeps them.
-	r.Git("push", "-q", filepath.Join(root, "acme", "widgets.git"), "refs/pull/*:refs/pull/*")
-
-	gitPath, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("no git")
-	}
-	f := &gitForge{}
-	backend := &cgi.Handler{Path: gitPath, Args: []string{"http-backend"}, Env: []string{
-		"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + t.TempDir()}}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if f.down.Load() {
-			http.Error(w, `{"message":"down"}`, http.StatusServiceUnavailable)
-			return
-		}
-		switch {
-		case req.URL.Path == "/api/v1/version":
-			io.WriteString(w, `{"version":"1.26.0"}`)
-		case req.URL.Path == "/api/v1/repos/acme/widgets":
-			io.WriteString(w, `{"full_name":"acme/widgets","clone_url":"`+f.srv.URL+`/git/acme/widgets.git","default_branch":"main"}`)
-		case strings.HasPrefix(req.URL.Path, "/git/"):
-			if strings.HasSuffix(req.URL.Path, "/info/refs") {
-				f.fetches.Add(1)
-			}
-			f.authSeen.Store(req.Header.Get("Authorization"))
-			http.StripPrefix("/git", backend).ServeHTTP(w, req)
-		default:
-			http.NotFound(w, req)
-		}
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func newMirrors(t *testing.T, f *gitForge, ttl time.Duration) (*Mirrors, string) {
-	t.Helper()
-	c, err := New(context.Background(), f.srv.URL, secretToken)
+	c, err := New(context.Background(), f.URL, secretToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +36,7 @@ func newMirrors(t *testing.T, f *gitForge, ttl time.Duration) (*Mirrors, string)
 }
 
 func TestMirrorFetchesBranchesTagsAndPullRefs(t *testing.T) {
-	f := newGitForge(t)
+	f := forgetest.New(t)
 	m, dir := newMirrors(t, f, time.Hour)
 	o, err := m.Open(context.Background(), "acme", "widgets", false)
 	if err != nil || o.Stale != nil {
@@ -110,7 +52,7 @@ func TestMirrorFetchesBranchesTagsAndPullRefs(t *testing.T) {
 		t.Errorf("HEAD = %q", head)
 	}
 	// The token went as a header, and is written nowhere on disk.
-	if got, _ := f.authSeen.Load().(string); got != "token "+secretToken {
+	if got, _ := f.AuthSeen.Load().(string); got != "token "+secretToken {
 		t.Errorf("git sent Authorization %q", got)
 	}
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
@@ -122,14 +64,14 @@ func TestMirrorFetchesBranchesTagsAndPullRefs(t *testing.T) {
 		return nil
 	})
 	// Within the TTL, no second fetch.
-	before := f.fetches.Load()
-	if _, err := m.Open(context.Background(), "acme", "widgets", false); err != nil || f.fetches.Load() != before {
-		t.Fatalf("second Open fetched again (%d → %d), %v", before, f.fetches.Load(), err)
+	before := f.Fetches.Load()
+	if _, err := m.Open(context.Background(), "acme", "widgets", false); err != nil || f.Fetches.Load() != before {
+		t.Fatalf("second Open fetched again (%d → %d), %v", before, f.Fetches.Load(), err)
 	}
 }
 
 func TestMirrorConcurrentCallsShareOneFetch(t *testing.T) {
-	f := newGitForge(t)
+	f := forgetest.New(t)
 	m, _ := newMirrors(t, f, time.Nanosecond)
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
@@ -142,19 +84,19 @@ func TestMirrorConcurrentCallsShareOneFetch(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n := f.fetches.Load(); n > 2 {
+	if n := f.Fetches.Load(); n > 2 {
 		t.Fatalf("16 concurrent calls made %d fetches", n)
 	}
 }
 
 func TestStaleMirrorServesWhenTheForgeFails(t *testing.T) {
-	f := newGitForge(t)
+	f := forgetest.New(t)
 	m, _ := newMirrors(t, f, time.Hour)
 	o, err := m.Open(context.Background(), "acme", "widgets", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.down.Store(true)
+	f.Down.Store(true)
 	// Past minRefresh, a refresh (a ref was missing) fails: the copy serves.
 	m.mu.Lock()
 	m.fetched[o.GitDir] = time.Now().Add(-time.Hour)

@@ -38,7 +38,7 @@ func (r *Repository) ResolveCommit(ctx context.Context, rev string) (string, err
 	if rev == "" {
 		rev = "HEAD"
 	}
-	if err := checkRev(rev); err != nil {
+	if err := CheckRev(rev); err != nil {
 		return "", err
 	}
 	oid, err := r.resolve(ctx, rev)
@@ -61,7 +61,9 @@ func (r *Repository) resolve(ctx context.Context, rev string) (string, error) {
 	return oid, err
 }
 
-func checkRev(rev string) error {
+// CheckRev refuses a revision that could be read as an option or holds
+// control characters, before it goes anywhere.
+func CheckRev(rev string) error {
 	switch {
 	case len(rev) > maxRevLen:
 		return errcode.New(errcode.InvalidRef, "revision is %d bytes long; the limit is %d", len(rev), maxRevLen)

@@ -29,6 +29,7 @@ func newPRRepo(t *testing.T) *prRepo {
 	r.Write("docs/naïve.md", "# naïve\n\nline\n")
 	r.Write("*.go", "a file literally named *.go\n")
 	r.Write(".env", "TOKEN=old\n")
+	r.Write("hundred.txt", numberedLines(100))
 	mb := r.Commit("base")
 
 	r.Git("checkout", "-q", "-b", "feature")
@@ -90,4 +91,40 @@ func sections(d string) []string {
 		out[len(out)-1] += part
 	}
 	return out
+}
+
+// sectionPaths reads the old and new path of a section the simple way
+// sections are split: from "--- a/X" / "+++ b/Y" or "rename from/to" lines,
+// else the "diff --git a/X b/X" line of a name without " b/".
+func sectionPaths(sec string) [2]string {
+	var old, new string
+header:
+	for _, line := range strings.Split(sec, "\n") {
+		line = strings.TrimSuffix(line, "\t")
+		switch {
+		case strings.HasPrefix(line, "rename from "):
+			old = strings.TrimPrefix(line, "rename from ")
+		case strings.HasPrefix(line, "rename to "):
+			new = strings.TrimPrefix(line, "rename to ")
+		case strings.HasPrefix(line, "--- a/") && old == "":
+			old = strings.TrimPrefix(line, "--- a/")
+		case strings.HasPrefix(line, "+++ b/") && new == "":
+			new = strings.TrimPrefix(line, "+++ b/")
+		case strings.HasPrefix(line, "@@"):
+			break header
+		}
+	}
+	if old == "" && new == "" {
+		first := strings.SplitN(sec, "\n", 2)[0]
+		if a, b, ok := strings.Cut(strings.TrimPrefix(first, "diff --git a/"), " b/"); ok {
+			old, new = a, b
+		}
+	}
+	if old == "" {
+		old = new
+	}
+	if new == "" {
+		new = old
+	}
+	return [2]string{old, new}
 }

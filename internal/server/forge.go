@@ -83,13 +83,23 @@ func (s *Server) forgeFileContent(ctx context.Context, in getFileContentIn, path
 	if path == "" {
 		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
 	}
-	body, err := f.Raw(ctx, in.Owner, in.Repo, path, in.Ref)
+	ref := in.Ref
+	if ref != "" {
+		if err := repo.CheckRev(ref); err != nil {
+			return reply{}, err
+		}
+		var err error
+		if ref, err = f.ResolveRef(ctx, in.Owner, in.Repo, ref); err != nil {
+			return reply{}, err
+		}
+	}
+	body, err := f.Raw(ctx, in.Owner, in.Repo, path, ref)
 	if errcode.Of(err) == errcode.NotFound {
 		// The raw endpoint has no directories: tell one from a missing path.
-		if data, cerr := f.Contents(ctx, in.Owner, in.Repo, path, in.Ref); cerr == nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+		if data, cerr := f.Contents(ctx, in.Owner, in.Repo, path, ref); cerr == nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
 			return reply{}, errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", path)
 		}
-		return reply{}, errcode.New(errcode.NotFound, "%q does not exist at %q in %s/%s (or the ref does not)", path, in.Ref, in.Owner, in.Repo)
+		return reply{}, errcode.New(errcode.NotFound, "%q does not exist at %s in %s/%s", path, describeRef(in.Ref, ref), in.Owner, in.Repo)
 	}
 	if err != nil {
 		return reply{}, err

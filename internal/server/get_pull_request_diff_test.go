@@ -5,47 +5,60 @@ import (
 	"testing"
 )
 
-// Seed 000 (bounded-pr-diff): every WHEN/THEN scenario.
+// Seed 000 (bounded-pr-diff): every WHEN/THEN scenario, against local
+// repositories, with git as the oracle. TestGitea runs the same scenarios
+// against a real Gitea, with the forge's own diff as the oracle.
 func TestSeed000(t *testing.T) {
 	r := newPRRepo(t)
-	h := serve(t, r.Repo)
-	whole := r.gitDiff(r.mergeBase, r.feature)
+	runSeed000(t, serve(t, r.Repo), 7, r.gitDiff(r.mergeBase, r.feature))
+}
 
-	t.Run("Omitting file_path returns full diff", func(t *testing.T) {
-		if got := h.ok("get_pull_request_diff", prArgs(7)); got != whole {
-			t.Fatalf("got\n%s\nwant git's\n%s", got, whole)
+// runSeed000 runs seed 000's scenarios on pull request #index of
+// acme/widgets (newPRRepo's feature branch); whole is its unified diff as
+// the backend itself writes it.
+func runSeed000(t *testing.T, h *harness, index int, whole string) {
+	section := func(path string) string {
+		var out []string
+		for _, sec := range sections(whole) {
+			if sectionPaths(sec)[0] == path || sectionPaths(sec)[1] == path {
+				out = append(out, sec)
+			}
 		}
-		if got := h.ok("get_pull_request_diff", prArgs(7, "file_path", "")); got != whole {
+		return strings.Join(out, "")
+	}
+	t.Run("Omitting file_path returns full diff", func(t *testing.T) {
+		if got := h.ok("get_pull_request_diff", prArgs(index)); got != whole {
+			t.Fatalf("got\n%s\nwant\n%s", got, whole)
+		}
+		if got := h.ok("get_pull_request_diff", prArgs(index, "file_path", "")); got != whole {
 			t.Fatal("an empty file_path is not the full diff")
 		}
 	})
 	t.Run("file_path selects a single file's hunks", func(t *testing.T) {
-		got := h.ok("get_pull_request_diff", prArgs(7, "file_path", "cmd/main.go"))
-		want := r.gitDiff(r.mergeBase, r.feature, "--", "cmd/main.go")
-		if got != want || !strings.HasPrefix(got, "diff --git a/cmd/main.go b/cmd/main.go\n") || strings.Count(got, "diff --git") != 1 {
+		got := h.ok("get_pull_request_diff", prArgs(index, "file_path", "cmd/main.go"))
+		if want := section("cmd/main.go"); got != want || !strings.HasPrefix(got, "diff --git a/cmd/main.go b/cmd/main.go\n") || strings.Count(got, "diff --git") != 1 {
 			t.Fatalf("got\n%s\nwant\n%s", got, want)
 		}
 	})
 	t.Run("Renamed file matches either side", func(t *testing.T) {
-		want := r.gitDiff(r.mergeBase, r.feature, "--", "old.go", "new.go")
+		want := section("new.go")
 		if !strings.HasPrefix(want, "diff --git a/old.go b/new.go\n") {
-			t.Fatalf("fixture: git does not see a rename: %s", want)
+			t.Fatalf("fixture: the diff shows no rename: %s", whole)
 		}
 		for _, p := range []string{"old.go", "new.go"} {
-			if got := h.ok("get_pull_request_diff", prArgs(7, "file_path", p)); got != want {
+			if got := h.ok("get_pull_request_diff", prArgs(index, "file_path", p)); got != want {
 				t.Errorf("file_path=%s: got\n%s\nwant\n%s", p, got, want)
 			}
 		}
 	})
 	t.Run("Binary-file diff section", func(t *testing.T) {
-		got := h.ok("get_pull_request_diff", prArgs(7, "file_path", "img.png"))
-		want := r.gitDiff(r.mergeBase, r.feature, "--", "img.png")
-		if got != want || !strings.Contains(got, "Binary files a/img.png and b/img.png differ\n") {
+		got := h.ok("get_pull_request_diff", prArgs(index, "file_path", "img.png"))
+		if want := section("img.png"); got != want || !strings.Contains(got, "Binary files a/img.png and b/img.png differ\n") {
 			t.Fatalf("got %q, want %q", got, want)
 		}
 	})
 	t.Run("file_path not in diff", func(t *testing.T) {
-		msg := h.fails("get_pull_request_diff", prArgs(7, "file_path", "main.go"), "NOT_FOUND")
+		msg := h.fails("get_pull_request_diff", prArgs(index, "file_path", "main.go"), "NOT_FOUND")
 		if !strings.Contains(msg, `"main.go"`) || strings.Contains(msg, "@@") {
 			t.Fatalf("message %q must name the missing path and not carry the diff", msg)
 		}

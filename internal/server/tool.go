@@ -84,7 +84,8 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			err = cause
 		}
-		return s.errorResult(err)
+		// A note can explain an error (a ref missing from a stale mirror).
+		return s.errorResult(err, remarks.All()...)
 	}
 	r.text += renderNotes(remarks.All())
 	res := s.result(r)
@@ -140,8 +141,12 @@ func (s *Server) result(r reply) *mcp.CallToolResult {
 
 // errorResult is an error reply cut, if it must be, to fit the reply limit.
 // Tools that list alternatives in an error keep them short themselves.
-func (s *Server) errorResult(err error) *mcp.CallToolResult {
-	msg := oneLine(errcode.Message(err))
+func (s *Server) errorResult(err error, notes ...string) *mcp.CallToolResult {
+	msg := errcode.Message(err)
+	for _, n := range notes {
+		msg += " (note: " + n + ")"
+	}
+	msg = oneLine(msg)
 	// JSON escaping can grow text up to six times; leave room for the envelope.
 	if limit := (s.cfg.MaxBytes - 512) / 6; text.JSONLen(msg) > s.cfg.MaxBytes-512 {
 		msg, _ = text.CutUTF8(msg, limit)

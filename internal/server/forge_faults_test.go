@@ -1,0 +1,92 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// serveFake serves a fake forge's repositories with a short per-call deadline.
+func serveFake(t *testing.T, f *forgetest.Forge, timeout, ttl time.Duration) (*harness, *forge.Mirrors) {
+	t.Helper()
+	env, err := git.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	fc, err := forge.New(context.Background(), f.URL, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirrors, err := forge.NewMirrors(fc, env, t.TempDir(), ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := repo.ServeSource(env, mirrors)
+	t.Cleanup(served.Close)
+	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: timeout, Policy: mustPolicy(nil), Version: "test", Forge: fc}
+	return connectClient(t, New(served, cfg), f.Repo, cfg.MaxBytes), mirrors
+}
+
+func TestForgeFaults(t *testing.T) {
+	f := forgetest.New(t)
+	release := make(chan struct{})
+	defer close(release)
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/repos/acme/widgets/pulls/1.diff": // slow
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "/api/v1/repos/acme/widgets/pulls/2.diff":
+			http.Error(w, `{"message":"boom"}`, http.StatusInternalServerError)
+		case "/api/v1/repos/acme/widgets/pulls/3.diff":
+			http.Error(w, `{"message":"slow down"}`, http.StatusTooManyRequests)
+		case "/api/v1/repos/acme/widgets/pulls/4.diff":
+			http.Error(w, `{"message":"token expired"}`, http.StatusUnauthorized)
+		default:
+			http.NotFound(w, r)
+		}
+	}
+	h, _ := serveFake(t, f, 500*time.Millisecond, time.Hour)
+	start := time.Now()
+	h.fails("get_pull_request_diff", prArgs(1), "UNAVAILABLE")
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("a slow forge held the call for %v past its 500 ms deadline", d)
+	}
+	h.fails("get_pull_request_diff", prArgs(2), "UNAVAILABLE")
+	h.fails("get_pull_request_diff", prArgs(3), "UNAVAILABLE")
+	h.fails("get_pull_request_diff", prArgs(4), "PERMISSION_DENIED")
+	h.fails("get_pull_request_diff", prArgs(5), "NOT_FOUND")
+	f.Down.Store(true)
+	h.fails("get_file_content", fileArgs("README.md"), "UNAVAILABLE")
+}
+
+// When the forge fails, a mirror fetched before still serves, and the
+// reply says how stale it is.
+func TestStaleMirrorIsServedWithANote(t *testing.T) {
+	f := forgetest.New(t)
+	h, mirrors := serveFake(t, f, 30*time.Second, time.Nanosecond) // every call refreshes
+	mirrors.MinRefresh = 0
+	if text := h.ok("read_file", args("owner", "acme", "repo", "widgets", "path", "README.md", "ref", "main")); strings.Contains(text, "[note:") {
+		t.Fatalf("a fresh mirror is noted: %q", text)
+	}
+	f.Down.Store(true)
+	text := h.ok("read_file", args("owner", "acme", "repo", "widgets", "path", "topic.txt", "ref", "topic"))
+	if !strings.Contains(text, "topic") || !strings.Contains(text, "[note: the mirror of acme/widgets was last refreshed") {
+		t.Fatalf("read through the stale mirror: %q", text)
+	}
+	// An error says the mirror is stale too: the ref may exist on the forge.
+	msg := h.fails("read_file", args("owner", "acme", "repo", "widgets", "path", "README.md", "ref", "no-such"), "INVALID_REF")
+	if !strings.Contains(msg, "(note: the mirror of acme/widgets was last refreshed") {
+		t.Fatalf("error without the stale note: %s", msg)
+	}
+}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// TestGitea runs the seed scenarios, and the mirror-backed tools, against a
+// real Gitea started by scripts/gitea-test-server (GITEA_TEST_URL and
+// GITEA_TEST_TOKEN). Without one it is skipped, except in CI, where
+// .ci/run starts one and a missing server is a failure.
+func TestGitea(t *testing.T) {
+	url, token := os.Getenv("GITEA_TEST_URL"), os.Getenv("GITEA_TEST_TOKEN")
+	if url == "" || token == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI must run the Gitea tests: start one with scripts/gitea-test-server")
+		}
+		t.Skip("no Gitea: eval \"$(scripts/gitea-test-server start)\" to run these tests")
+	}
+	g := &giteaAPI{t: t, url: strings.TrimRight(url, "/"), token: token}
+	r := newPRRepo(t)
+	g.recreate("acme", "widgets")
+	g.push(r, "acme/widgets", "main", "feature", "pr9")
+	pr := g.openPR("acme/widgets", "feature", "main")
+	pr9 := g.openPR("acme/widgets", "pr9", "main")
+	h := serveForge(t, url, token, r)
+
+	t.Run("seed 000", func(t *testing.T) {
+		runSeed000(t, h, pr, g.get(fmt.Sprintf("/api/v1/repos/acme/widgets/pulls/%d.diff", pr)))
+	})
+	t.Run("seed 001", func(t *testing.T) { runSeed001(t, h) })
+
+	t.Run("the forge's ContentsResponse unchanged", func(t *testing.T) {
+		got := h.ok("get_file_content", fileArgs("cmd/main.go", "ref", "main", "with_metadata", true))
+		var want, have any
+		json.Unmarshal([]byte(g.get("/api/v1/repos/acme/widgets/contents/cmd/main.go?ref=main")), &want)
+		json.Unmarshal([]byte(got), &have)
+		if fmt.Sprint(want) != fmt.Sprint(have) {
+			t.Fatalf("got %s\nthe forge says %v", got, want)
+		}
+		h.fails("get_file_content", fileArgs("cmd"), "INVALID_ARGUMENT")
+		h.fails("get_file_content", fileArgs("nope.go"), "NOT_FOUND")
+		h.fails("get_file_content", fileArgs(".env"), "PATH_DENIED")
+	})
+	t.Run("list_pull_request_files", func(t *testing.T) {
+		var out listPullRequestFilesOut
+		h.structured("list_pull_request_files", prArgs(pr), &out)
+		names := map[string]prFile{}
+		for _, f := range out.Files {
+			names[f.Path] = f
+		}
+		// Gitea's own words: "changed" for a modified file, and a changed
+		// binary file comes back "unchanged" with 0/0.
+		if out.TotalCount != len(out.Files) || out.TotalCount < 6 || names["cmd/main.go"].Status != "changed" || names["new.go"].Status != "renamed" {
+			t.Fatalf("%+v", out)
+		}
+		var page listPullRequestFilesOut
+		h.structured("list_pull_request_files", prArgs(pr, "limit", 2, "page", 2), &page)
+		if len(page.Files) != 2 || page.TotalCount != out.TotalCount || !page.HasMore || page.Files[0].Path != out.Files[2].Path {
+			t.Fatalf("page 2: %+v", page)
+		}
+		h.fails("list_pull_request_files", prArgs(999), "NOT_FOUND")
+	})
+	t.Run("a pull request touching a secret", func(t *testing.T) {
+		h.fails("get_pull_request_diff", prArgs(pr9), "PATH_DENIED")
+		h.fails("get_pull_request_diff", prArgs(pr9, "file_path", ".env"), "PATH_DENIED")
+		if got := h.ok("get_pull_request_diff", prArgs(pr9, "file_path", "ok.txt")); !strings.Contains(got, "+fine") {
+			t.Fatalf("ok.txt: %q", got)
+		}
+	})
+	t.Run("mirror-backed tools", func(t *testing.T) {
+		var d getDiffOut
+		h.structured("get_diff", args("owner", "acme", "repo", "widgets", "base", "main", "head", "feature"), &d)
+		if got, want := concat(d), withoutBinary(r.gitDiff(r.mergeBase, r.feature)); got != want {
+			t.Fatalf("get_diff through the mirror:\n%s\nwant\n%s", got, want)
+		}
+		var rf readFileOut
+		h.structured("read_file", args("owner", "acme", "repo", "widgets", "path", "cmd/main.go", "ref", fmt.Sprintf("refs/pull/%d/head", pr)), &rf)
+		if !strings.Contains(rf.Content, `println("two")`) {
+			t.Fatalf("read_file at the pull request's head: %+v", rf)
+		}
+		var sc searchCodeOut
+		h.structured("search_code", args("owner", "acme", "repo", "widgets", "query", "println", "ref", "feature"), &sc)
+		if len(sc.Matches) != 1 || sc.Matches[0].Path != "cmd/main.go" {
+			t.Fatalf("search_code: %+v", sc)
+		}
+		// A branch pushed after the mirror was made is found: a missing
+		// ref refreshes the mirror.
+		time.Sleep(6 * time.Second) // past the shortest interval between refreshes
+		r.Git("branch", "late", "feature")
+		g.push(r, "acme/widgets", "late")
+		h.structured("read_file", args("owner", "acme", "repo", "widgets", "path", "cmd/main.go", "ref", "late"), &rf)
+	})
+	t.Run("bad input", func(t *testing.T) {
+		h.fails("get_pull_request_diff", map[string]any{"owner": "acme", "repo": "nope", "index": 1}, "NOT_FOUND")
+		h.fails("get_pull_request_diff", map[string]any{"owner": "..", "repo": "widgets", "index": 1}, "INVALID_ARGUMENT")
+		h.fails("get_pull_request_diff", prArgs(pr, "file_path", "main.go"), "NOT_FOUND")
+		h.fails("get_file_content", fileArgs("cmd/main.go", "ref", "no-such-branch"), "INVALID_REF")
+		h.fails("get_file_content", fileArgs("cmd/main.go", "ref", "-x"), "INVALID_REF")
+		if got := h.ok("get_file_content", fileArgs("cmd/main.go", "ref", "feature")); !strings.Contains(got, "two") {
+			t.Errorf("at feature: %q", got)
+		}
+	})
+}
+
+// serveForge serves a forge's repositories, as serve --forge does.
+func serveForge(t *testing.T, url, token string, r *prRepo) *harness {
+	t.Helper()
+	ctx := context.Background()
+	env, err := git.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	fc, err := forge.New(ctx, url, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fc.Kind != "Gitea" {
+		t.Fatalf("forge kind %q", fc.Kind)
+	}
+	mirrors, err := forge.NewMirrors(fc, env, t.TempDir(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := repo.ServeSource(env, mirrors)
+	t.Cleanup(served.Close)
+	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Forge: fc}
+	return connectClient(t, New(served, cfg), r.Repo, cfg.MaxBytes)
+}
+
+// giteaAPI sets up fixtures through Gitea's API.
+type giteaAPI struct {
+	t          *testing.T
+	url, token string
+}
+
+func (g *giteaAPI) do(method, path, body string) (int, string) {
+	g.t.Helper()
+	req, err := http.NewRequest(method, g.url+path, strings.NewReader(body))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "token "+g.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
+}
+
+func (g *giteaAPI) get(path string) string {
+	g.t.Helper()
+	status, body := g.do("GET", path, "")
+	if status != 200 {
+		g.t.Fatalf("GET %s: %d %s", path, status, body)
+	}
+	return body
+}
+
+// recreate makes an empty repository owner/name, owner an organization.
+func (g *giteaAPI) recreate(owner, name string) {
+	g.t.Helper()
+	g.do("POST", "/api/v1/orgs", `{"username":"`+owner+`"}`)
+	g.do("DELETE", "/api/v1/repos/"+owner+"/"+name, "")
+	if status, body := g.do("POST", "/api/v1/orgs/"+owner+"/repos", `{"name":"`+name+`","default_branch":"main"}`); status != 201 {
+		g.t.Fatalf("creating %s/%s: %d %s", owner, name, status, body)
+	}
+}
+
+// push pushes branches of r; the token goes as a header, not in the URL.
+func (g *giteaAPI) push(r *prRepo, fullName string, branches ...string) {
+	g.t.Helper()
+	args := []string{"-c", "http.extraHeader=Authorization: token " + g.token, "push", "-q", "--force", g.url + "/" + fullName + ".git"}
+	for _, b := range branches {
+		args = append(args, "refs/heads/"+b+":refs/heads/"+b)
+	}
+	r.Git(args...)
+}
+
+// openPR opens a pull request and returns its number.
+func (g *giteaAPI) openPR(fullName, head, base string) int {
+	g.t.Helper()
+	status, body := g.do("POST", "/api/v1/repos/"+fullName+"/pulls", `{"head":"`+head+`","base":"`+base+`","title":"`+head+`"}`)
+	if status != 201 {
+		g.t.Fatalf("opening a pull request %s→%s: %d %s", head, base, status, body)
+	}
+	var pr struct {
+		Number int `json:"number"`
+	}
+	json.Unmarshal([]byte(body), &pr)
+	return pr.Number
+}
