@@ -27,9 +27,9 @@ type Object struct {
 // replaced instead (a restart costs a few milliseconds).
 const drainLimit = 4 << 20
 
-// maxReaders bounds the cat-file processes one repository keeps for
+// MaxObjectReaders bounds the cat-file processes one repository keeps for
 // concurrent calls.
-const maxReaders = 4
+const MaxObjectReaders = 8
 
 // objectPool keeps long-lived `git cat-file --batch-command -z` processes: a
 // warm read costs a pipe round trip instead of a process start. Requests are
@@ -44,7 +44,8 @@ type objectPool struct {
 }
 
 func newObjectPool(r *Repo) *objectPool {
-	return &objectPool{repo: r, free: make(chan struct{}, 1)}
+	// One token per reader: a return never goes unnoticed by a waiter.
+	return &objectPool{repo: r, free: make(chan struct{}, MaxObjectReaders)}
 }
 
 type catFile struct {
@@ -66,7 +67,7 @@ func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 			p.mu.Unlock()
 			return nil, errors.New("repository closed")
 		}
-		if n := len(p.idle); n > 0 && (!fresh || p.live >= maxReaders) {
+		if n := len(p.idle); n > 0 && (!fresh || p.live >= MaxObjectReaders) {
 			c := p.idle[n-1]
 			p.idle = p.idle[:n-1]
 			p.mu.Unlock()
@@ -76,7 +77,7 @@ func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 			p.put(c, false)
 			continue
 		}
-		if p.live < maxReaders {
+		if p.live < MaxObjectReaders {
 			p.live++
 			p.mu.Unlock()
 			c, err := p.start()

@@ -86,8 +86,8 @@ func TestObjectsConcurrentReads(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := len(catFiles(t, gitDir(r))); n > maxReaders {
-		t.Errorf("%d cat-file processes, at most %d expected", n, maxReaders)
+	if n := len(catFiles(t, gitDir(r))); n > MaxObjectReaders {
+		t.Errorf("%d cat-file processes, at most %d expected", n, MaxObjectReaders)
 	}
 }
 
@@ -255,8 +255,8 @@ func TestReadObjectCancelled(t *testing.T) {
 	// Waiting for a reader while all are busy ends with the context.
 	release := make(chan struct{})
 	var busy sync.WaitGroup
-	started := make(chan struct{}, maxReaders)
-	for range maxReaders {
+	started := make(chan struct{}, MaxObjectReaders)
+	for range MaxObjectReaders {
 		busy.Go(func() {
 			g.ReadObject(context.Background(), oids[1], func(_ Object, body io.Reader) error {
 				started <- struct{}{}
@@ -266,7 +266,7 @@ func TestReadObjectCancelled(t *testing.T) {
 			})
 		})
 	}
-	for range maxReaders {
+	for range MaxObjectReaders {
 		<-started
 	}
 	ctx3, cancel3 := context.WithTimeout(context.Background(), 100*time.Millisecond)

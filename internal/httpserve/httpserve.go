@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 )
 
 // Options configure the HTTP transport.
@@ -56,6 +58,9 @@ func Handler(srv *mcp.Server, o Options, log *slog.Logger) http.Handler {
 		Stateless:           !o.Stateful,
 		MaxRequestBodyBytes: o.MaxBodyBytes,
 		Logger:              log,
+		// A call ends with its HTTP request: nobody is left to read the
+		// answer. (For older protocol versions, see callctx.)
+		PropagateRequestCancellation: true,
 		// The SDK refuses any non-loopback Host on a loopback listener;
 		// hostAllowed does the same unless hosts are configured.
 		DisableLocalhostProtection: len(o.AllowedHosts) > 0,
@@ -84,7 +89,7 @@ func Handler(srv *mcp.Server, o Options, log *slog.Logger) http.Handler {
 				return
 			}
 		}
-		mcpHandler.ServeHTTP(w, r)
+		mcpHandler.ServeHTTP(w, r.WithContext(callctx.WithRequest(r.Context())))
 	})
 	return mux
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
@@ -77,6 +78,14 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		ctx, cancel = context.WithTimeoutCause(ctx, s.cfg.Timeout,
 			errcode.New(errcode.Unavailable, "the call took longer than the server's %s limit", s.cfg.Timeout))
 		defer cancel()
+	}
+	// Over HTTP, a client that goes away ends its call and its git work.
+	if req, ok := callctx.Request(ctx); ok {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		stop := context.AfterFunc(req, func() { cancel(errcode.New(errcode.Unavailable, "the client went away")) })
+		defer stop()
 	}
 	ctx, remarks := notes.With(ctx)
 	r, err := h(ctx, in)

@@ -1,0 +1,21 @@
+// Package callctx carries the context of the HTTP request a tool call came
+// in on, so that the call, and its git processes, end when the client goes
+// away. The MCP SDK keeps a request's context values in the call's context
+// but, for protocol versions before 2026-07-28, not its cancellation.
+package callctx
+
+import "context"
+
+type key struct{}
+
+// WithRequest marks ctx, an HTTP request's context, as the one calls under
+// it belong to.
+func WithRequest(ctx context.Context) context.Context {
+	return context.WithValue(ctx, key{}, ctx)
+}
+
+// Request returns the HTTP request context a call belongs to, if any.
+func Request(ctx context.Context) (context.Context, bool) {
+	r, ok := ctx.Value(key{}).(context.Context)
+	return r, ok
+}
