@@ -9,19 +9,16 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
-// serveFake serves a fake forge's repositories with a short per-call deadline.
-func serveFake(t *testing.T, f *forgetest.Forge, timeout, ttl time.Duration) (*harness, *forge.Mirrors) {
+// serveForge serves a forge's repositories, as serve --forge does; r holds
+// the same history as the forge's acme/widgets.
+func serveForge(t *testing.T, url, token string, r *testrepo.Repo, timeout, ttl time.Duration) (*harness, *forge.Mirrors) {
 	t.Helper()
-	env, err := git.NewEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Close() })
-	fc, err := forge.New(context.Background(), f.URL, "tok")
+	env := testEnv(t)
+	fc, err := forge.New(context.Background(), url, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +29,7 @@ func serveFake(t *testing.T, f *forgetest.Forge, timeout, ttl time.Duration) (*h
 	served := repo.ServeSource(env, mirrors)
 	t.Cleanup(served.Close)
 	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: timeout, Policy: mustPolicy(nil), Version: "test", Forge: fc}
-	return connectClient(t, New(served, cfg), f.Repo, cfg.MaxBytes), mirrors
+	return connectClient(t, New(served, cfg), r, cfg.MaxBytes), mirrors
 }
 
 func TestForgeFaults(t *testing.T) {
@@ -56,7 +53,7 @@ func TestForgeFaults(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}
-	h, _ := serveFake(t, f, 500*time.Millisecond, time.Hour)
+	h, _ := serveForge(t, f.URL, "tok", f.Repo, 500*time.Millisecond, time.Hour)
 	start := time.Now()
 	h.fails("get_pull_request_diff", prArgs(1), "UNAVAILABLE")
 	if d := time.Since(start); d > 3*time.Second {
@@ -74,7 +71,7 @@ func TestForgeFaults(t *testing.T) {
 // reply says how stale it is.
 func TestStaleMirrorIsServedWithANote(t *testing.T) {
 	f := forgetest.New(t)
-	h, mirrors := serveFake(t, f, 30*time.Second, time.Nanosecond) // every call refreshes
+	h, mirrors := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Nanosecond) // every call refreshes
 	mirrors.MinRefresh = 0
 	if text := h.ok("read_file", args("owner", "acme", "repo", "widgets", "path", "README.md", "ref", "main")); strings.Contains(text, "[note:") {
 		t.Fatalf("a fresh mirror is noted: %q", text)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,10 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
 // TestGitea runs the seed scenarios, and the mirror-backed tools, against a
@@ -34,7 +29,7 @@ func TestGitea(t *testing.T) {
 	g.push(r, "acme/widgets", "main", "feature", "pr9")
 	pr := g.openPR("acme/widgets", "feature", "main")
 	pr9 := g.openPR("acme/widgets", "pr9", "main")
-	h := serveForge(t, url, token, r)
+	h, _ := serveForge(t, url, token, r.Repo, 30*time.Second, time.Minute)
 
 	t.Run("seed 000", func(t *testing.T) {
 		runSeed000(t, h, pr, g.get(fmt.Sprintf("/api/v1/repos/acme/widgets/pulls/%d.diff", pr)))
@@ -112,32 +107,6 @@ func TestGitea(t *testing.T) {
 			t.Errorf("at feature: %q", got)
 		}
 	})
-}
-
-// serveForge serves a forge's repositories, as serve --forge does.
-func serveForge(t *testing.T, url, token string, r *prRepo) *harness {
-	t.Helper()
-	ctx := context.Background()
-	env, err := git.NewEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { env.Close() })
-	fc, err := forge.New(ctx, url, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fc.Kind != "Gitea" {
-		t.Fatalf("forge kind %q", fc.Kind)
-	}
-	mirrors, err := forge.NewMirrors(fc, env, t.TempDir(), time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := repo.ServeSource(env, mirrors)
-	t.Cleanup(served.Close)
-	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Forge: fc}
-	return connectClient(t, New(served, cfg), r.Repo, cfg.MaxBytes)
 }
 
 // giteaAPI sets up fixtures through Gitea's API.

@@ -39,15 +39,22 @@ func mustPolicy(extra []string) *repo.Policy {
 	return p
 }
 
-// serve starts a server for r (named acme/widgets) and connects a client.
-func serve(t *testing.T, r *testrepo.Repo, opts ...option) *harness {
+// testEnv is a git environment for one test.
+func testEnv(t *testing.T) *git.Env {
 	t.Helper()
-	ctx := context.Background()
 	env, err := git.NewEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { env.Close() })
+	return env
+}
+
+// serve starts a server for r (named acme/widgets) and connects a client.
+func serve(t *testing.T, r *testrepo.Repo, opts ...option) *harness {
+	t.Helper()
+	ctx := context.Background()
+	env := testEnv(t)
 	served, err := repo.ServeOne(ctx, env, r.Dir, "acme/widgets")
 	if err != nil {
 		t.Fatal(err)
