@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,10 +26,15 @@ type DiffOptions struct {
 // diffArgs is the one command line every diff runs with: nothing a
 // repository configures can run a program or change the patch format, and
 // the patch is what `git diff -M FROM TO` prints with default settings.
+//
+// format selects the output: "-p" (with -U, which implies a patch, so it is
+// given only then) or "--raw", "--numstat".
 func diffArgs(o DiffOptions, format ...string) []string {
 	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--src-prefix=a/", "--dst-prefix=b/", "-M", "-l" + strconv.Itoa(RenameLimit),
-		"-U" + strconv.Itoa(o.Context)}
+		"--src-prefix=a/", "--dst-prefix=b/", "-M", "-l" + strconv.Itoa(RenameLimit)}
+	if slices.Contains(format, "-p") {
+		args = append(args, "-U"+strconv.Itoa(o.Context))
+	}
 	args = append(args, format...)
 	args = append(args, "--end-of-options", o.From, o.To, "--")
 	return append(args, o.Paths...)
@@ -78,17 +84,23 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 }
 
 // Changes lists the files of a diff (git's raw format, with rename
-// detection) without producing any patch. Lists between two commits never
-// change, so they are kept, within a bound.
+// detection) without producing any patch: cheap, even when a patch would be
+// huge (git computes nothing per file for it). Lists between two commits
+// never change, so they are kept, within a bound.
 func (r *Repo) Changes(ctx context.Context, o DiffOptions) ([]Change, error) {
 	key := "changes " + o.From + " " + o.To + " " + strings.Join(o.Paths, "\x00")
 	if c, ok := r.memo.get(key); ok {
 		return c.([]Change), nil
 	}
 	var changes []Change
-	err := r.DiffStream(ctx, o, func(c []Change, _ io.Reader) error {
-		changes = c
-		return nil // returning before reading the patch stops git
+	err := r.Stream(ctx, diffArgs(o, "-z", "--raw"), func(stdout io.Reader) error {
+		var err error
+		var rest string
+		changes, rest, err = readRaw(bufio.NewReaderSize(stdout, 64<<10))
+		if err == nil && rest != "" {
+			err = fmt.Errorf("git diff: unexpected %q in the file list", rest)
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -113,27 +125,15 @@ func (r *Repo) ChangedFiles(ctx context.Context, o DiffOptions) ([]Change, error
 	return changes, err
 }
 
-// DiffStream runs one `git diff --patch-with-raw -z`: read gets the whole
-// file list first, then the patch as a stream. When read returns early, git
-// is stopped: the cost follows what is read.
-func (r *Repo) DiffStream(ctx context.Context, o DiffOptions, read func(changes []Change, patch io.Reader) error) error {
-	return r.Stream(ctx, diffArgs(o, "-z", "--patch-with-raw"), func(stdout io.Reader) error {
-		br := bufio.NewReaderSize(stdout, 64<<10)
-		changes, rest, err := readRaw(br)
-		if err != nil {
-			return err
-		}
-		if rest != "" {
-			return fmt.Errorf("git diff: unexpected %q after the file list", rest)
-		}
-		return read(changes, br)
-	})
+// Patch streams the unified diff to read. When read returns early, git is
+// stopped: the cost follows what is read.
+func (r *Repo) Patch(ctx context.Context, o DiffOptions, read func(patch io.Reader) error) error {
+	return r.Stream(ctx, diffArgs(o, "-p"), read)
 }
 
 // readRaw reads NUL-terminated raw records (":old new oid oid status\0path\0
-// [path\0]") up to the first token that is not one: the empty token that
-// --patch-with-raw puts before the patch, the first --numstat record, or the
-// end of the output. It returns that token.
+// [path\0]") up to the first token that is not one (the first --numstat
+// record) or the end of the output. It returns that token.
 func readRaw(br *bufio.Reader) ([]Change, string, error) {
 	var changes []Change
 	for {

@@ -72,7 +72,7 @@ func TestChangedFilesMatchesGit(t *testing.T) {
 	}
 }
 
-func TestDiffStreamIsGitsPatch(t *testing.T) {
+func TestPatchIsGitsPatch(t *testing.T) {
 	r, base, head := diffRange(t)
 	g := open(t, r)
 	for _, opts := range []DiffOptions{
@@ -80,10 +80,8 @@ func TestDiffStreamIsGitsPatch(t *testing.T) {
 		{From: base, To: head, Context: 0},
 		{From: base, To: head, Context: 3, Paths: []string{"mod.txt", "added"}},
 	} {
-		var list []Change
 		var patch string
-		err := g.DiffStream(context.Background(), opts, func(c []Change, p io.Reader) error {
-			list = c
+		err := g.Patch(context.Background(), opts, func(p io.Reader) error {
 			data, err := io.ReadAll(p)
 			patch = string(data)
 			return err
@@ -95,24 +93,22 @@ func TestDiffStreamIsGitsPatch(t *testing.T) {
 		if want := r.Git(args...); patch != want {
 			t.Errorf("%+v: patch differs from git's\ngot\n%s\nwant\n%s", opts, patch, want)
 		}
-		if len(list) != strings.Count(patch, "\ndiff --git ")+1 {
-			t.Errorf("%+v: %d changes for the patch's sections", opts, len(list))
+		list, err := g.Changes(context.Background(), opts)
+		if err != nil || len(list) != strings.Count(patch, "\ndiff --git ")+1 {
+			t.Errorf("%+v: %d changes for the patch's sections (%v)", opts, len(list), err)
 		}
 	}
 }
 
-func TestDiffStreamStopsGit(t *testing.T) {
+func TestPatchStopsGit(t *testing.T) {
 	r, base, head := diffRange(t)
 	g := open(t, r)
 	stop := errors.New("enough")
-	err := g.DiffStream(context.Background(), DiffOptions{From: base, To: head, Context: 3}, func(c []Change, p io.Reader) error {
-		return stop
-	})
-	if err != stop {
+	if err := g.Patch(context.Background(), DiffOptions{From: base, To: head, Context: 3}, func(io.Reader) error { return stop }); err != stop {
 		t.Fatalf("err = %v", err)
 	}
 	// Returning nil before reading the patch is not an error either.
-	if err := g.DiffStream(context.Background(), DiffOptions{From: base, To: head}, func([]Change, io.Reader) error { return nil }); err != nil {
+	if err := g.Patch(context.Background(), DiffOptions{From: base, To: head}, func(io.Reader) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 }

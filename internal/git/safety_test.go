@@ -26,7 +26,7 @@ var diffFlags = []string{"--no-ext-diff", "--no-textconv", "--no-color"}
 
 // projectDiff is the command line the project's diffs run with (diff.go).
 func projectDiff(from, to string) []string {
-	return diffArgs(DiffOptions{From: from, To: to, Context: 3})
+	return diffArgs(DiffOptions{From: from, To: to, Context: 3}, "-p")
 }
 
 // twoCommits is a repository whose commits c1 and c2 change a.txt.

@@ -121,30 +121,31 @@ type errRestart struct{ from int }
 func (errRestart) Error() string { return "restart" }
 
 func (f *diffFiller) run(ctx context.Context) error {
+	// The file list first, from its own git process: git prints a patch
+	// only after computing it, so a list that came with the patch would
+	// arrive after the cost of a huge file had been paid.
+	changes, err := f.sel.repo.Git.Changes(ctx, f.sel.opts)
+	if err != nil {
+		return err
+	}
+	f.start(changes)
 	opts := f.sel.opts
+	if f.markHuge(ctx) {
+		opts = f.without(0)
+		if len(opts.Paths) == 0 {
+			f.finish()
+			return nil
+		}
+	}
 	for {
-		err := f.sel.repo.Git.DiffStream(ctx, opts, func(changes []git.Change, patch io.Reader) error {
-			if f.changes == nil {
-				f.start(changes)
-				if f.markHuge(ctx) {
-					return errRestart{from: 0} // again, without them
-				}
-			}
-			return f.read(patch)
-		})
+		err := f.sel.repo.Git.Patch(ctx, opts, f.read)
 		var restart errRestart
 		switch {
 		case err == nil || errors.Is(err, errStopDiff):
 			f.finish()
 			return nil
 		case errors.As(err, &restart):
-			opts.Paths = nil
-			for i, c := range f.changes[restart.from:f.listed] {
-				if !f.huge[restart.from+i] {
-					opts.Paths = append(opts.Paths, c.Paths()...)
-				}
-			}
-			if len(opts.Paths) == 0 {
+			if opts = f.without(restart.from); len(opts.Paths) == 0 {
 				f.finish()
 				return nil
 			}
@@ -152,6 +153,19 @@ func (f *diffFiller) run(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// without is the diff of the listed changes from index on, huge ones left
+// out, as explicit paths (both sides of a rename).
+func (f *diffFiller) without(from int) git.DiffOptions {
+	opts := f.sel.opts
+	opts.Paths = nil
+	for i, c := range f.changes[from:f.listed] {
+		if !f.huge[from+i] {
+			opts.Paths = append(opts.Paths, c.Paths()...)
+		}
+	}
+	return opts
 }
 
 // markHuge finds the listed added or deleted files whose blob is larger
@@ -181,8 +195,8 @@ func (f *diffFiller) markHuge(ctx context.Context) bool {
 	return found
 }
 
-// read consumes one git diff run's patch. The first run fixes the file
-// list; a restarted run covers a subset of it.
+// read consumes one git diff run's patch: the whole list's, or (restarted)
+// a subset's.
 func (f *diffFiller) read(patch io.Reader) error {
 	sp := diff.NewSplitter(patch)
 	for f.next < f.listed {

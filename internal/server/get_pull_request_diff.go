@@ -138,7 +138,7 @@ func findChange(changes []git.Change, path string) (git.Change, bool) {
 // with every file's patch size, measured without keeping the patches.
 func (s *Server) wholePullRequestDiff(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (reply, error) {
 	var res reply
-	err := r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
+	err := r.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
 		res, err = s.wholeDiff(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), patch)
 		return err

@@ -27,7 +27,7 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int)
 
 // sectionsFor streams a diff from git and picks path's sections from it.
 func sectionsFor(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string, keep int64) (raw []byte, size int64, found bool, err error) {
-	err = r.Git.DiffStream(ctx, opts, func(_ []git.Change, patch io.Reader) error {
+	err = r.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
 		raw, size, found, _, err = selectSections(patch, path, keep)
 		return err
