@@ -81,7 +81,7 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 	// What the reply can hold: the limit less the envelope of an empty reply.
 	room := s.cfg.MaxBytes - s.replySize(reply{}) - 2
 	used := 0
-	slicer := text.Slicer{From: 1, MaxLine: room, Accept: func(line []byte) bool {
+	slicer := text.Slicer{From: 1, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2 // the line and its "\n"
 		return used <= room
 	}}
@@ -89,17 +89,12 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 		slicer.From = max(in.StartLine, 1)
 		slicer.To = max(in.EndLine, 0)
 	}
-	head, rest := peek(body, text.SniffLen)
-	if text.IsBinary(head) {
-		if size < 0 {
-			n, _ := io.Copy(io.Discard, rest)
-			size = int64(len(head)) + n
-		}
-		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file (%d bytes); with_metadata=true returns it base64-encoded", path, size)
-	}
-	res, err := slicer.Read(io.MultiReader(bytes.NewReader(head), rest))
+	res, err := slicer.Read(body)
 	if err != nil {
 		return reply{}, err
+	}
+	if res.Binary {
+		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file (%d bytes); with_metadata=true returns it base64-encoded", path, res.Size)
 	}
 	if ranged {
 		last := res.Total
@@ -164,10 +159,4 @@ func (s *Server) contentsResponse(ctx context.Context, r *repo.Repository, ref, 
 		return reply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 	}
 	return out, nil
-}
-
-func peek(r io.Reader, n int) ([]byte, io.Reader) {
-	buf := make([]byte, n)
-	got, _ := io.ReadFull(r, buf)
-	return buf[:got], r
 }

@@ -18,7 +18,8 @@ import (
 
 // harness is a server on a test repository, driven by the go-sdk client.
 type harness struct {
-	t        *testing.T
+	server   *Server
+	t        testing.TB
 	repo     *testrepo.Repo
 	cs       *mcp.ClientSession
 	maxBytes int
@@ -40,7 +41,7 @@ func mustPolicy(extra []string) *repo.Policy {
 }
 
 // testEnv is a git environment for one test.
-func testEnv(t *testing.T) *git.Env {
+func testEnv(t testing.TB) *git.Env {
 	t.Helper()
 	env, err := git.NewEnv()
 	if err != nil {
@@ -51,7 +52,7 @@ func testEnv(t *testing.T) *git.Env {
 }
 
 // serve starts a server for r (named acme/widgets) and connects a client.
-func serve(t *testing.T, r *testrepo.Repo, opts ...option) *harness {
+func serve(t testing.TB, r *testrepo.Repo, opts ...option) *harness {
 	t.Helper()
 	ctx := context.Background()
 	env := testEnv(t)
@@ -67,7 +68,7 @@ func serve(t *testing.T, r *testrepo.Repo, opts ...option) *harness {
 	return connectClient(t, New(served, cfg), r, cfg.MaxBytes)
 }
 
-func connectClient(t *testing.T, s *Server, r *testrepo.Repo, maxBytes int) *harness {
+func connectClient(t testing.TB, s *Server, r *testrepo.Repo, maxBytes int) *harness {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -80,7 +81,7 @@ func connectClient(t *testing.T, s *Server, r *testrepo.Repo, maxBytes int) *har
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &harness{t: t, repo: r, cs: cs, maxBytes: maxBytes}
+	return &harness{server: s, t: t, repo: r, cs: cs, maxBytes: maxBytes}
 }
 
 // call calls a tool and checks the reply limit on what came over the wire.

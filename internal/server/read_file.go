@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -97,28 +96,22 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
 	room := (s.cfg.MaxBytes-s.replySize(reply{text: header(probe) + continuation(probe, 1<<31-1), structured: probe}))/2 - 2
 	used := 0
-	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, Accept: func(line []byte) bool {
+	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2
 		return used <= room
 	}}
 	var res text.Slice
-	var size int64
-	err = read(func(n int64, body io.Reader) error {
-		size = n
-		head, rest := peek(body, text.SniffLen)
-		if out.IsBinary = text.IsBinary(head); out.IsBinary {
-			return nil
-		}
+	err = read(func(_ int64, body io.Reader) error {
 		var err error
-		res, err = slicer.Read(io.MultiReader(bytes.NewReader(head), rest))
+		res, err = slicer.Read(body)
 		return err
 	})
 	if err != nil {
 		return reply{}, err
 	}
-	if out.IsBinary {
+	if out.IsBinary = res.Binary; out.IsBinary {
 		out.EndLine = out.StartLine - 1
-		return reply{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, size), structured: out}, nil
+		return reply{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, res.Size), structured: out}, nil
 	}
 	if in.StartLine > max(res.Total, 1) {
 		return reply{}, errcode.New(errcode.InvalidArgument, "startLine %d is past the end of %q (%d lines)", in.StartLine, path, res.Total)

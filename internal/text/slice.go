@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 )
 
 // Slicer reads a stream once and keeps lines From..To (1-based, inclusive).
@@ -19,6 +20,9 @@ type Slicer struct {
 	// Accept is asked about each line in range, in order, before it is kept;
 	// false stops keeping lines. nil accepts everything.
 	Accept func(line []byte) bool
+	// SkipBinary: input that looks binary (IsBinary on its first SniffLen
+	// bytes) is only measured, not sliced; Slice.Binary says so.
+	SkipBinary bool
 }
 
 // Slice is what a Slicer kept and what it saw.
@@ -30,13 +34,34 @@ type Slice struct {
 	EndsWithNewline bool   // the input's last byte is "\n"
 	Stopped         bool   // a line in range was not kept (Accept said no, or Oversized)
 	Oversized       int    // the line over MaxLine that stopped slicing, else 0
+	Binary          bool   // SkipBinary found binary input: only Size is set
 }
+
+// readers recycles the 64 KiB read buffers: a small slice of a small file
+// should not cost a fresh buffer (and its garbage) per call.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // Read consumes all of r.
 func (s Slicer) Read(r io.Reader) (Slice, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
 	out := Slice{First: max(s.From, 1)}
 	out.Last = out.First - 1
+	if s.SkipBinary {
+		head, err := br.Peek(SniffLen)
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			return out, err
+		}
+		if IsBinary(head) {
+			n, err := io.Copy(io.Discard, br)
+			out.Binary, out.Size = true, n
+			return out, err
+		}
+	}
 	var line []byte // the current line, when it must be assembled from pieces
 	var partial bool
 	var lineLen int

@@ -1,0 +1,64 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// The read path through the whole server (in-memory transport): what one
+// small slice of a file costs, sequentially.
+func BenchmarkReadPath(b *testing.B) {
+	r := testrepo.New(b)
+	var src strings.Builder
+	for i := 0; i < 600; i++ {
+		src.WriteString("\tfmt.Println(\"a line of source code of a typical length\", i)\n")
+	}
+	r.Write("pkg/file.go", src.String())
+	r.Commit("file")
+	h := serve(b, r)
+	b.Run("read_file at a ref", func(b *testing.B) {
+		benchCall(b, h.cs, "read_file", args("path", "pkg/file.go", "ref", "main", "startLine", 200, "endLine", 299))
+	})
+	b.Run("get_file_content", func(b *testing.B) {
+		benchCall(b, h.cs, "get_file_content", fileArgs("pkg/file.go", "ref", "main", "start_line", 200, "end_line", 299))
+	})
+	b.Run("list_repositories (the floor)", func(b *testing.B) {
+		benchCall(b, h.cs, "list_repositories", args())
+	})
+}
+
+func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) {
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+	}
+}
+
+// The handler alone, without MCP: what is ours of the read path.
+func BenchmarkReadFileHandler(b *testing.B) {
+	r := testrepo.New(b)
+	var src strings.Builder
+	for i := 0; i < 600; i++ {
+		src.WriteString("\tfmt.Println(\"a line of source code of a typical length\", i)\n")
+	}
+	r.Write("pkg/file.go", src.String())
+	r.Commit("file")
+	s := serve(b, r).server
+	in := readFileIn{Path: "pkg/file.go", Ref: "main", StartLine: 200, EndLine: 299}
+	b.ReportAllocs()
+	for b.Loop() {
+		rep, err := s.readFile(context.Background(), in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.resultSize(s.result(rep))
+	}
+}
