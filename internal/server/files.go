@@ -40,7 +40,7 @@ func readAtRef(ctx context.Context, r *repo.Repository, commit, refName, path st
 		}
 	}
 	switch {
-	case errors.Is(err, errIsDir) || (err == nil && path == ""):
+	case errors.Is(err, errIsDir):
 		return errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", displayPath(path))
 	case errors.Is(err, git.ErrMissing):
 		return explainMissing(ctx, r, commit, refName, path)

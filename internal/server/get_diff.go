@@ -189,7 +189,7 @@ func (f *diffFiller) markHuge(ctx context.Context) bool {
 		obj, err := f.sel.repo.Git.Info(ctx, commit+":"+c.Path)
 		if err == nil && obj.Size > f.patchLeft {
 			f.huge[i], found = true, true
-			f.omit(i, nil, false)
+			f.omit(i)
 		}
 	}
 	return found
@@ -221,7 +221,7 @@ func (f *diffFiller) read(patch io.Reader) error {
 			return errStopDiff
 		}
 		if aborted {
-			f.omit(i, nil, false)
+			f.omit(i)
 			f.next = i + 1
 			if f.next < f.listed {
 				return errRestart{from: f.next}
@@ -357,23 +357,22 @@ func (f *diffFiller) dropPatch(e *diffFile) int64 {
 	return n
 }
 
-// omit marks a change whose patch was not read (or not to its end).
-func (f *diffFiller) omit(i int, size *int64, counted bool) {
+// omit marks a change whose patch was not read (or not to its end): its
+// size and counts are unknown.
+func (f *diffFiller) omit(i int) {
 	e := &f.out.Files[i]
 	f.dropPatch(e)
 	if e.PatchOmitted == nil || *e.PatchOmitted != "denied" {
-		e.PatchOmitted, e.PatchBytes = ptr("size_limit"), size
+		e.PatchOmitted, e.PatchBytes = ptr("size_limit"), nil
 	}
-	if !counted {
-		e.Additions, e.Deletions, e.IsBinary = nil, nil, nil
-	}
+	e.Additions, e.Deletions, e.IsBinary = nil, nil, nil
 }
 
 // finish marks the listed changes whose sections were never read.
 func (f *diffFiller) finish() {
 	for i := range f.out.Files {
 		if f.seen[i] == 0 && f.out.Files[i].Patch == nil && (f.out.Files[i].PatchOmitted == nil || *f.out.Files[i].PatchOmitted != "binary") && !f.huge[i] {
-			f.omit(i, nil, false)
+			f.omit(i)
 		}
 	}
 	for _, e := range f.out.Files {
