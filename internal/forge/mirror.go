@@ -31,6 +31,7 @@ type Mirrors struct {
 	MinRefresh time.Duration
 
 	fetches singleflight.Group
+	running chan struct{} // bounds the fetches running at once
 	mu      sync.Mutex
 	fetched map[string]time.Time // last successful fetch, by mirror directory
 }
@@ -41,11 +42,16 @@ func NewMirrors(c *Client, env *git.Env, dir string, ttl time.Duration) (*Mirror
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("--cache-dir: %w", err)
 	}
-	return &Mirrors{client: c, env: env, dir: dir, ttl: ttl, MinRefresh: 5 * time.Second, fetched: map[string]time.Time{}}, nil
+	return &Mirrors{client: c, env: env, dir: dir, ttl: ttl, MinRefresh: 5 * time.Second,
+		running: make(chan struct{}, maxFetches), fetched: map[string]time.Time{}}, nil
 }
 
 // refspecs are what a mirror fetches.
 var refspecs = []string{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", "+refs/pull/*/head:refs/pull/*/head"}
+
+// maxFetches bounds the fetches running at once, apart from the git
+// processes that serve reads.
+const maxFetches = 2
 
 // fetchTimeout bounds one fetch, which callers share; it does not end with
 // the first caller's call.
@@ -90,6 +96,12 @@ func (m *Mirrors) Open(ctx context.Context, owner, name string, refresh bool) (r
 }
 
 func (m *Mirrors) fetch(ctx context.Context, owner, repo, gitDir string) error {
+	select {
+	case m.running <- struct{}{}:
+		defer func() { <-m.running }()
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 	info, err := m.client.Repo(ctx, owner, repo)
 	if err != nil {
 		return err

@@ -35,11 +35,8 @@ func (r *Repo) Fetch(ctx context.Context, remote, header string, refspecs ...str
 		"-c", "http.followRedirects=false", "-c", "fetch.recurseSubmodules=false",
 		"fetch", "--prune", "--quiet", "--no-write-fetch-head", "--no-auto-gc", "--", remote}
 	args = append(args, refspecs...)
-	release, err := r.env.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
+	// Fetches are bounded by their caller (forge.Mirrors), not by the
+	// process slots: a few slow fetches must not hold up every read.
 	cmd := r.command(ctx, false, args)
 	cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.extraHeader", "GIT_CONFIG_VALUE_0="+header)
 	if header == "" {

@@ -50,7 +50,11 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, consume func(io.Reader) 
 	for _, g := range o.Exclude {
 		args = append(args, ":(exclude,glob,icase)"+g)
 	}
-	err := r.stream(ctx, o.Rev == "", args, consume)
+	run := r.Stream
+	if o.Rev == "" {
+		run = r.StreamWorkTree
+	}
+	err := run(ctx, args, consume)
 	if exit, ok := err.(*ExitError); ok && exit.Code == 1 && exit.Stderr == "" {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrMissing is returned for an object name that names nothing.
@@ -37,25 +38,33 @@ const MaxObjectReaders = 8
 type objectPool struct {
 	repo   *Repo
 	mu     sync.Mutex
-	idle   []*catFile
+	idle   []*catFile // most recently used last
 	live   int
 	closed bool
 	free   chan struct{} // signalled when a reader is returned
+	reaper *time.Timer   // ends readers idle past idleTimeout; nil when none is idle
+	// idleTimeout ends a reader nobody used for this long, so a server
+	// with thousands of repositories keeps processes only for those in use.
+	idleTimeout time.Duration
 }
+
+// defaultIdleTimeout: see objectPool.idleTimeout.
+const defaultIdleTimeout = 2 * time.Minute
 
 func newObjectPool(r *Repo) *objectPool {
 	// One token per reader: a return never goes unnoticed by a waiter.
-	return &objectPool{repo: r, free: make(chan struct{}, MaxObjectReaders)}
+	return &objectPool{repo: r, free: make(chan struct{}, MaxObjectReaders), idleTimeout: defaultIdleTimeout}
 }
 
 type catFile struct {
-	cmd     *exec.Cmd
-	in      io.WriteCloser
-	out     *bufio.Reader
-	stderr  *capped // read only after stop
-	cancel  context.CancelFunc
-	used    bool // has answered a request: it was alive when it went idle
-	stopped bool
+	cmd       *exec.Cmd
+	in        io.WriteCloser
+	out       *bufio.Reader
+	stderr    *capped // read only after stop
+	cancel    context.CancelFunc
+	used      bool // has answered a request: it was alive when it went idle
+	stopped   bool
+	idleSince time.Time
 }
 
 // get takes an idle reader or starts one; fresh asks for a new process (an
@@ -100,7 +109,11 @@ func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 func (p *objectPool) put(c *catFile, healthy bool) {
 	p.mu.Lock()
 	if healthy && !p.closed {
+		c.idleSince = time.Now()
 		p.idle = append(p.idle, c)
+		if p.reaper == nil {
+			p.reaper = time.AfterFunc(p.idleTimeout, p.reap)
+		}
 		p.mu.Unlock()
 	} else {
 		p.live--
@@ -110,6 +123,32 @@ func (p *objectPool) put(c *catFile, healthy bool) {
 	select {
 	case p.free <- struct{}{}:
 	default:
+	}
+}
+
+// reap ends the readers idle for idleTimeout and looks again later while
+// any reader is idle.
+func (p *objectPool) reap() {
+	p.mu.Lock()
+	var old []*catFile
+	keep := p.idle[:0]
+	for _, c := range p.idle {
+		if time.Since(c.idleSince) >= p.idleTimeout {
+			old = append(old, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	p.idle = keep
+	p.live -= len(old)
+	if len(p.idle) > 0 && !p.closed {
+		p.reaper = time.AfterFunc(p.idleTimeout-time.Since(p.idle[0].idleSince), p.reap)
+	} else {
+		p.reaper = nil
+	}
+	p.mu.Unlock()
+	for _, c := range old {
+		c.stop()
 	}
 }
 
@@ -162,6 +201,10 @@ func (p *objectPool) close() {
 	p.closed = true
 	idle := p.idle
 	p.idle = nil
+	if p.reaper != nil {
+		p.reaper.Stop()
+		p.reaper = nil
+	}
 	p.mu.Unlock()
 	for _, c := range idle {
 		c.stop()

@@ -468,3 +468,28 @@ func TestObjectsChaos(t *testing.T) {
 		}
 	}
 }
+
+// Readers nobody uses end: a server with many repositories keeps processes
+// only for those in use.
+func TestIdleReadersEnd(t *testing.T) {
+	r, _, c2 := twoCommits(t)
+	g := open(t, r)
+	g.objects.idleTimeout = 100 * time.Millisecond
+	if _, err := g.Info(context.Background(), c2); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(catFiles(t, gitDir(r))); n != 1 {
+		t.Fatalf("%d readers after a read", n)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(catFiles(t, gitDir(r))) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("an idle reader is still running")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The pool starts a new one when needed.
+	if _, err := g.Info(context.Background(), c2); err != nil {
+		t.Fatal(err)
+	}
+}

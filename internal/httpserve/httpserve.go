@@ -81,9 +81,11 @@ func Handler(srv *mcp.Server, o Options, log *slog.Logger) http.Handler {
 			return
 		}
 		if o.Token != "" {
-			// Compare digests: constant time, and nothing leaks the length.
-			got := sha256.Sum256([]byte(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")))
-			if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			// The scheme is case-insensitive (RFC 7235). Compare digests:
+			// constant time, and nothing leaks the length.
+			scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			got := sha256.Sum256([]byte(token))
+			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-repo-tools"`)
 				http.Error(w, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'", http.StatusUnauthorized)
 				return

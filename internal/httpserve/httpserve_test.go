@@ -84,6 +84,7 @@ func TestChecks(t *testing.T) {
 		{"wrong token", tokened, map[string]string{"Authorization": "Bearer sesamE"}, initialize, 401},
 		{"token without Bearer", tokened, map[string]string{"Authorization": "sesame"}, initialize, 401},
 		{"right token", tokened, map[string]string{"Authorization": "Bearer sesame"}, initialize, 200},
+		{"scheme in lower case", tokened, map[string]string{"Authorization": "bearer sesame"}, initialize, 200},
 		{"configured Host", hosts, map[string]string{"Host": "mcp.internal"}, initialize, 200},
 		{"configured Origin", hosts, map[string]string{"Origin": "https://app.example"}, initialize, 200},
 		{"other Origin", hosts, map[string]string{"Origin": "https://app.example.evil"}, initialize, 403},

@@ -173,15 +173,16 @@ func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Reposi
 	if !ValidName(owner) || !ValidName(repo) {
 		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, repo)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	// Locate on every call, so that a name means the same repository
-	// whatever was opened before; cache by the name found on disk.
+	// whatever was opened before; cache by the name found on disk. The
+	// lock covers the map only, not the file system.
 	o, n, gitDir, workTree, ok := s.locate(owner, repo)
 	if !ok {
-		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
+		return nil, errcode.New(errcode.NotFound, "repository %q/%q is not served (%s)", owner, repo, s.describe(ctx))
 	}
 	key := o + "/" + n
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if r, ok := s.open[key]; ok {
 		return r, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
@@ -36,7 +37,9 @@ func (s *Server) forgePullRequestDiff(ctx context.Context, in getPullRequestDiff
 		return s.wholeDiff(name, body)
 	}
 	keep := int64(s.replyRoom())
-	raw, size, found, names, err := selectSections(body, path, keep)
+	raw, size, found, names, err := selectSections(body, path, keep, func(h diff.Header) bool {
+		return s.cfg.Policy.Denied(h.OldPath) || s.cfg.Policy.Denied(h.NewPath)
+	})
 	if err != nil {
 		return reply{}, err
 	}
@@ -70,6 +73,9 @@ func (s *Server) forgeFileContent(ctx context.Context, in getFileContentIn, path
 		if err != nil {
 			return reply{}, err
 		}
+		if data, err = s.hideDenied(data); err != nil {
+			return reply{}, err
+		}
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, data); err == nil {
 			data = compact.Bytes()
@@ -99,11 +105,38 @@ func (s *Server) forgeFileContent(ctx context.Context, in getFileContentIn, path
 		if data, cerr := f.Contents(ctx, in.Owner, in.Repo, path, ref); cerr == nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
 			return reply{}, errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", path)
 		}
-		return reply{}, errcode.New(errcode.NotFound, "%q does not exist at %s in %s/%s", path, describeRef(in.Ref, ref), in.Owner, in.Repo)
+		at := "the default branch"
+		if in.Ref != "" {
+			at = describeRef(in.Ref, ref)
+		}
+		return reply{}, errcode.New(errcode.NotFound, "%q does not exist at %s in %s/%s", path, at, in.Owner, in.Repo)
 	}
 	if err != nil {
 		return reply{}, err
 	}
 	defer body.Close()
 	return s.sliceFile(path, -1, body, in)
+}
+
+// hideDenied drops from a directory listing (a JSON array) the entries the
+// secrets policy hides, leaving every other entry exactly as the forge
+// wrote it.
+func (s *Server) hideDenied(data json.RawMessage) (json.RawMessage, error) {
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+		return data, nil
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(data, &entries); err != nil {
+		return nil, errcode.New(errcode.Unavailable, "the forge's directory listing is not the JSON expected: %v", err)
+	}
+	var kept [][]byte
+	for _, e := range entries {
+		var entry struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(e, &entry) == nil && !s.cfg.Policy.Denied(entry.Path) {
+			kept = append(kept, e)
+		}
+	}
+	return json.RawMessage("[" + string(bytes.Join(kept, []byte(","))) + "]"), nil
 }

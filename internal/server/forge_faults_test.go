@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -85,5 +86,35 @@ func TestStaleMirrorIsServedWithANote(t *testing.T) {
 	msg := h.fails("read_file", args("owner", "acme", "repo", "widgets", "path", "README.md", "ref", "no-such"), "INVALID_REF")
 	if !strings.Contains(msg, "(note: the mirror of acme/widgets was last refreshed") {
 		t.Fatalf("error without the stale note: %s", msg)
+	}
+}
+
+// What the secrets policy hides stays hidden when the forge answers:
+// a rename from .env selected by its new name, and .env in a listing.
+func TestForgeSecretsStayHidden(t *testing.T) {
+	f := forgetest.New(t)
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/repos/acme/widgets/pulls/1.diff":
+			io.WriteString(w, "diff --git a/.env b/config.txt\nsimilarity index 90%\nrename from .env\nrename to config.txt\n"+
+				"--- a/.env\n+++ b/config.txt\n@@ -1 +1 @@\n-TOKEN=hunter2\n+TOKEN=hunter3\n"+
+				"diff --git a/ok.txt b/ok.txt\n--- a/ok.txt\n+++ b/ok.txt\n@@ -1 +1 @@\n-a\n+b\n")
+		case "/api/v1/repos/acme/widgets/contents":
+			io.WriteString(w, `[{"name":".env","path":".env","type":"file"},{"name":"ok.txt","path":"ok.txt","type":"file","url":"http://x/?a=1&b=<2>"}]`)
+		default:
+			http.NotFound(w, r)
+		}
+	}
+	h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
+	if msg := h.fails("get_pull_request_diff", prArgs(1, "file_path", "config.txt"), "PATH_DENIED"); strings.Contains(msg, "hunter") {
+		t.Fatalf("secret in %q", msg)
+	}
+	h.fails("get_pull_request_diff", prArgs(1), "PATH_DENIED")
+	if got := h.ok("get_pull_request_diff", prArgs(1, "file_path", "ok.txt")); !strings.Contains(got, "+b") {
+		t.Fatalf("ok.txt: %q", got)
+	}
+	listing := h.ok("get_file_content", fileArgs("", "with_metadata", true))
+	if listing != `[{"name":"ok.txt","path":"ok.txt","type":"file","url":"http://x/?a=1&b=<2>"}]` {
+		t.Fatalf("listing: %s", listing)
 	}
 }

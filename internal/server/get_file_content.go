@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -94,7 +95,7 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 		return reply{}, err
 	}
 	if res.Binary {
-		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file (%d bytes); with_metadata=true returns it base64-encoded", path, res.Size)
+		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file%s; with_metadata=true returns it base64-encoded", path, sizeNote(size))
 	}
 	if ranged {
 		last := res.Total
@@ -117,6 +118,14 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 		content = append(content, '\n')
 	}
 	return reply{text: string(content)}, nil
+}
+
+// sizeNote is " (N bytes)" when the size is known.
+func sizeNote(size int64) string {
+	if size < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d bytes)", size)
 }
 
 func inversion(start, end int) error {

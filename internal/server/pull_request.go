@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
@@ -29,7 +30,7 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int)
 func sectionsFor(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string, keep int64) (raw []byte, size int64, found bool, err error) {
 	err = r.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
-		raw, size, found, _, err = selectSections(patch, path, keep)
+		raw, size, found, _, err = selectSections(patch, path, keep, nil)
 		return err
 	})
 	return raw, size, found, err
@@ -38,7 +39,9 @@ func sectionsFor(ctx context.Context, r *repo.Repository, opts git.DiffOptions, 
 // selectSections reads a whole unified diff and returns the sections that
 // belong to path (either side of a rename; a type change has two), joined,
 // if they fit in keep bytes, their size, and the paths of every section.
-func selectSections(patch io.Reader, path string, keep int64) (raw []byte, size int64, found bool, names []string, err error) {
+// A selected section that denied refuses (the other side of a rename may
+// be a secret) is an error.
+func selectSections(patch io.Reader, path string, keep int64, denied func(diff.Header) bool) (raw []byte, size int64, found bool, names []string, err error) {
 	sp := diff.NewSplitter(patch)
 	for {
 		sec, err := sp.NextWithin(keep, 0)
@@ -52,6 +55,9 @@ func selectSections(patch io.Reader, path string, keep int64) (raw []byte, size 
 		names = append(names, sec.Header.NewPath)
 		if !sec.Header.Matches(path) {
 			continue
+		}
+		if denied != nil && denied(sec.Header) {
+			return nil, 0, false, nil, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 		}
 		found = true
 		size += sec.Size

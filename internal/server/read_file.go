@@ -73,7 +73,8 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 		if err != nil {
 			return err
 		}
-		return read(fi.Size(), f)
+		// A file is no process to kill at the deadline: stop reading instead.
+		return read(fi.Size(), ctxReader{ctx, f})
 	}
 	if in.Ref != "" || r.Bare() {
 		commit, err := r.ResolveCommit(ctx, in.Ref)
@@ -101,8 +102,10 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 		return used <= room
 	}}
 	var res text.Slice
-	err = read(func(_ int64, body io.Reader) error {
+	var size int64
+	err = read(func(n int64, body io.Reader) error {
 		var err error
+		size = n
 		res, err = slicer.Read(body)
 		return err
 	})
@@ -111,7 +114,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	}
 	if out.IsBinary = res.Binary; out.IsBinary {
 		out.EndLine = out.StartLine - 1
-		return reply{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, res.Size), structured: out}, nil
+		return reply{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, size), structured: out}, nil
 	}
 	if in.StartLine > max(res.Total, 1) {
 		return reply{}, errcode.New(errcode.InvalidArgument, "startLine %d is past the end of %q (%d lines)", in.StartLine, path, res.Total)
@@ -133,4 +136,17 @@ func continuation(o readFileOut, wanted int) string {
 		return ""
 	}
 	return fmt.Sprintf("\n[truncated: lines %d–%d did not fit in this reply; continue with startLine=%d]", o.EndLine+1, wanted, o.EndLine+1)
+}
+
+// ctxReader ends a read when its context does.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := context.Cause(c.ctx); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

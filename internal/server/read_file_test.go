@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -153,4 +154,30 @@ func TestReadFileBareRepositoryReadsHEAD(t *testing.T) {
 	if out.Content != "# widgets v2" || out.Ref == nil || *out.Ref != r.Head() {
 		t.Fatalf("bare: %+v", out)
 	}
+}
+
+// A work-tree read ends at the call's deadline (there is no git process to
+// kill: the read itself stops), and a binary file is not read past its
+// first bytes, however large.
+func TestReadFileWorkTreeDeadlineAndBinary(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("small.txt", "x\n")
+	r.Commit("small")
+	// A 4 GiB sparse file: zeros, so binary, and nothing to read for real.
+	f, err := os.Create(filepath.Join(r.Dir, "sparse.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(4 << 30)
+	f.Close()
+	r.Write("text.txt", strings.Repeat("line of text\n", 100_000))
+	h := serve(t, r)
+	start := time.Now()
+	var out readFileOut
+	text := h.structured("read_file", args("path", "sparse.bin"), &out)
+	if !out.IsBinary || !strings.Contains(text, "4294967296 bytes") || time.Since(start) > 2*time.Second {
+		t.Fatalf("binary: %+v %q after %v", out, text, time.Since(start))
+	}
+	hd := serve(t, r, withTimeout(time.Nanosecond))
+	hd.fails("read_file", args("path", "text.txt"), "UNAVAILABLE")
 }

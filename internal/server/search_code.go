@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -101,8 +102,10 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error)
 	}
 	c := &grepCollector{s: s, r: r, rev: opts.Rev, max: in.MaxResults, context: in.ContextLines, checked: map[string]bool{}}
 	err = r.Git.Grep(ctx, opts, c.read)
+	// git's verdict on the pattern itself ("fatal: -e option, 'a(':
+	// Unmatched ( ...") is the caller's to fix; any other failure is not.
 	var exit *git.ExitError
-	if errors.As(err, &exit) {
+	if errors.As(err, &exit) && strings.HasPrefix(strings.TrimSpace(exit.Stderr), "fatal: -e option") {
 		return reply{}, errcode.New(errcode.InvalidArgument, "git grep refused the query: %s", strings.TrimPrefix(strings.TrimSpace(exit.Stderr), "fatal: "))
 	}
 	if err != nil {
@@ -116,8 +119,8 @@ func checkQuery(q string) error {
 	switch {
 	case q == "":
 		return errcode.New(errcode.InvalidArgument, "query is empty")
-	case len(q) > maxQueryLen:
-		return errcode.New(errcode.InvalidArgument, "query is %d bytes long; the limit is %d", len(q), maxQueryLen)
+	case utf8.RuneCountInString(q) > maxQueryLen:
+		return errcode.New(errcode.InvalidArgument, "query is %d characters long; the limit is %d", utf8.RuneCountInString(q), maxQueryLen)
 	case strings.ContainsAny(q, "\x00\n\r"):
 		return errcode.New(errcode.InvalidArgument, "query contains a NUL or line break; search one line at a time")
 	}

@@ -21,7 +21,7 @@ type Slicer struct {
 	// false stops keeping lines. nil accepts everything.
 	Accept func(line []byte) bool
 	// SkipBinary: input that looks binary (IsBinary on its first SniffLen
-	// bytes) is only measured, not sliced; Slice.Binary says so.
+	// bytes) is not read further; Slice.Binary says so.
 	SkipBinary bool
 }
 
@@ -34,7 +34,7 @@ type Slice struct {
 	EndsWithNewline bool   // the input's last byte is "\n"
 	Stopped         bool   // a line in range was not kept (Accept said no, or Oversized)
 	Oversized       int    // the line over MaxLine that stopped slicing, else 0
-	Binary          bool   // SkipBinary found binary input: only Size is set
+	Binary          bool   // SkipBinary found binary input: nothing else is set
 }
 
 // readers recycles the 64 KiB read buffers: a small slice of a small file
@@ -57,9 +57,8 @@ func (s Slicer) Read(r io.Reader) (Slice, error) {
 			return out, err
 		}
 		if IsBinary(head) {
-			n, err := io.Copy(io.Discard, br)
-			out.Binary, out.Size = true, n
-			return out, err
+			out.Binary = true
+			return out, nil
 		}
 	}
 	var line []byte // the current line, when it must be assembled from pieces
