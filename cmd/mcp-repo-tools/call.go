@@ -152,35 +152,12 @@ func typedValue(typ, v string) (any, error) {
 	}
 }
 
-// schemaProperties maps each input property to its JSON type (the non-null
-// one when the schema allows null too).
+// schemaProperties maps each input property to its JSON type.
 func schemaProperties(schema any) map[string]string {
-	var s struct {
-		Properties map[string]struct {
-			Type  any      `json:"type"`
-			Types []string `json:"types"`
-		} `json:"properties"`
-	}
-	data, _ := json.Marshal(schema)
-	json.Unmarshal(data, &s)
+	s := parseSchema(schema)
 	out := map[string]string{}
 	for name, p := range s.Properties {
-		out[name] = "string"
-		switch t := p.Type.(type) {
-		case string:
-			out[name] = t
-		case []any:
-			for _, x := range t {
-				if x != "null" {
-					out[name], _ = x.(string)
-				}
-			}
-		}
-		for _, x := range p.Types {
-			if x != "null" {
-				out[name] = x
-			}
-		}
+		out[name] = p.jsonType()
 	}
 	return out
 }

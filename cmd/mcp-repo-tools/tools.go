@@ -61,18 +61,7 @@ func listTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // describeParams renders each parameter as "name type (required|default X): description".
 func describeParams(schema any) []string {
-	var s struct {
-		Required   []string `json:"required"`
-		Properties map[string]struct {
-			Type        any             `json:"type"`
-			Description string          `json:"description"`
-			Default     json.RawMessage `json:"default"`
-			Minimum     *float64        `json:"minimum"`
-			Maximum     *float64        `json:"maximum"`
-		} `json:"properties"`
-	}
-	data, _ := json.Marshal(schema)
-	json.Unmarshal(data, &s)
+	s := parseSchema(schema)
 	required := map[string]bool{}
 	for _, r := range s.Required {
 		required[r] = true
@@ -91,14 +80,7 @@ func describeParams(schema any) []string {
 	var out []string
 	for _, name := range names {
 		p := s.Properties[name]
-		typ := fmt.Sprint(p.Type)
-		if ts, ok := p.Type.([]any); ok {
-			for _, t := range ts {
-				if t != "null" {
-					typ = fmt.Sprint(t)
-				}
-			}
-		}
+		typ := p.jsonType()
 		var notes []string
 		if required[name] {
 			notes = append(notes, "required")
@@ -119,4 +101,41 @@ func describeParams(schema any) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// inputSchema is what the commands read of a tool's input schema.
+type inputSchema struct {
+	Required   []string                  `json:"required"`
+	Properties map[string]schemaProperty `json:"properties"`
+}
+
+type schemaProperty struct {
+	Type        any             `json:"type"` // a name, or a list with "null"
+	Description string          `json:"description"`
+	Default     json.RawMessage `json:"default"`
+	Minimum     *float64        `json:"minimum"`
+	Maximum     *float64        `json:"maximum"`
+}
+
+func parseSchema(schema any) inputSchema {
+	var s inputSchema
+	data, _ := json.Marshal(schema)
+	json.Unmarshal(data, &s)
+	return s
+}
+
+// jsonType is the property's type, the non-null one when null is allowed
+// too; "string" when the schema says nothing.
+func (p schemaProperty) jsonType() string {
+	switch t := p.Type.(type) {
+	case string:
+		return t
+	case []any:
+		for _, x := range t {
+			if x != "null" {
+				return fmt.Sprint(x)
+			}
+		}
+	}
+	return "string"
 }

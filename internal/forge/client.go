@@ -74,9 +74,6 @@ func New(ctx context.Context, rawURL, token string) (*Client, error) {
 // BaseURL is the forge's root URL.
 func (c *Client) BaseURL() string { return c.base.String() }
 
-// Token is the API token ("" for anonymous access).
-func (c *Client) Token() string { return c.token }
-
 // api builds an API URL from escaped path segments.
 func (c *Client) api(path string, query url.Values) string {
 	u := c.base.JoinPath("api/v1")
@@ -93,8 +90,9 @@ func repoPath(owner, repo string) string {
 	return "repos/" + url.PathEscape(owner) + "/" + url.PathEscape(repo)
 }
 
-// escapePath escapes each segment of a repository path.
-func escapePath(p string) string {
+// EscapePath escapes each "/"-separated segment of a repository path,
+// keeping the slashes, as forges build their URLs.
+func EscapePath(p string) string {
 	segs := strings.Split(p, "/")
 	for i, s := range segs {
 		segs[i] = url.PathEscape(s)
@@ -230,7 +228,7 @@ func (c *Client) Contents(ctx context.Context, owner, repo, path, ref string) (j
 	}
 	p := repoPath(owner, repo) + "/contents"
 	if path != "" {
-		p += "/" + escapePath(path)
+		p += "/" + EscapePath(path)
 	}
 	data, _, err := c.getRaw(ctx, p, q)
 	return json.RawMessage(data), err
@@ -242,7 +240,7 @@ func (c *Client) Raw(ctx context.Context, owner, repo, path, ref string) (io.Rea
 	if ref != "" {
 		q.Set("ref", ref)
 	}
-	resp, err := c.get(ctx, repoPath(owner, repo)+"/raw/"+escapePath(path), q)
+	resp, err := c.get(ctx, repoPath(owner, repo)+"/raw/"+EscapePath(path), q)
 	if err != nil {
 		return nil, err
 	}
@@ -276,13 +274,13 @@ func (c *Client) PullFiles(ctx context.Context, owner, repo string, index, page,
 	return files, total, nil
 }
 
-// maxListed bounds how many repositories a listing walks.
-const maxListed = 5000
+// maxForgeRepos bounds how many repositories a listing walks.
+const maxForgeRepos = 5000
 
-// Repos lists the repositories the token can see, up to maxListed.
+// Repos lists the repositories the token can see, up to maxForgeRepos.
 func (c *Client) Repos(ctx context.Context) ([]RepoSummary, error) {
 	var all []RepoSummary
-	for page := 1; len(all) < maxListed; page++ {
+	for page := 1; len(all) < maxForgeRepos; page++ {
 		var res struct {
 			Data []RepoSummary `json:"data"`
 		}

@@ -42,10 +42,8 @@ func diffArgs(o DiffOptions, format ...string) []string {
 
 // Change is one file of a diff, as git's raw format gives it.
 type Change struct {
-	Status           byte   // A, C, D, M, R, T (U, X: unmerged, unknown)
-	Score            int    // similarity for R and C
-	OldMode, NewMode string // octal, "000000" for a missing side
-	OldPath, Path    string // OldPath differs from Path only for R and C
+	Status        byte   // A, C, D, M, R, T (U, X: unmerged, unknown)
+	OldPath, Path string // OldPath differs from Path only for R and C
 	// From --numstat (ChangedFiles only): line counts, or Binary.
 	Added, Deleted int
 	Binary         bool
@@ -156,7 +154,6 @@ func readRaw(br *bufio.Reader) ([]Change, string, error) {
 		}
 		c.OldPath = c.Path
 		if twoPaths {
-			c.OldPath = c.Path
 			if c.Path, err = readToken(br); err != nil {
 				return nil, "", fmt.Errorf("git diff: raw record without its second path: %w", err)
 			}
@@ -165,16 +162,14 @@ func readRaw(br *bufio.Reader) ([]Change, string, error) {
 	}
 }
 
-// parseRaw parses ":100644 100644 abc def R086".
+// parseRaw parses ":100644 100644 abc def R086": the status letter is
+// what the tools use.
 func parseRaw(tok string) (Change, bool, error) {
 	f := strings.Fields(tok[1:])
 	if len(f) != 5 || f[4] == "" {
 		return Change{}, false, fmt.Errorf("git diff: bad raw record %q", tok)
 	}
-	c := Change{OldMode: f[0], NewMode: f[1], Status: f[4][0]}
-	if len(f[4]) > 1 {
-		c.Score, _ = strconv.Atoi(f[4][1:])
-	}
+	c := Change{Status: f[4][0]}
 	return c, c.Status == 'R' || c.Status == 'C', nil
 }
 

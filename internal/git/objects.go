@@ -91,7 +91,7 @@ func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 			p.mu.Unlock()
 			c, err := p.start()
 			if err != nil {
-				p.release(nil)
+				p.release()
 			}
 			return c, err
 		}
@@ -153,7 +153,7 @@ func (p *objectPool) reap() {
 }
 
 // release accounts for a reader that failed to start.
-func (p *objectPool) release(c *catFile) {
+func (p *objectPool) release() {
 	p.mu.Lock()
 	p.live--
 	p.mu.Unlock()

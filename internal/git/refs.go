@@ -6,10 +6,12 @@ import (
 	"strings"
 )
 
-// ResolveCommit resolves a revision to the full id of the commit it names,
-// peeling tags. The caller has already refused revisions that could read as
-// options or break the request stream; later commands get only the id.
-func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
+// CommitID resolves a revision to the full id of the commit it names,
+// peeling tags. Trusted input only: a caller's revision goes through
+// repo.Repository.ResolveCommit, which refuses what could read as an
+// option and refreshes a mirror that lacks it. Later commands get only the
+// id.
+func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 	obj, err := r.Info(ctx, rev+"^{commit}")
 	if err != nil {
 		return "", err
@@ -65,4 +67,25 @@ func (r *Repo) LastCommitFor(ctx context.Context, commit, path string) (LastComm
 		return LastCommit{}, errors.New("git log: unexpected output")
 	}
 	return LastCommit{OID: f[0], CommitterDate: f[1], AuthorDate: f[2]}, nil
+}
+
+// SubmoduleURL reads the URL of the submodule at path from .gitmodules at
+// commit ("" when there is none).
+func (r *Repo) SubmoduleURL(ctx context.Context, commit, path string) string {
+	out, err := r.Output(ctx, "config", "--null", "--list", "--blob", commit+":.gitmodules")
+	if err != nil {
+		return ""
+	}
+	vals := map[string]string{}
+	for _, kv := range strings.Split(string(out), "\x00") {
+		if k, v, ok := strings.Cut(kv, "\n"); ok {
+			vals[k] = v
+		}
+	}
+	for k, v := range vals {
+		if name, ok := strings.CutSuffix(k, ".path"); ok && v == path && strings.HasPrefix(name, "submodule.") {
+			return vals[name+".url"]
+		}
+	}
+	return ""
 }

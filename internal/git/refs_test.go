@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
-func TestResolveCommit(t *testing.T) {
+func TestCommitID(t *testing.T) {
 	r, c1, c2 := twoCommits(t)
 	r.Git("tag", "light", c1)
 	r.Git("tag", "-a", "-m", "annotated", "annotated", c1)
@@ -30,15 +30,15 @@ func TestResolveCommit(t *testing.T) {
 		c1, c2[:12], "HEAD~1", "main^", "annotated~0",
 	} {
 		want := strings.TrimSpace(r.Git("rev-parse", "--verify", "--end-of-options", rev+"^{commit}"))
-		if got, err := g.ResolveCommit(ctx, rev); err != nil || got != want {
-			t.Errorf("ResolveCommit(%q) = %s, %v; want %s", rev, got, err, want)
+		if got, err := g.CommitID(ctx, rev); err != nil || got != want {
+			t.Errorf("CommitID(%q) = %s, %v; want %s", rev, got, err, want)
 		}
 	}
 	for _, rev := range []string{
 		tree, blob, "treetag", "blobtag", c2 + ":a.txt", "nope", "HEAD~5", "", "HEAD@{99}", "main@{upstream}",
 	} {
-		if got, err := g.ResolveCommit(ctx, rev); !errors.Is(err, ErrMissing) {
-			t.Errorf("ResolveCommit(%q) = %s, %v; want ErrMissing", rev, got, err)
+		if got, err := g.CommitID(ctx, rev); !errors.Is(err, ErrMissing) {
+			t.Errorf("CommitID(%q) = %s, %v; want ErrMissing", rev, got, err)
 		}
 	}
 }

@@ -362,8 +362,8 @@ func TestSafetyOptionInjection(t *testing.T) {
 	os.Remove(target)
 
 	evil := "--output=" + target
-	if _, err := g.ResolveCommit(ctx, evil); !errors.Is(err, ErrMissing) {
-		t.Errorf("ResolveCommit(%q) = %v, want ErrMissing", evil, err)
+	if _, err := g.CommitID(ctx, evil); !errors.Is(err, ErrMissing) {
+		t.Errorf("CommitID(%q) = %v, want ErrMissing", evil, err)
 	}
 	if _, err := g.LastCommitFor(ctx, evil, ""); err == nil {
 		t.Errorf("LastCommitFor(%q) succeeded", evil)
@@ -427,7 +427,7 @@ func TestSafetyNoShell(t *testing.T) {
 
 	g.LastCommitFor(context.Background(), c2, evil)
 	g.LastCommitFor(context.Background(), evil, "a.txt")
-	g.ResolveCommit(context.Background(), evil)
+	g.CommitID(context.Background(), evil)
 	if _, err := os.Stat(target); err == nil {
 		t.Fatal("the runner went through a shell")
 	}
@@ -491,8 +491,8 @@ func TestSafetyParentEnvironment(t *testing.T) {
 		if got := strings.TrimSpace(mustPlainGit(t, r.Dir, hostEnv(), "rev-parse", "HEAD")); got != other.Head() {
 			t.Fatalf("control: plain git rev-parse HEAD = %s, want the other repository's %s", got, other.Head())
 		}
-		if got, err := g.ResolveCommit(ctx, "HEAD"); err != nil || got != c2 {
-			t.Fatalf("ResolveCommit(HEAD) = %s, %v; want %s", got, err, c2)
+		if got, err := g.CommitID(ctx, "HEAD"); err != nil || got != c2 {
+			t.Fatalf("CommitID(HEAD) = %s, %v; want %s", got, err, c2)
 		}
 		if got := output(t, g, "rev-parse", "HEAD"); strings.TrimSpace(got) != c2 {
 			t.Fatalf("runner rev-parse HEAD = %s", got)
@@ -685,8 +685,8 @@ func TestSafetyDubiousOwnership(t *testing.T) {
 	}
 	g := open(t, r)
 	ctx := context.Background()
-	if got, err := g.ResolveCommit(ctx, "HEAD"); err != nil || got != c2 {
-		t.Fatalf("ResolveCommit = %s, %v", got, err)
+	if got, err := g.CommitID(ctx, "HEAD"); err != nil || got != c2 {
+		t.Fatalf("CommitID = %s, %v", got, err)
 	}
 	if last, err := g.LastCommitFor(ctx, c2, "a.txt"); err != nil || last.OID != c2 {
 		t.Fatalf("LastCommitFor = %+v, %v", last, err)

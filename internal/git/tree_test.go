@@ -154,8 +154,8 @@ func TestSHA256(t *testing.T) {
 	}
 	g := open(t, r)
 	ctx := context.Background()
-	if got, err := g.ResolveCommit(ctx, "main"); err != nil || got != commit {
-		t.Fatalf("ResolveCommit = %s, %v", got, err)
+	if got, err := g.CommitID(ctx, "main"); err != nil || got != commit {
+		t.Fatalf("CommitID = %s, %v", got, err)
 	}
 	tree := strings.TrimSpace(r.Git("rev-parse", "HEAD^{tree}"))
 	entries, err := g.ReadTree(ctx, tree)

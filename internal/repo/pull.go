@@ -32,9 +32,9 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 	if err != nil {
 		return nil, err
 	}
-	base, err := r.Git.ResolveCommit(ctx, prefix+"merge^1")
+	base, err := r.Git.CommitID(ctx, prefix+"merge^1")
 	if errors.Is(err, git.ErrMissing) {
-		base, err = r.Git.ResolveCommit(ctx, "HEAD")
+		base, err = r.Git.CommitID(ctx, "HEAD")
 	}
 	if errors.Is(err, git.ErrMissing) {
 		return nil, errcode.New(errcode.InvalidRef, "pull request #%d has no base: %s has no default branch commit", index, r.FullName())

@@ -51,12 +51,12 @@ func (r *Repository) ResolveCommit(ctx context.Context, rev string) (string, err
 // resolve resolves a checked revision; a mirror missing it is refreshed
 // once and asked again.
 func (r *Repository) resolve(ctx context.Context, rev string) (string, error) {
-	oid, err := r.Git.ResolveCommit(ctx, rev)
+	oid, err := r.Git.CommitID(ctx, rev)
 	if errors.Is(err, git.ErrMissing) && r.refresh != nil {
 		if rerr := r.refresh(ctx); rerr != nil {
 			return "", rerr
 		}
-		oid, err = r.Git.ResolveCommit(ctx, rev)
+		oid, err = r.Git.CommitID(ctx, rev)
 	}
 	return oid, err
 }

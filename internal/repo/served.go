@@ -101,9 +101,6 @@ func ServeSource(env *git.Env, src Source) *Served {
 	return &Served{env: env, source: src, open: map[string]*Repository{}}
 }
 
-// Single reports whether exactly one repository is served.
-func (s *Served) Single() bool { return s.single != nil }
-
 // Close ends every repository's git processes.
 func (s *Served) Close() {
 	if s.single != nil {

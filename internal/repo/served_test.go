@@ -88,7 +88,7 @@ func serveRoot(t *testing.T, root string) *Served {
 func TestServeRootGet(t *testing.T) {
 	l := newRootLayout(t)
 	s := serveRoot(t, l.root)
-	if s.Single() {
+	if s.single != nil {
 		t.Fatal("a root serves more than one repository")
 	}
 	tests := []struct {
@@ -367,8 +367,8 @@ func TestServeOneNaming(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			if !s.Single() {
-				t.Error("Single() = false")
+			if s.single == nil {
+				t.Error("one repository, not served as single")
 			}
 			r, err := s.Get(ctx, "", "", false)
 			if err != nil {

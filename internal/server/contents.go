@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
@@ -42,9 +43,9 @@ type fileLinks struct {
 	HTML *string `json:"html"`
 }
 
-// maxListed bounds a directory listing in metadata mode (each entry costs a
+// maxDirEntries bounds a directory listing in metadata mode (each entry costs a
 // git log for its last commit, as on the forge).
-const maxListed = 500
+const maxDirEntries = 500
 
 // contents builds the ContentsResponse for a path, or the listing of a
 // directory (a slice, as the forge returns an array).
@@ -56,7 +57,7 @@ func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, 
 	if err != nil {
 		return nil, err
 	}
-	links := s.linker(ctx, r, ref, commit)
+	links := s.newLinker(ctx, r, ref, commit)
 	if e.Kind() != git.KindDir {
 		return s.entryResponse(ctx, r, commit, path, e, links, true)
 	}
@@ -70,8 +71,8 @@ func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, 
 			visible = append(visible, c)
 		}
 	}
-	if len(visible) > maxListed {
-		return nil, errcode.New(errcode.TooLarge, "directory %q has %d entries; listings stop at %d", displayPath(path), len(visible), maxListed)
+	if len(visible) > maxDirEntries {
+		return nil, errcode.New(errcode.TooLarge, "directory %q has %d entries; listings stop at %d", displayPath(path), len(visible), maxDirEntries)
 	}
 	out := make([]*contentsResponse, len(visible))
 	errs := make([]error, len(visible))
@@ -139,32 +140,12 @@ func (s *Server) entryResponse(ctx context.Context, r *repo.Repository, commit, 
 			return nil, err
 		}
 	case git.KindSubmodule:
-		c.SubmoduleGitURL = submoduleURL(ctx, r, commit, path)
+		if u := r.Git.SubmoduleURL(ctx, commit, path); u != "" {
+			c.SubmoduleGitURL = &u
+		}
 	}
 	links.fill(c, e.Kind())
 	return c, nil
-}
-
-// submoduleURL reads the submodule's URL from .gitmodules at commit.
-func submoduleURL(ctx context.Context, r *repo.Repository, commit, path string) *string {
-	out, err := r.Git.Output(ctx, "config", "--null", "--list", "--blob", commit+":.gitmodules")
-	if err != nil {
-		return nil
-	}
-	vals := map[string]string{}
-	for _, kv := range strings.Split(string(out), "\x00") {
-		if k, v, ok := strings.Cut(kv, "\n"); ok {
-			vals[k] = v
-		}
-	}
-	for k, v := range vals {
-		if name, ok := strings.CutSuffix(k, ".path"); ok && v == path && strings.HasPrefix(name, "submodule.") {
-			if u, ok := vals[name+".url"]; ok && u != "" {
-				return &u
-			}
-		}
-	}
-	return nil
 }
 
 // linker builds the forge's links for entries, when the server knows the
@@ -175,7 +156,7 @@ type linker struct {
 	webRef    string // branch/NAME, tag/NAME or commit/SHA
 }
 
-func (s *Server) linker(ctx context.Context, r *repo.Repository, ref, commit string) linker {
+func (s *Server) newLinker(ctx context.Context, r *repo.Repository, ref, commit string) linker {
 	if s.cfg.BaseURL == "" {
 		return linker{}
 	}
@@ -192,9 +173,9 @@ func (s *Server) linker(ctx context.Context, r *repo.Repository, ref, commit str
 	}
 	switch {
 	case name != "" && r.Git.HasRef(ctx, "refs/heads/"+name):
-		l.webRef = "branch/" + escapeSegments(name)
+		l.webRef = "branch/" + forge.EscapePath(name)
 	case name != "" && r.Git.HasRef(ctx, "refs/tags/"+name):
-		l.webRef = "tag/" + escapeSegments(name)
+		l.webRef = "tag/" + forge.EscapePath(name)
 	default:
 		l.webRef = "commit/" + commit
 	}
@@ -206,7 +187,7 @@ func (l linker) fill(c *contentsResponse, kind string) {
 		return
 	}
 	str := func(s string) *string { return &s }
-	p := escapeSegments(c.Path)
+	p := forge.EscapePath(c.Path)
 	c.URL = str(l.api + "/contents/" + p + "?ref=" + url.QueryEscape(l.ref))
 	c.Links.Self = c.URL
 	if kind == git.KindSubmodule {
@@ -218,13 +199,4 @@ func (l linker) fill(c *contentsResponse, kind string) {
 	if kind == git.KindFile || kind == git.KindSymlink {
 		c.DownloadURL = str(l.html + "/raw/" + l.webRef + "/" + p)
 	}
-}
-
-// escapeSegments escapes each "/"-separated segment, keeping the slashes.
-func escapeSegments(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return strings.Join(segs, "/")
 }

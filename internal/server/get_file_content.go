@@ -59,7 +59,7 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply
 		return reply{}, err
 	}
 	if in.WithMetadata {
-		return s.contentsResponse(ctx, r, in.Ref, commit, path)
+		return s.metadataReply(ctx, r, in.Ref, commit, path)
 	}
 	if path == "" {
 		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
@@ -150,8 +150,8 @@ func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error
 		from, last, path, res.Total, res.Size, limit, res.First, res.Last, res.Last, res.Last+1)
 }
 
-// contentsResponse answers with_metadata=true.
-func (s *Server) contentsResponse(ctx context.Context, r *repo.Repository, ref, commit, path string) (reply, error) {
+// metadataReply answers with_metadata=true.
+func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, commit, path string) (reply, error) {
 	v, err := s.contents(ctx, r, ref, commit, path)
 	if err != nil {
 		return reply{}, err
