@@ -37,7 +37,8 @@ func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode s
 	if base == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "base is required: a branch, tag or commit")
 	}
-	clean, err := cleanPaths(paths)
+	// Secret paths are allowed here: the diff lists them as denied.
+	clean, err := cleanList("paths", paths)
 	if err != nil {
 		return nil, err
 	}
@@ -62,20 +63,18 @@ func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode s
 	return sel, nil
 }
 
-// cleanPaths checks a paths filter: literal repository paths, files or
-// directories. Secret paths are allowed here: the diff lists them as denied.
-func cleanPaths(paths []string) ([]string, error) {
-	if len(paths) > maxDiffPaths {
-		return nil, errcode.New(errcode.InvalidArgument, "%d paths given; the limit is %d", len(paths), maxDiffPaths)
-	}
+// cleanList cleans each path (or glob) of a list parameter like a path:
+// relative, no "..", no control characters; none may be empty. The schema
+// has already bounded the list's length.
+func cleanList(param string, items []string) ([]string, error) {
 	var out []string
-	for _, p := range paths {
+	for _, p := range items {
 		c, err := repo.CleanPath(p)
 		if err != nil {
 			return nil, err
 		}
 		if c == "" {
-			return nil, errcode.New(errcode.InvalidArgument, "paths holds an empty path; leave paths out to diff everything")
+			return nil, errcode.New(errcode.InvalidArgument, "%s holds an empty path", param)
 		}
 		out = append(out, c)
 	}

@@ -85,7 +85,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error)
 	if err != nil {
 		return reply{}, err
 	}
-	globs, err := cleanGlobs(in.PathGlobs)
+	globs, err := cleanList("pathGlobs", in.PathGlobs)
 	if err != nil {
 		return reply{}, err
 	}
@@ -125,26 +125,6 @@ func checkQuery(q string) error {
 		return errcode.New(errcode.InvalidArgument, "query contains a NUL or line break; search one line at a time")
 	}
 	return nil
-}
-
-// cleanGlobs checks path globs like paths: relative, no "..", no control
-// characters. Glob characters are kept.
-func cleanGlobs(globs []string) ([]string, error) {
-	if len(globs) > maxGlobs {
-		return nil, errcode.New(errcode.InvalidArgument, "%d pathGlobs given; the limit is %d", len(globs), maxGlobs)
-	}
-	var out []string
-	for _, g := range globs {
-		c, err := repo.CleanPath(g)
-		if err != nil {
-			return nil, err
-		}
-		if c == "" {
-			return nil, errcode.New(errcode.InvalidArgument, "pathGlobs holds an empty glob")
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // grepCollector turns git grep's output into matches with their context,
