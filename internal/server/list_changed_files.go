@@ -131,20 +131,24 @@ func (s *Server) changedFile(c git.Change) changedFile {
 	return f
 }
 
-// line is the file's line in a text listing: "M +12 -3 path (from old)".
+// line is the file's line in a text listing: "modified +12 -3 path (from old)".
 func (f changedFile) line() string {
+	return fileLine(f.Path, f.OldPath, f.Status, f.Additions, f.Deletions, f.IsBinary, f.IsTest)
+}
+
+func fileLine(path string, oldPath *string, status string, added, deleted *int, binary, test bool) string {
 	counts := "hidden"
-	if f.Additions != nil {
-		counts = fmt.Sprintf("+%d -%d", *f.Additions, *f.Deletions)
+	if added != nil {
+		counts = fmt.Sprintf("+%d -%d", *added, *deleted)
 	}
-	if f.IsBinary {
+	if binary {
 		counts = "binary"
 	}
-	s := fmt.Sprintf("%-12s %-14s %s", f.Status, counts, f.Path)
-	if f.OldPath != nil {
-		s += " (from " + *f.OldPath + ")"
+	s := fmt.Sprintf("%-12s %-14s %s", status, counts, path)
+	if oldPath != nil {
+		s += " (from " + *oldPath + ")"
 	}
-	if f.IsTest {
+	if test {
 		s += " [test]"
 	}
 	return s + "\n"

@@ -75,7 +75,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	}
 	b.WriteString("\n")
 	for _, f := range files {
-		b.WriteString(changedFile{Path: f.Path, OldPath: f.PreviousPath, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, IsBinary: f.IsBinary}.line())
+		b.WriteString(fileLine(f.Path, f.PreviousPath, f.Status, f.Additions, f.Deletions, f.IsBinary, false))
 	}
 	if out.HasMore {
 		fmt.Fprintf(&b, "More: call list_pull_request_files with page=%d.\n", in.Page+1)
