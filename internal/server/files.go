@@ -17,12 +17,12 @@ var errIsDir = errors.New("is a directory")
 // readAtRef streams the file at commit:path (path already checked by the
 // policy). A symlink reads as its link text, as git stores it: the target is
 // never followed.
-func readAtRef(ctx context.Context, r *repo.Repository, commit, refName, path string, read func(size int64, body io.Reader) error) error {
+func readAtRef(ctx context.Context, r *repo.Repository, commit, refName, path string, read func(blob git.Object, body io.Reader) error) error {
 	use := func(o git.Object, body io.Reader) error {
 		if o.Type != "blob" {
 			return errIsDir
 		}
-		return read(o.Size, body)
+		return read(o, body)
 	}
 	var err error
 	if path != "" && !strings.Contains(path, "\n") {

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -65,9 +66,9 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply
 		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
 	}
 	var out reply
-	err = readAtRef(ctx, r, commit, in.Ref, path, func(size int64, body io.Reader) error {
+	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
 		var err error
-		out, err = s.sliceFile(path, size, body, in)
+		out, err = s.sliceFile(path, blob.Size, body, in)
 		return err
 	})
 	return out, err

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
@@ -63,7 +65,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	}
 	out := readFileOut{Path: path, StartLine: in.StartLine}
 	where := "work tree"
-	read := func(read func(size int64, body io.Reader) error) error {
+	read := func(read func(blob git.Object, body io.Reader) error) error {
 		f, err := r.OpenWorkTreeFile(s.cfg.Policy, path)
 		if err != nil {
 			return err
@@ -74,7 +76,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 			return err
 		}
 		// A file is no process to kill at the deadline: stop reading instead.
-		return read(fi.Size(), ctxReader{ctx, f})
+		return read(git.Object{Size: fi.Size()}, ctxReader{ctx, f})
 	}
 	if in.Ref != "" || r.Bare() {
 		commit, err := r.ResolveCommit(ctx, in.Ref)
@@ -82,7 +84,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 			return reply{}, err
 		}
 		out.Ref, where = &commit, "commit "+commit
-		read = func(read func(size int64, body io.Reader) error) error {
+		read = func(read func(blob git.Object, body io.Reader) error) error {
 			return readAtRef(ctx, r, commit, in.Ref, path, read)
 		}
 	}
@@ -103,10 +105,19 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	}}
 	var res text.Slice
 	var size int64
-	err = read(func(n int64, body io.Reader) error {
+	err = read(func(blob git.Object, body io.Reader) error {
+		size = blob.Size
+		// A blob's line count never changes: once known, a page stops
+		// reading at its last line instead of counting to the end.
+		total, known := s.lineCounts.get(blob.OID)
+		slicer.StopEarly = known
 		var err error
-		size = n
 		res, err = slicer.Read(body)
+		if known {
+			res.Total = total
+		} else if err == nil && !res.Binary && blob.OID != "" {
+			s.lineCounts.put(blob.OID, res.Total)
+		}
 		return err
 	})
 	if err != nil {
@@ -149,4 +160,32 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// lineCache keeps the line counts of blobs (by object id: a blob never
+// changes), bounded; emptied when full.
+type lineCache struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+const lineCacheSize = 100_000
+
+func (c *lineCache) get(oid string) (int, bool) {
+	if oid == "" {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.counts[oid]
+	return n, ok
+}
+
+func (c *lineCache) put(oid string, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil || len(c.counts) >= lineCacheSize {
+		c.counts = map[string]int{}
+	}
+	c.counts[oid] = n
 }

@@ -181,3 +181,29 @@ func TestReadFileWorkTreeDeadlineAndBinary(t *testing.T) {
 	hd := serve(t, r, withTimeout(time.Nanosecond))
 	hd.fails("read_file", args("path", "text.txt"), "UNAVAILABLE")
 }
+
+// Pages of a blob read after its line count is known (kept by object id)
+// stop at their last line, and answer exactly as the first read did.
+func TestReadFileKnownLineCount(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("big.txt", numberedLines(5000))
+	r.Commit("big")
+	h := serve(t, r, withMaxBytes(8192))
+	for _, page := range [][2]int{{1, 10}, {4990, 0}, {2000, 2100}, {1, 0}} {
+		a := args("path", "big.txt", "ref", "main", "startLine", page[0])
+		if page[1] != 0 {
+			a["endLine"] = page[1]
+		}
+		var first, second readFileOut
+		h.structured("read_file", a, &first)
+		h.structured("read_file", a, &second)
+		if *first.Ref != *second.Ref {
+			t.Fatalf("refs differ")
+		}
+		first.Ref, second.Ref = nil, nil
+		if first != second || first.TotalLines != 5000 {
+			t.Fatalf("page %v: first %+v\nsecond %+v", page, first, second)
+		}
+	}
+	h.fails("read_file", args("path", "big.txt", "ref", "main", "startLine", 5001), "INVALID_ARGUMENT")
+}

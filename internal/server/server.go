@@ -43,6 +43,9 @@ type Server struct {
 	// envelope is the JSON size of a result with empty text, which
 	// resultSize adds the text and structured content to.
 	envelope int
+	// lineCounts lets read_file page through a large blob without counting
+	// its lines on every page.
+	lineCounts lineCache
 }
 
 const instructions = `Read-only access to git repositories. Every reply is bounded and says what it covers and how to get the rest.

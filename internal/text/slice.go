@@ -23,6 +23,10 @@ type Slicer struct {
 	// SkipBinary: input that looks binary (IsBinary on its first SniffLen
 	// bytes) is not read further; Slice.Binary says so.
 	SkipBinary bool
+	// StopEarly: return as soon as no further line can be kept (past To, or
+	// Accept said no), for a caller that knows the line count already.
+	// Total, Size and EndsWithNewline then cover only what was read.
+	StopEarly bool
 }
 
 // Slice is what a Slicer kept and what it saw.
@@ -109,6 +113,9 @@ func (s Slicer) Read(r io.Reader) (Slice, error) {
 				}
 			}
 			line, partial, lineLen = line[:0], false, 0
+			if s.StopEarly && (!collecting || (s.To > 0 && n >= s.To)) {
+				return out, nil
+			}
 		}
 		if err == io.EOF {
 			return out, nil
