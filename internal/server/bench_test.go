@@ -13,14 +13,7 @@ import (
 // The read path through the whole server (in-memory transport): what one
 // small slice of a file costs, sequentially.
 func BenchmarkReadPath(b *testing.B) {
-	r := testrepo.New(b)
-	var src strings.Builder
-	for i := 0; i < 600; i++ {
-		src.WriteString("\tfmt.Println(\"a line of source code of a typical length\", i)\n")
-	}
-	r.Write("pkg/file.go", src.String())
-	r.Commit("file")
-	h := serve(b, r)
+	h := serve(b, benchRepo(b))
 	b.Run("read_file at a ref", func(b *testing.B) {
 		benchCall(b, h.cs, "read_file", args("path", "pkg/file.go", "ref", "main", "startLine", 200, "endLine", 299))
 	})
@@ -44,14 +37,7 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string
 
 // The handler alone, without MCP: what is ours of the read path.
 func BenchmarkReadFileHandler(b *testing.B) {
-	r := testrepo.New(b)
-	var src strings.Builder
-	for i := 0; i < 600; i++ {
-		src.WriteString("\tfmt.Println(\"a line of source code of a typical length\", i)\n")
-	}
-	r.Write("pkg/file.go", src.String())
-	r.Commit("file")
-	s := serve(b, r).server
+	s := serve(b, benchRepo(b)).server
 	in := readFileIn{Path: "pkg/file.go", Ref: "main", StartLine: 200, EndLine: 299}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -61,4 +47,12 @@ func BenchmarkReadFileHandler(b *testing.B) {
 		}
 		s.resultSize(s.result(rep))
 	}
+}
+
+// benchRepo has pkg/file.go, 600 lines of typical source.
+func benchRepo(b *testing.B) *testrepo.Repo {
+	r := testrepo.New(b)
+	r.Write("pkg/file.go", strings.Repeat("\tfmt.Println(\"a line of source code of a typical length\", i)\n", 600))
+	r.Commit("file")
+	return r
 }
