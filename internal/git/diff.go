@@ -31,7 +31,7 @@ type DiffOptions struct {
 // given only then) or "--raw", "--numstat".
 func diffArgs(o DiffOptions, format ...string) []string {
 	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--src-prefix=a/", "--dst-prefix=b/", "-M", "-l" + strconv.Itoa(RenameLimit)}
+		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "-M", "-l" + strconv.Itoa(RenameLimit)}
 	if slices.Contains(format, "-p") {
 		args = append(args, "-U"+strconv.Itoa(o.Context))
 	}

@@ -24,9 +24,12 @@ type Env struct {
 	// memory caps each git process's data segment (bytes; 0: no cap), so a
 	// hostile pattern or object cannot take the host's memory.
 	memory uint64
+	// sandbox confines every git process (nil: off). See UseSandbox.
+	sandbox *sandbox
 }
 
-// NewEnv creates the server's private git home. Close removes it.
+// NewEnv creates the server's private git home, with the sandbox on where
+// the kernel supports it. Close removes it.
 func NewEnv() (*Env, error) {
 	dir, err := os.MkdirTemp("", "mcp-repo-tools-git-")
 	if err != nil {
@@ -54,8 +57,21 @@ func NewEnv() (*Env, error) {
 		"GIT_PAGER=cat",
 		"GIT_ASKPASS=",
 		"SSH_ASKPASS=",
+		// No transport at all: a partial clone's missing object is not
+		// fetched (git 2.39 has no GIT_NO_LAZY_FETCH), so neither the
+		// repository's remote.*.uploadpack runs nor anything is written.
+		// An empty list allows no protocol; only Fetch sets its own.
+		transportBan[0], transportBan[1],
+		"TMPDIR=" + dir, // git's temporary files go where the sandbox lets it write
 	}
-	return &Env{dir: dir, vars: vars}, nil
+	e := &Env{dir: dir, vars: vars}
+	// The sandbox is on wherever the kernel has it unless UseSandbox says
+	// otherwise, so nothing, tests included, runs git unconfined by chance.
+	if _, err := e.UseSandbox(SandboxAuto); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return e, nil
 }
 
 // LimitProcesses lets at most n git commands run at once; others wait.
@@ -116,4 +132,11 @@ var safeConfig = []string{
 	"core.askPass=",
 	"core.sshCommand=false",
 	"protocol.ext.allow=never",
+	// Submodules are shown as their commit ids, never entered: a diff that
+	// enters one starts a git child in the submodule's own repository,
+	// with its config and none of these settings or flags.
+	"diff.submodule=short",
+	"submodule.recurse=false",
+	"fetch.recurseSubmodules=false",
+	"diff.ignoreSubmodules=none",
 }

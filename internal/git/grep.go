@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // GrepOptions is one search.
@@ -55,8 +56,21 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, consume func(io.Reader) 
 		run = r.StreamWorkTree
 	}
 	err := run(ctx, args, consume)
-	if exit, ok := err.(*ExitError); ok && exit.Code == 1 && exit.Stderr == "" {
+	if exit, ok := err.(*ExitError); ok && exit.Code == 1 && onlyDenials(exit.Stderr) {
 		return nil
 	}
 	return err
+}
+
+// onlyDenials reports whether git's stderr holds nothing but files it was
+// not allowed to open: in the work tree, the sandbox refuses what a symlink
+// leads to outside the repository, which the server would not show anyway.
+// git skips those files and searches the rest.
+func onlyDenials(stderr string) bool {
+	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if line != "" && !(strings.HasPrefix(line, "error: ") && strings.HasSuffix(line, ": Permission denied")) {
+			return false
+		}
+	}
+	return true
 }

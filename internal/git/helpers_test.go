@@ -144,7 +144,7 @@ func mustPlainGit(t testing.TB, dir string, env []string, args ...string) string
 // else, stops the hostile behaviour.
 func runWithout(t testing.TB, r *Repo, withWorkTree bool, drop []string, args ...string) (string, error) {
 	t.Helper()
-	cmd := r.command(context.Background(), withWorkTree, args)
+	cmd := r.command(context.Background(), r.workTreeFor(withWorkTree), args)
 	var argv []string
 	for i := 0; i < len(cmd.Args); i++ {
 		if cmd.Args[i] == "-c" && i+1 < len(cmd.Args) && slices.ContainsFunc(drop, func(k string) bool {

@@ -165,7 +165,7 @@ func (p *objectPool) release() {
 
 func (p *objectPool) start() (*catFile, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := p.repo.command(ctx, false, []string{"cat-file", "--batch-command", "-z"})
+	cmd := p.repo.command(ctx, p.repo.workTreeFor(false), []string{"cat-file", "--batch-command", "-z"})
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		cancel()
@@ -178,11 +178,10 @@ func (p *objectPool) start() (*catFile, error) {
 	}
 	stderr := &capped{max: maxStderr}
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
+	if err := p.repo.start(cmd, false); err != nil {
 		cancel()
 		return nil, fmt.Errorf("starting git cat-file: %w", err)
 	}
-	p.repo.env.capMemory(cmd.Process.Pid)
 	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), stderr: stderr, cancel: cancel}, nil
 }
 

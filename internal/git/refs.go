@@ -70,9 +70,10 @@ func (r *Repo) LastCommitFor(ctx context.Context, commit, path string) (LastComm
 }
 
 // SubmoduleURL reads the URL of the submodule at path from .gitmodules at
-// commit ("" when there is none).
+// commit ("" when there is none). The blob's [include] sections are not
+// followed: a committed file must not make git read one of the host's.
 func (r *Repo) SubmoduleURL(ctx context.Context, commit, path string) string {
-	out, err := r.Output(ctx, "config", "--null", "--list", "--blob", commit+":.gitmodules")
+	out, err := r.Output(ctx, "config", "--no-includes", "--null", "--list", "--blob", commit+":.gitmodules")
 	if err != nil {
 		return ""
 	}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -25,6 +27,9 @@ type Repo struct {
 	workTree string // absolute; "" for a bare repository
 	objects  *objectPool
 	memo     memo // answers that depend only on commit ids
+
+	storeOnce sync.Once
+	store     []grant // the sandbox's reads: the directories ReadStore finds
 }
 
 // Open returns a runner for the repository at gitDir (absolute). workTree is
@@ -61,8 +66,9 @@ func (e *ExitError) Error() string {
 
 // command builds the git command line: fixed global options first, then the
 // caller's arguments. Callers put user values only after --end-of-options or
-// "--", never where git parses options.
-func (r *Repo) command(ctx context.Context, withWorkTree bool, args []string) *exec.Cmd {
+// "--", never where git parses options. workTree is what --work-tree names
+// (see workTreeFor); "" names none, which only git init needs.
+func (r *Repo) command(ctx context.Context, workTree string, args []string) *exec.Cmd {
 	argv := make([]string, 0, 2+2*len(safeConfig)+len(args))
 	argv = append(argv, "--git-dir="+r.gitDir)
 	if len(args) == 0 || args[0] != "grep" {
@@ -70,21 +76,20 @@ func (r *Repo) command(ctx context.Context, withWorkTree bool, args []string) *e
 		// builds itself, each with explicit magic (glob, exclude).
 		argv = append(argv, "--literal-pathspecs")
 	}
-	if withWorkTree && r.workTree != "" {
-		argv = append(argv, "--work-tree="+r.workTree)
-	} else {
-		// Always name the work tree: otherwise git takes core.worktree from
-		// the repository's config (or the current directory), and a command
-		// comparing it with the index runs the repository's filters there.
-		// The private home holds no tracked file.
-		argv = append(argv, "--work-tree="+r.env.dir)
+	if workTree != "" {
+		argv = append(argv, "--work-tree="+workTree)
 	}
-	for _, kv := range safeConfig {
-		argv = append(argv, "-c", kv)
+	if !withoutSettings {
+		for _, kv := range safeConfig {
+			argv = append(argv, "-c", kv)
+		}
 	}
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Env = r.env.vars
+	if withoutSettings {
+		cmd.Env = slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return slices.Contains(transportBan, kv) })
+	}
 	cmd.Dir = r.env.dir // never the repository: git must not discover anything from cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
@@ -93,6 +98,57 @@ func (r *Repo) command(ctx context.Context, withWorkTree bool, args []string) *e
 	}
 	cmd.WaitDelay = 2 * time.Second
 	return cmd
+}
+
+// workTreeFor is the --work-tree of a command: the repository's own only for
+// commands that read it. Otherwise the private home, which holds no tracked
+// file: left unnamed, git would take core.worktree from the repository's
+// config (or the current directory), and a command comparing it with the
+// index would run the repository's filters there.
+func (r *Repo) workTreeFor(withWorkTree bool) string {
+	if withWorkTree && r.workTree != "" {
+		return r.workTree
+	}
+	return r.env.dir
+}
+
+// withoutSettings takes the first wall down: safeConfig leaves every command
+// line and the transport ban the environment. Only tests set it, to show
+// that the sandbox alone stops what the settings stop.
+var withoutSettings bool
+
+// transportBan are the environment entries that allow no transport.
+var transportBan = []string{"GIT_ALLOW_PROTOCOL=", "GIT_PROTOCOL_FROM_USER=0"}
+
+// start starts a command of this repository: in the sandbox, allowed to
+// read the repository's own directories (and its work tree when the command
+// reads it), then caps its memory.
+func (r *Repo) start(cmd *exec.Cmd, withWorkTree bool) error {
+	grants := r.storeGrants()
+	if withWorkTree && r.workTree != "" {
+		grants = append(grants[:len(grants):len(grants)], grant{r.workTree, accessRead})
+	}
+	if err := r.env.startIn(cmd, grants, false); err != nil {
+		return err
+	}
+	r.env.capMemory(cmd.Process.Pid)
+	return nil
+}
+
+// storeGrants lets git read the directories the repository's data lives
+// in, found once. Whether they may be served at all is the caller's
+// decision (package repo); this only keeps git inside them.
+func (r *Repo) storeGrants() []grant {
+	r.storeOnce.Do(func() {
+		dirs := []string{r.gitDir}
+		if st, err := ReadStore(r.gitDir); err == nil {
+			dirs = st.Dirs()
+		}
+		for _, d := range dirs {
+			r.store = append(r.store, grant{d, accessRead})
+		}
+	})
+	return r.store
 }
 
 // Output runs git and returns its stdout, which must stay under maxOutput.
@@ -136,17 +192,16 @@ func (r *Repo) stream(ctx context.Context, withWorkTree bool, args []string, con
 	defer release()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := r.command(ctx, withWorkTree, args)
+	cmd := r.command(ctx, r.workTreeFor(withWorkTree), args)
 	stderr := &capped{max: maxStderr}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := r.start(cmd, withWorkTree); err != nil {
 		return fmt.Errorf("starting git: %w", err)
 	}
-	r.env.capMemory(cmd.Process.Pid)
 	consumeErr := consume(stdout)
 	// Whatever consume left unread is not wanted: stop git rather than
 	// letting it produce the rest.

@@ -5,6 +5,9 @@ package git
 // thing does happen), then our runner (it does not). Where a rule is one
 // setting of the runner's command line, the test also runs that command line
 // with only this setting removed, and the hostile thing happens again.
+//
+// These tests prove the first wall alone (the command line and environment),
+// so the runner here has the sandbox off; sandbox_test.go proves the second.
 
 import (
 	"bytes"
@@ -38,6 +41,17 @@ func twoCommits(t *testing.T) (r *testrepo.Repo, c1, c2 string) {
 	return r, c1, c2
 }
 
+// openSettingsOnly is our runner with the sandbox off: only the command
+// line and environment guard it.
+func openSettingsOnly(t testing.TB, r *testrepo.Repo) *Repo {
+	t.Helper()
+	env := newEnv(t)
+	if _, err := env.UseSandbox(SandboxOff); err != nil {
+		t.Fatal(err)
+	}
+	return openIn(t, env, r)
+}
+
 // streamAll runs the runner's stream (with or without the work tree) and
 // returns all of stdout.
 func streamAll(g *Repo, withWorkTree bool, args ...string) (string, error) {
@@ -56,7 +70,7 @@ func TestSafetyFSMonitor(t *testing.T) {
 	r, _, _ := twoCommits(t)
 	m := newMarker(t, "fsmonitor", "exit 1")
 	r.Git("config", "core.fsmonitor", m.Script)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 
 	for _, args := range [][]string{{"ls-files"}, {"grep", "-e", "two"}, {"status", "--porcelain"}} {
 		mustPlainGit(t, r.Dir, plainEnv(t), args...)
@@ -102,7 +116,7 @@ func TestSafetyHooks(t *testing.T) {
 				}
 				hooks[h] = m
 			}
-			g := open(t, r)
+			g := openSettingsOnly(t, r)
 			index := filepath.Join(r.Dir, ".git", "index")
 			hours := 0
 			stale := func() {
@@ -205,7 +219,7 @@ func TestSafetyExternalDiff(t *testing.T) {
 				}
 				r.Git("config", "diff.ext.command", m.Script)
 			}
-			g := open(t, r)
+			g := openSettingsOnly(t, r)
 
 			mustPlainGit(t, r.Dir, plainEnv(t), "diff", c1, c2)
 			m.mustRun("plain git diff")
@@ -236,7 +250,7 @@ func TestSafetyTextconv(t *testing.T) {
 	}
 	m := newMarker(t, "textconv", `cat "$1"`)
 	r.Git("config", "diff.conv.textconv", m.Script)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 
 	for _, args := range [][]string{
 		{"diff", c1, c2}, {"log", "-p", "-1", c2}, {"show", c2}, {"grep", "--textconv", "-e", "two", c2},
@@ -281,7 +295,7 @@ func TestSafetySignatures(t *testing.T) {
 	m := newMarker(t, "gpg", "exit 1")
 	r.Git("config", "log.showSignature", "true")
 	r.Git("config", "gpg.program", m.Script)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 
 	mustPlainGit(t, r.Dir, plainEnv(t), "log", "-1", "--format=%H")
 	m.mustRun("plain git log")
@@ -311,7 +325,7 @@ func TestSafetyPager(t *testing.T) {
 	m := newMarker(t, "pager", "cat >/dev/null")
 	r.Git("config", "core.pager", m.Script)
 	r.Git("config", "pager.log", m.Script)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	onTerminal := func(dir string, env, argv []string) {
 		t.Helper()
 		quoted := make([]string, len(argv))
@@ -329,7 +343,7 @@ func TestSafetyPager(t *testing.T) {
 	onTerminal(r.Dir, plainEnv(t), []string{"git", "log", "-1"})
 	m.mustRun("plain git log on a terminal")
 
-	cmd := g.command(context.Background(), false, []string{"log", "-1"})
+	cmd := g.command(context.Background(), g.workTreeFor(false), []string{"log", "-1"})
 	onTerminal(cmd.Dir, cmd.Env, cmd.Args)
 	m.mustNotRun("runner's git log on a terminal")
 	output(t, g, "log", "-1")
@@ -350,7 +364,7 @@ func TestSafetyPager(t *testing.T) {
 // options. `git log --output=FILE` writes FILE.
 func TestSafetyOptionInjection(t *testing.T) {
 	r, _, c2 := twoCommits(t)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	ctx := context.Background()
 	target := filepath.Join(t.TempDir(), "written")
 	exists := func() bool { _, err := os.Stat(target); return err == nil }
@@ -397,7 +411,7 @@ func TestSafetyLiteralPathspecs(t *testing.T) {
 	r := testrepo.New(t)
 	c1 := commitFile(r, "*.txt", "literal\n", "star")
 	c2 := commitFile(r, "a.txt", "a\n", "a")
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 
 	if got := strings.TrimSpace(mustPlainGit(t, r.Dir, plainEnv(t), "log", "-1", "--format=%H", "--", "*.txt")); got != c2 {
 		t.Fatalf("control: plain git log -- '*.txt' = %s, want the glob to match a.txt (%s)", got, c2)
@@ -415,7 +429,7 @@ func TestSafetyLiteralPathspecs(t *testing.T) {
 // Rule: an argument vector, never a shell.
 func TestSafetyNoShell(t *testing.T) {
 	r, _, c2 := twoCommits(t)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	target := filepath.Join(t.TempDir(), "pwned")
 	evil := "$(touch " + target + ")"
 
@@ -447,7 +461,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 	extDiff := func(t *testing.T, set func(m *marker)) {
 		m := newMarker(t, "extdiff", "exit 0")
 		set(m)
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		mustPlainGit(t, r.Dir, hostEnv(), "diff", c1, c2)
 		m.mustRun("plain git diff")
 		// Without --no-ext-diff on purpose: the variable must not arrive.
@@ -479,7 +493,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 		cfg := filepath.Join(t.TempDir(), "gitconfig")
 		os.WriteFile(cfg, []byte("[diff]\n\texternal = "+m.Script+"\n"), 0o644)
 		t.Setenv("GIT_CONFIG_SYSTEM", cfg)
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		mustPlainGit(t, r.Dir, os.Environ(), "diff", c1, c2)
 		m.mustRun("plain git diff")
 		output(t, g, "diff", c1, c2)
@@ -487,7 +501,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 	})
 	t.Run("GIT_DIR", func(t *testing.T) {
 		t.Setenv("GIT_DIR", gitDir(other))
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		if got := strings.TrimSpace(mustPlainGit(t, r.Dir, hostEnv(), "rev-parse", "HEAD")); got != other.Head() {
 			t.Fatalf("control: plain git rev-parse HEAD = %s, want the other repository's %s", got, other.Head())
 		}
@@ -500,7 +514,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 	})
 	t.Run("GIT_WORK_TREE", func(t *testing.T) {
 		t.Setenv("GIT_WORK_TREE", other.Dir)
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		if got := mustPlainGit(t, r.Dir, hostEnv(), "grep", "-e", "needle"); !strings.Contains(got, "other work tree") {
 			t.Fatalf("control: plain git grep = %q, want the other work tree", got)
 		}
@@ -510,7 +524,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 	})
 	t.Run("GIT_INDEX_FILE", func(t *testing.T) {
 		t.Setenv("GIT_INDEX_FILE", filepath.Join(gitDir(other), "index"))
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		if got := mustPlainGit(t, r.Dir, hostEnv(), "ls-files"); !strings.Contains(got, "other.txt") {
 			t.Fatalf("control: plain git ls-files = %q, want the other index", got)
 		}
@@ -537,7 +551,7 @@ func TestSafetyUserConfig(t *testing.T) {
 		t.Setenv("XDG_CONFIG_HOME", "")
 		mustPlainGit(t, r.Dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1"}, "diff", c1, c2)
 		m.mustRun("plain git diff with HOME")
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		output(t, g, "diff", c1, c2) // without --no-ext-diff on purpose
 		m.mustNotRun("runner diff")
 		if v := g.ConfigValue(ctx, "diff.external"); v != "" {
@@ -555,7 +569,7 @@ func TestSafetyUserConfig(t *testing.T) {
 		t.Setenv("XDG_CONFIG_HOME", xdg)
 		mustPlainGit(t, r.Dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "XDG_CONFIG_HOME=" + xdg, "GIT_CONFIG_NOSYSTEM=1"}, "diff", c1, c2)
 		m.mustRun("plain git diff with XDG_CONFIG_HOME")
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		output(t, g, "diff", "--no-ext-diff", c1, c2) // without --no-textconv on purpose
 		m.mustNotRun("runner diff")
 	})
@@ -566,7 +580,7 @@ func TestSafetyUserConfig(t *testing.T) {
 		if err != nil || strings.TrimSpace(control) == "" {
 			t.Skip("this machine has no system git config to show that it is skipped")
 		}
-		g := open(t, r)
+		g := openSettingsOnly(t, r)
 		got := output(t, g, "config", "--list", "--show-origin")
 		for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
 			if !strings.HasPrefix(line, "command line:") && !strings.HasPrefix(line, "file:"+gitDir(r)+"/config") {
@@ -595,7 +609,7 @@ func TestSafetyCoreWorktree(t *testing.T) {
 	m := newMarker(t, "clean", "cat")
 	r.Git("config", "filter.clean.clean", m.Script)
 	r.Git("config", "core.worktree", elsewhere)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	outside := t.TempDir() // plain git given only --git-dir, from elsewhere
 	plain := append(plainEnv(t), "GIT_OPTIONAL_LOCKS=0")
 
@@ -626,7 +640,7 @@ func TestSafetyWorkTreeFilters(t *testing.T) {
 	commitFile(r, "a.txt", "one\n", "one")
 	m := newMarker(t, "clean", "cat")
 	r.Git("config", "filter.clean.clean", m.Script)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	hours := 0
 	stale := func() {
 		// Same content, another mtime: git hashes the file, through the filter.
@@ -683,7 +697,7 @@ func TestSafetyDubiousOwnership(t *testing.T) {
 	if err == nil || !strings.Contains(out, "dubious ownership") {
 		t.Fatalf("control: plain git log in another user's repository = %q, %v; want a refusal", out, err)
 	}
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	ctx := context.Background()
 	if got, err := g.CommitID(ctx, "HEAD"); err != nil || got != c2 {
 		t.Fatalf("CommitID = %s, %v", got, err)
@@ -704,7 +718,7 @@ func TestSafetyReplaceObjects(t *testing.T) {
 	real := strings.TrimSpace(r.Git("rev-parse", "HEAD:a.txt"))
 	fake := strings.TrimSpace(r.Git("hash-object", "-w", writeTemp(t, "fake\n")))
 	r.Git("replace", real, fake)
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 
 	if got := mustPlainGit(t, r.Dir, plainEnv(t), "cat-file", "blob", real); got != "fake\n" {
 		t.Fatalf("control: plain git cat-file = %q, want the replacement", got)
@@ -729,7 +743,7 @@ func TestSafetyCatFileRequests(t *testing.T) {
 		r.Write(name, name+"\n")
 	}
 	commit := r.Commit("names")
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	ctx := context.Background()
 
 	cmd := exec.Command("git", "cat-file", "--batch-check")
@@ -801,7 +815,7 @@ func TestSafetyOutputConfig(t *testing.T) {
 	} {
 		r.Git("config", kv[0], kv[1])
 	}
-	g := open(t, r)
+	g := openSettingsOnly(t, r)
 	for _, args := range cases {
 		key := strings.Join(args, " ")
 		if strings.Contains(key, "x+y") && mustPlainGit(t, r.Dir, plain, args...) == want[key] {

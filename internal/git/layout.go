@@ -1,0 +1,114 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Store is where a repository's data really lives: a git directory may
+// point elsewhere through its commondir file, a symlinked objects or refs
+// directory, and alternates (recursively). Every path is absolute with
+// symlinks resolved, so a caller can check that each lies where it should
+// and the sandbox can grant reads on exactly these.
+type Store struct {
+	GitDir     string   // the git directory itself
+	CommonDir  string   // where shared data lives (GitDir unless commondir says otherwise)
+	Objects    string   // CommonDir/objects, resolved
+	Refs       string   // CommonDir/refs, resolved
+	Alternates []string // object directories borrowed through objects/info/alternates
+}
+
+// Dirs lists every directory of the store, without repeats.
+func (s Store) Dirs() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range append([]string{s.GitDir, s.CommonDir, s.Objects, s.Refs}, s.Alternates...) {
+		if d != "" && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// maxAlternateDepth is git's own limit on chained alternates.
+const maxAlternateDepth = 5
+
+// ReadStore finds where the repository at gitDir keeps its data, reading
+// files only (no git process: nothing of the repository runs). It follows
+// what git follows: commondir, the objects and refs directories, and
+// alternates as deep as git does.
+func ReadStore(gitDir string) (Store, error) {
+	var s Store
+	var err error
+	if s.GitDir, err = filepath.EvalSymlinks(gitDir); err != nil {
+		return s, err
+	}
+	s.CommonDir = s.GitDir
+	if data, err := os.ReadFile(filepath.Join(s.GitDir, "commondir")); err == nil {
+		p := strings.TrimRight(string(data), "\r\n")
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.GitDir, p)
+		}
+		if s.CommonDir, err = filepath.EvalSymlinks(p); err != nil {
+			return s, fmt.Errorf("commondir %s: %w", p, err)
+		}
+	}
+	if s.Objects, err = filepath.EvalSymlinks(filepath.Join(s.CommonDir, "objects")); err != nil {
+		return s, fmt.Errorf("objects directory: %w", err)
+	}
+	if s.Refs, err = filepath.EvalSymlinks(filepath.Join(s.CommonDir, "refs")); err != nil {
+		return s, fmt.Errorf("refs directory: %w", err)
+	}
+	seen := map[string]bool{s.Objects: true}
+	s.Alternates, err = readAlternates(s.Objects, seen, 0)
+	return s, err
+}
+
+// readAlternates lists the object directories objects/info/alternates names,
+// and theirs in turn.
+func readAlternates(objects string, seen map[string]bool, depth int) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
+	if err != nil {
+		return nil, nil // none (or unreadable, which git treats the same)
+	}
+	if depth >= maxAlternateDepth {
+		return nil, fmt.Errorf("alternates nest deeper than %d", maxAlternateDepth)
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if line[0] == '"' { // git writes C-quoted paths when they need it
+			if unq, err := strconv.Unquote(line); err == nil {
+				line = unq
+			}
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(objects, line)
+		}
+		dir, err := filepath.EvalSymlinks(line)
+		if err != nil {
+			return nil, fmt.Errorf("alternate %s: %w", line, err)
+		}
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		out = append(out, dir)
+		more, err := readAlternates(dir, seen, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	return out, sc.Err()
+}

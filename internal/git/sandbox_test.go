@@ -1,0 +1,281 @@
+package git
+
+// The hostile repositories of the outside review (docs/security.md lists
+// them), each shown three ways: plain git falls for it (the control), our
+// runner with every rule on does not, and our runner with the first wall
+// down (no -c settings, no transport ban: withoutSettings) still does not,
+// because the sandbox alone stops it. A last control runs that same command
+// line with the sandbox off too, and the attack works again.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// requireSandbox skips a test where the kernel has no Landlock, except in
+// CI, which must run these tests with the sandbox on.
+func requireSandbox(t *testing.T, env *Env) {
+	t.Helper()
+	if env.SandboxOn() {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("the sandbox is off in CI; these tests must run with it on")
+	}
+	t.Skip("this kernel has no Landlock")
+}
+
+// settingsOff takes the first wall down for the rest of the test.
+func settingsOff(t *testing.T) {
+	withoutSettings = true
+	t.Cleanup(func() { withoutSettings = false })
+}
+
+// sandboxedAndNot opens r twice: with the sandbox (the default) and without.
+func sandboxedAndNot(t *testing.T, r *testrepo.Repo) (on, off *Repo) {
+	t.Helper()
+	return sandboxedAndNotAt(t, gitDir(r), r.Dir)
+}
+
+func sandboxedAndNotAt(t *testing.T, gitDir, workTree string) (on, off *Repo) {
+	t.Helper()
+	envOn, envOff := newEnv(t), newEnv(t)
+	requireSandbox(t, envOn)
+	if _, err := envOff.UseSandbox(SandboxOff); err != nil {
+		t.Fatal(err)
+	}
+	on, off = Open(envOn, gitDir, workTree), Open(envOff, gitDir, workTree)
+	t.Cleanup(on.Close)
+	t.Cleanup(off.Close)
+	return on, off
+}
+
+// Finding: a diff that enters a submodule starts a git child in the
+// submodule's repository, which runs that repository's diff.external.
+func TestHostileSubmoduleDiff(t *testing.T) {
+	base := t.TempDir()
+	sub := testrepo.Init(t, filepath.Join(base, "sub"))
+	commitFile(sub, "f", "one\n", "c1")
+	commitFile(sub, "f", "two\n", "c2")
+	p := testrepo.Init(t, filepath.Join(base, "p"))
+	commitFile(p, "t", "t\n", "base")
+	p.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sub")
+	p.Git("-C", "sub", "checkout", "-q", "HEAD~1")
+	p.Git("add", "sub")
+	c1 := p.Commit("s1")
+	p.Git("-C", "sub", "checkout", "-q", "-")
+	p.Git("add", "sub")
+	c2 := p.Commit("bump")
+	m := newMarker(t, "evil", "exit 0")
+	p.Git("config", "diff.submodule", "diff")
+	mustPlainGit(t, p.Dir, plainEnv(t), "--git-dir="+filepath.Join(p.Dir, ".git", "modules", "sub"), "config", "diff.external", m.Script)
+
+	mustPlainGit(t, p.Dir, plainEnv(t), "diff", c1, c2)
+	m.mustRun("plain git diff")
+
+	on, off := sandboxedAndNot(t, p)
+	out := output(t, on, projectDiff(c1, c2)...)
+	m.mustNotRun("runner diff")
+	if !strings.Contains(out, "-Subproject commit ") || !strings.Contains(out, "+Subproject commit ") {
+		t.Fatalf("runner diff does not show the submodule as commit ids:\n%s", out)
+	}
+
+	settingsOff(t)
+	// The command line of a plain diff, which lets git enter the submodule.
+	streamAll(on, false, "diff", c1, c2)
+	m.mustNotRun("sandboxed runner without its settings")
+	if _, err := streamAll(off, false, "diff", c1, c2); err != nil {
+		t.Fatal(err)
+	}
+	m.mustRun("runner without settings or sandbox")
+}
+
+// Finding: a partial clone fetches missing objects on demand, through a
+// remote whose uploadpack is any program the repository's config names.
+func TestHostilePartialCloneLazyFetch(t *testing.T) {
+	r := testrepo.New(t)
+	commitFile(r, "a.txt", "a\n", "one")
+	m := newMarker(t, "uploadpack", "exit 1")
+	r.Git("config", "core.repositoryformatversion", "1")
+	r.Git("config", "extensions.partialClone", "origin")
+	r.Git("config", "remote.origin.url", t.TempDir())
+	r.Git("config", "remote.origin.promisor", "true")
+	r.Git("config", "remote.origin.uploadpack", m.Script)
+	missing := strings.Repeat("ab", 20)
+
+	plainGit(t, r.Dir, plainEnv(t), "cat-file", "-t", missing)
+	m.mustRun("plain git cat-file")
+
+	on, off := sandboxedAndNot(t, r)
+	if _, err := on.CommitID(context.Background(), missing); !errors.Is(err, ErrMissing) {
+		t.Fatalf("runner: %s = %v, want ErrMissing", missing, err)
+	}
+	m.mustNotRun("runner cat-file")
+
+	settingsOff(t)
+	streamAll(on, false, "cat-file", "-t", missing)
+	m.mustNotRun("sandboxed runner without its settings")
+	streamAll(off, false, "cat-file", "-t", missing)
+	m.mustRun("runner without settings or sandbox")
+}
+
+// Finding: an ordinary blobless clone served as it is fetches a missing
+// blob when it is read, writing new packs into the served repository.
+func TestHostileBloblessCloneWritesNothing(t *testing.T) {
+	src := testrepo.New(t)
+	commitFile(src, "big.txt", strings.Repeat("payload\n", 100), "one")
+	src.Git("config", "uploadpack.allowFilter", "true")
+	blob := strings.TrimSpace(src.Git("rev-parse", "HEAD:big.txt"))
+	dir := filepath.Join(t.TempDir(), "clone")
+	mustPlainGit(t, src.Dir, plainEnv(t), "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+src.Dir, dir)
+	packs := func() int {
+		entries, _ := os.ReadDir(filepath.Join(dir, ".git", "objects", "pack"))
+		return len(entries)
+	}
+	before := packs()
+
+	on, off := sandboxedAndNotAt(t, filepath.Join(dir, ".git"), dir)
+	if _, err := streamAll(on, false, "cat-file", "blob", blob); err == nil {
+		t.Fatal("runner read a blob the clone does not have")
+	}
+	if packs() != before {
+		t.Fatal("runner fetched into the served repository")
+	}
+	settingsOff(t)
+	if _, err := streamAll(on, false, "cat-file", "blob", blob); err == nil || packs() != before {
+		t.Fatalf("sandboxed runner without its settings fetched the blob (err %v, packs %d → %d)", err, before, packs())
+	}
+	if _, err := streamAll(off, false, "cat-file", "blob", blob); err != nil || packs() == before {
+		t.Fatalf("control: runner without settings or sandbox did not fetch (err %v); the test proves nothing", err)
+	}
+}
+
+// Finding: a committed .gitmodules includes a file from anywhere on the
+// host: a submodule's URL then comes from that file (another repository's
+// config with a token), and a FIFO there hangs the call.
+func TestHostileGitmodulesInclude(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(outside, []byte("[submodule \"sub\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := testrepo.New(t)
+	r.Write(".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = https://example.com/sub.git\n[include]\n\tpath = "+outside+"\n")
+	r.Git("add", ".gitmodules")
+	c := r.Commit("gitmodules")
+	blobArgs := []string{"config", "--null", "--list", "--blob", c + ":.gitmodules"}
+
+	if out := mustPlainGit(t, r.Dir, plainEnv(t), blobArgs...); !strings.Contains(out, "TOKEN") {
+		t.Fatalf("control: plain git did not read the included file; the test proves nothing:\n%s", out)
+	}
+	on, off := sandboxedAndNot(t, r)
+	if url := on.SubmoduleURL(context.Background(), c, "sub"); url != "https://example.com/sub.git" {
+		t.Fatalf("runner: submodule URL %q, want the committed one", url)
+	}
+
+	settingsOff(t)
+	if out, _ := streamAll(on, false, blobArgs...); strings.Contains(out, "TOKEN") {
+		t.Fatalf("sandboxed runner without its settings read the outside file:\n%s", out)
+	}
+	if out, _ := streamAll(off, false, blobArgs...); !strings.Contains(out, "TOKEN") {
+		t.Fatalf("control: runner without settings or sandbox did not read it:\n%s", out)
+	}
+}
+
+func TestHostileGitmodulesIncludeFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := testrepo.New(t)
+	r.Write(".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = https://example.com/sub.git\n[include]\n\tpath = "+fifo+"\n")
+	r.Git("add", ".gitmodules")
+	c := r.Commit("gitmodules")
+	g := open(t, r)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if url := g.SubmoduleURL(ctx, c, "sub"); url != "https://example.com/sub.git" {
+		t.Fatalf("submodule URL %q", url)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("reading .gitmodules took %v: the FIFO was opened", d)
+	}
+}
+
+// The sandbox confines only the thread that starts git: the server itself
+// can still run programs and read the host after many sandboxed children.
+func TestSandboxLeavesTheServerFree(t *testing.T) {
+	r := testrepo.New(t)
+	commitFile(r, "a.txt", "a\n", "one")
+	env := newEnv(t)
+	requireSandbox(t, env)
+	g := openIn(t, env, r)
+	for range 50 {
+		if _, err := streamAll(g, false, "rev-parse", "HEAD"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 20 { // on whatever thread Go picks
+		if err := exec.Command("/bin/sh", "-c", "exit 0").Run(); err != nil {
+			t.Fatalf("the server cannot run a program any more: %v", err)
+		}
+		if _, err := os.ReadFile("/etc/hostname"); err != nil && !os.IsNotExist(err) {
+			t.Fatalf("the server cannot read the host any more: %v", err)
+		}
+	}
+}
+
+// Sandboxed git runs nothing but git: a shell alias is refused, and so is
+// writing into the repository or reading beside it.
+func TestSandboxRefusesShellWritesAndOutsideReads(t *testing.T) {
+	r := testrepo.New(t)
+	commitFile(r, "a.txt", "a\n", "one")
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("SECRET\n"), 0o644)
+	m := newMarker(t, "alias", "exit 0")
+	r.Git("config", "alias.evil", "!"+m.Script)
+	on, off := sandboxedAndNot(t, r)
+
+	streamAll(on, false, "evil")
+	m.mustNotRun("sandboxed alias")
+	streamAll(off, false, "evil")
+	m.mustRun("unsandboxed alias")
+
+	if _, err := streamAll(on, false, "update-ref", "refs/heads/written", "HEAD"); err == nil {
+		t.Fatal("sandboxed git wrote a ref into the repository")
+	}
+	if _, err := streamAll(on, false, "hash-object", "--no-filters", secret); err == nil {
+		t.Fatal("sandboxed git read a file outside the repository")
+	}
+	if out, err := streamAll(off, false, "hash-object", "--no-filters", secret); err != nil || len(strings.TrimSpace(out)) != 40 {
+		t.Fatalf("control: unsandboxed hash-object = %q, %v", out, err)
+	}
+}
+
+func TestParseSandboxMode(t *testing.T) {
+	for in, want := range map[string]SandboxMode{"auto": SandboxAuto, " Required ": SandboxRequired, "off": SandboxOff} {
+		if got, err := ParseSandboxMode(in); err != nil || got != want {
+			t.Errorf("ParseSandboxMode(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseSandboxMode("on"); err == nil {
+		t.Error(`ParseSandboxMode("on") succeeded`)
+	}
+	env := newEnv(t)
+	if status, err := env.UseSandbox(SandboxOff); err != nil || env.SandboxOn() || !strings.HasPrefix(status, "off") {
+		t.Errorf("UseSandbox(off) = %q, %v", status, err)
+	}
+	status, err := env.UseSandbox(SandboxRequired)
+	if err == nil && !env.SandboxOn() || err != nil && env.SandboxOn() {
+		t.Errorf("UseSandbox(required) = %q, %v with the sandbox on: %v", status, err, env.SandboxOn())
+	}
+}
