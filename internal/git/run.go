@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ type Repo struct {
 
 	storeOnce sync.Once
 	store     []grant // the sandbox's reads: the directories ReadStore finds
+	confine   string  // if set, only store directories below it are granted
 }
 
 // Open returns a runner for the repository at gitDir (absolute). workTree is
@@ -135,9 +137,16 @@ func (r *Repo) start(cmd *exec.Cmd, withWorkTree bool) error {
 	return nil
 }
 
+// ConfineReads keeps the sandbox from granting reads on any of the
+// repository's directories outside dir (absolute, symlinks resolved), such
+// as alternates elsewhere: the served root, or the served repository's own
+// directory. Package repo refuses such repositories before serving them;
+// this holds even if that check is wrong. Call it before any git process
+// of the repository starts.
+func (r *Repo) ConfineReads(dir string) { r.confine = dir }
+
 // storeGrants lets git read the directories the repository's data lives
-// in, found once. Whether they may be served at all is the caller's
-// decision (package repo); this only keeps git inside them.
+// in, found once.
 func (r *Repo) storeGrants() []grant {
 	r.storeOnce.Do(func() {
 		dirs := []string{r.gitDir}
@@ -145,10 +154,17 @@ func (r *Repo) storeGrants() []grant {
 			dirs = st.Dirs()
 		}
 		for _, d := range dirs {
-			r.store = append(r.store, grant{d, accessRead})
+			if r.confine == "" || below(r.confine, d) {
+				r.store = append(r.store, grant{d, accessRead})
+			}
 		}
 	})
 	return r.store
+}
+
+// below reports whether p is dir or below it (both clean and absolute).
+func below(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // Output runs git and returns its stdout, which must stay under maxOutput.

@@ -279,3 +279,51 @@ func TestParseSandboxMode(t *testing.T) {
 		t.Errorf("UseSandbox(required) = %q, %v with the sandbox on: %v", status, err, env.SandboxOn())
 	}
 }
+
+// BenchmarkSpawn is the cost of one short git process with the sandbox on
+// and off (the sandbox adds a ruleset, a thread, and Landlock's checks).
+func BenchmarkSpawn(b *testing.B) {
+	r := testrepo.New(b)
+	commitFile(r, "a.txt", "a\n", "one")
+	for _, mode := range []SandboxMode{SandboxOff, SandboxAuto} {
+		b.Run(string(mode), func(b *testing.B) {
+			env := newEnv(b)
+			if _, err := env.UseSandbox(mode); err != nil {
+				b.Fatal(err)
+			}
+			g := openIn(b, env, r)
+			for b.Loop() {
+				if _, err := g.Output(context.Background(), "rev-parse", "HEAD"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A repository that borrows objects from outside through alternates: with
+// its reads confined, the sandbox keeps git from them, whatever package
+// repo decides.
+func TestSandboxConfinedReadsIgnoreOutsideAlternates(t *testing.T) {
+	base := t.TempDir()
+	outside := testrepo.Init(t, filepath.Join(base, "outside"))
+	secret := commitFile(outside, "secret.txt", "SECRET\n", "secret")
+	served := testrepo.Init(t, filepath.Join(base, "root", "acme", "widgets"))
+	commitFile(served, "a.txt", "a\n", "one")
+	alt := filepath.Join(served.Dir, ".git", "objects", "info", "alternates")
+	if err := os.WriteFile(alt, []byte(filepath.Join(outside.Dir, ".git", "objects")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustPlainGit(t, served.Dir, plainEnv(t), "cat-file", "-e", secret) // control: git reads it
+
+	on, off := sandboxedAndNot(t, served)
+	root, _ := filepath.EvalSymlinks(filepath.Join(base, "root"))
+	on.ConfineReads(root)
+	off.ConfineReads(root) // no sandbox: confining has nothing to act on
+	if oid, err := on.CommitID(context.Background(), secret); err == nil {
+		t.Fatalf("confined, sandboxed runner read the outside commit %s", oid)
+	}
+	if _, err := off.CommitID(context.Background(), secret); err != nil {
+		t.Fatalf("control: unsandboxed runner: %v", err)
+	}
+}
