@@ -1,0 +1,134 @@
+package server
+
+// Hostile repositories that tried to run programs or read host files
+// through git itself, driven through the tools with every rule on
+// (internal/git's sandbox_test.go shows each wall alone).
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// hostileProgram writes a script that leaves a file when it runs.
+func hostileProgram(t *testing.T) (script, ran string) {
+	t.Helper()
+	dir := t.TempDir()
+	script, ran = filepath.Join(dir, "evil.sh"), filepath.Join(dir, "ran")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho ran >> '"+ran+"'\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script, ran
+}
+
+func mustNotHaveRun(t *testing.T, ran, what string) {
+	t.Helper()
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatalf("%s ran the repository's program", what)
+	}
+}
+
+func commitOne(r *testrepo.Repo, path, content, msg string) {
+	r.Write(path, content)
+	r.Git("add", path)
+	r.Commit(msg)
+}
+
+// A submodule bump with diff.submodule=diff and the submodule's own
+// diff.external: get_diff shows the submodule as commit ids and runs nothing.
+func TestHostileSubmoduleDiffTools(t *testing.T) {
+	base := t.TempDir()
+	sub := testrepo.Init(t, filepath.Join(base, "sub"))
+	commitOne(sub, "f", "one\n", "c1")
+	commitOne(sub, "f", "two\n", "c2")
+	r := testrepo.Init(t, filepath.Join(base, "p"))
+	commitOne(r, "t", "t\n", "base")
+	r.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sub")
+	r.Git("-C", "sub", "checkout", "-q", "HEAD~1")
+	r.Git("add", "sub")
+	r.Commit("s1")
+	r.Git("-C", "sub", "checkout", "-q", "-")
+	r.Git("add", "sub")
+	r.Commit("bump")
+	script, ran := hostileProgram(t)
+	r.Git("config", "diff.submodule", "diff")
+	r.Git("--git-dir="+filepath.Join(r.Dir, ".git", "modules", "sub"), "config", "diff.external", script)
+
+	h := serve(t, r)
+	for _, args := range []map[string]any{
+		{"base": "HEAD~1", "head": "HEAD", "mode": "direct"},
+		{"base": "HEAD~1", "head": "HEAD", "mode": "direct", "paths": []string{"sub"}},
+	} {
+		out := h.ok("get_diff", args)
+		mustNotHaveRun(t, ran, "get_diff")
+		if !strings.Contains(out, "+Subproject commit ") || strings.Contains(out, "budget") {
+			t.Fatalf("get_diff(%v) does not show the submodule bump as commit ids:\n%s", args, out)
+		}
+	}
+	h.ok("list_changed_files", map[string]any{"base": "HEAD~1", "head": "HEAD", "mode": "direct"})
+	mustNotHaveRun(t, ran, "list_changed_files")
+}
+
+// A promisor remote whose uploadpack is a script: reading a missing object
+// is INVALID_REF, runs nothing and writes nothing.
+func TestHostileLazyFetchTools(t *testing.T) {
+	r := testrepo.New(t)
+	commitOne(r, "a.txt", "a\n", "one")
+	script, ran := hostileProgram(t)
+	r.Git("config", "core.repositoryformatversion", "1")
+	r.Git("config", "extensions.partialClone", "origin")
+	r.Git("config", "remote.origin.url", t.TempDir())
+	r.Git("config", "remote.origin.promisor", "true")
+	r.Git("config", "remote.origin.uploadpack", script)
+	before := r.Snapshot()
+
+	h := serve(t, r)
+	missing := strings.Repeat("ab", 20)
+	h.fails("read_file", map[string]any{"path": "a.txt", "ref": missing}, "INVALID_REF")
+	h.fails("search_code", map[string]any{"query": "a", "ref": missing}, "INVALID_REF")
+	mustNotHaveRun(t, ran, "read_file and search_code")
+	if after := r.Snapshot(); after != before {
+		t.Fatal("the repository changed")
+	}
+}
+
+// A committed .gitmodules that includes a host file: the submodule's URL
+// is the committed one, and an included FIFO does not hang the call.
+func TestHostileGitmodulesIncludeTools(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(outside, []byte("[submodule \"sub\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := testrepo.New(t)
+	sub.Commit("submodule root")
+	r := testrepo.New(t)
+	r.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.Dir, "sub")
+	for _, include := range []string{outside, fifo} {
+		r.Write(".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = https://example.com/sub.git\n[include]\n\tpath = "+include+"\n")
+		r.Git("add", ".gitmodules")
+		r.Commit("include " + include)
+		h := serve(t, r, withTimeout(10*time.Second))
+		start := time.Now()
+		var sm contentsResponse
+		mustJSON(t, h.ok("get_file_content", fileArgs("sub", "with_metadata", true)), &sm)
+		if got := deref(sm.SubmoduleGitURL); got != "https://example.com/sub.git" {
+			t.Fatalf("include %s: submodule_git_url %q, want the committed URL", include, got)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("include %s: the call took %v", include, d)
+		}
+		listing := h.ok("get_file_content", fileArgs("", "with_metadata", true))
+		if strings.Contains(listing, "TOKEN") {
+			t.Fatalf("the root listing shows the outside file's URL:\n%s", listing)
+		}
+	}
+}
