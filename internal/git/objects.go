@@ -346,8 +346,12 @@ func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err e
 		return errStale
 	}
 	c.stop() // waits for git, so its stderr is complete
-	if msg := strings.TrimSpace(c.stderr.String()); strings.HasPrefix(msg, "fatal: ") {
+	msg := strings.TrimSpace(c.stderr.String())
+	switch {
+	case strings.HasPrefix(msg, "fatal: "):
 		return fmt.Errorf("%w: %q: git cat-file: %s", ErrMissing, name, msg)
+	case msg != "": // git could not start on the repository (its config, say)
+		return fmt.Errorf("git cat-file: %s", msg)
 	}
 	return fmt.Errorf("git cat-file: %w", err)
 }

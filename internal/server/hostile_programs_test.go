@@ -5,6 +5,8 @@ package server
 // (internal/git's sandbox_test.go shows each wall alone).
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +132,125 @@ func TestHostileGitmodulesIncludeTools(t *testing.T) {
 		if strings.Contains(listing, "TOKEN") {
 			t.Fatalf("the root listing shows the outside file's URL:\n%s", listing)
 		}
+	}
+}
+
+// A repository's own config that includes a host file: git may not read
+// it, so the repository cannot be read, and the errors say so without what
+// the file holds.
+func TestHostileConfigIncludeTools(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(outside, []byte("[remote \"origin\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := testrepo.New(t)
+	commitOne(r, "a.txt", "a\n", "one")
+	r.Git("config", "include.path", outside)
+	if !strings.Contains(r.Git("config", "remote.origin.url"), "TOKEN") {
+		t.Fatal("control: plain git did not read the included file")
+	}
+	if !testEnv(t).SandboxOn() {
+		t.Skip("the sandbox is off: git reads the included file")
+	}
+	h := serve(t, r)
+	for _, tool := range []string{"read_file", "search_code"} {
+		a := map[string]any{"path": "a.txt", "ref": "HEAD"}
+		if tool == "search_code" {
+			a = map[string]any{"query": "a", "ref": "HEAD"}
+		}
+		msg := h.fails(tool, a, "UNAVAILABLE")
+		if strings.Contains(msg, "TOKEN") || !strings.Contains(msg, "config") {
+			t.Errorf("%s: %s", tool, msg)
+		}
+	}
+}
+
+// One repository holding every way the review and the safety rules know for
+// a repository to name a program, a host file or a fetch, served and asked
+// through every tool the server lists, on the work tree and at refs: no
+// program runs, the repository and the host stay as they were, and no
+// reply carries what an include read from outside.
+func TestHostileRepositoryEveryTool(t *testing.T) {
+	base := t.TempDir()
+	script, ran := hostileProgram(t)
+	outside := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(outside, []byte("[submodule \"sub\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := testrepo.Init(t, filepath.Join(base, "sub"))
+	commitOne(sub, "f", "one\n", "c1")
+	commitOne(sub, "f", "two\n", "c2")
+	r := testrepo.Init(t, filepath.Join(base, "p"))
+	commitOne(r, "code.go", "package code\n\nfunc A() {}\n", "base")
+	r.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sub")
+	r.Git("-C", "sub", "checkout", "-q", "HEAD~1")
+	r.Write(".gitattributes", "* filter=evil diff=evil\n")
+	r.Write(".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = https://example.com/sub.git\n[include]\n\tpath = "+outside+"\n")
+	r.Git("add", "sub", ".gitattributes", ".gitmodules")
+	r.Commit("s1")
+	r.Git("-C", "sub", "checkout", "-q", "-")
+	commitOne(r, "code.go", "package code\n\nfunc A() { B() }\n", "bump and change")
+	r.Git("add", "sub")
+	r.Commit("bump")
+	r.Git("update-ref", "refs/pull/1/head", "HEAD")
+	r.Git("reset", "-q", "--hard", "HEAD~2") // main is the pull request's base
+	hooks := filepath.Join(t.TempDir(), "hooks")
+	os.MkdirAll(hooks, 0o755)
+	for _, hook := range []string{"post-checkout", "post-index-change", "reference-transaction", "pre-auto-gc"} {
+		os.Symlink(script, filepath.Join(hooks, hook))
+	}
+	for _, kv := range [][2]string{
+		{"core.hooksPath", hooks}, {"core.fsmonitor", script}, {"core.pager", script},
+		{"core.sshCommand", script}, {"core.askPass", script}, {"credential.helper", "!" + script},
+		{"diff.external", script}, {"diff.submodule", "diff"}, {"diff.evil.command", script},
+		{"diff.evil.textconv", script}, {"filter.evil.clean", script}, {"filter.evil.smudge", script},
+		{"filter.evil.process", script}, {"gpg.program", script}, {"log.showSignature", "true"},
+		{"pager.grep", script}, {"pager.diff", script}, {"alias.grep", "!" + script},
+		{"core.repositoryformatversion", "1"}, {"extensions.partialClone", "origin"},
+		{"remote.origin.url", t.TempDir()}, {"remote.origin.promisor", "true"}, {"remote.origin.uploadpack", script},
+	} {
+		r.Git("config", kv[0], kv[1])
+	}
+	r.Git("--git-dir="+filepath.Join(r.Dir, ".git", "modules", "sub"), "config", "diff.external", script)
+	r.Git("--git-dir="+filepath.Join(r.Dir, ".git", "modules", "sub"), "config", "core.fsmonitor", script)
+	watch := &hostileWatch{dirs: []string{base}}
+	before := watch.listing(t) // plain git status would run the fsmonitor
+	missing := strings.Repeat("ab", 20)
+
+	h := serve(t, r)
+	calls := map[string][]map[string]any{
+		"list_repositories": {{}},
+		"get_file_content": {fileArgs("code.go"), fileArgs("code.go", "ref", "main"), fileArgs("sub", "with_metadata", true),
+			fileArgs("", "with_metadata", true), fileArgs("", "with_metadata", true, "ref", "pull/1/head")},
+		"read_file":               {{"path": "code.go"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": "code.go", "ref": missing}},
+		"search_code":             {{"query": "func"}, {"query": "func", "ref": "pull/1/head"}, {"query": "B", "ref": missing}},
+		"get_diff":                {{"base": "main", "head": "pull/1/head"}, {"base": "pull/1/head~1", "head": "pull/1/head", "mode": "direct", "paths": []string{"sub"}}},
+		"list_changed_files":      {{"base": "main", "head": "pull/1/head"}},
+		"get_pull_request_diff":   {{"owner": "acme", "repo": "widgets", "index": 1}, {"owner": "acme", "repo": "widgets", "index": 1, "file_path": "sub"}},
+		"list_pull_request_files": {{"owner": "acme", "repo": "widgets", "index": 1}},
+	}
+	tools, err := h.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		list, ok := calls[tool.Name]
+		if !ok {
+			t.Errorf("%s has no calls in this test: add some", tool.Name)
+		}
+		for _, a := range list {
+			res := h.call(tool.Name, a)
+			text := textOf(res)
+			mustNotHaveRun(t, ran, fmt.Sprintf("%s(%v)", tool.Name, a))
+			if strings.Contains(text, "TOKEN") {
+				t.Errorf("%s(%v) shows what an include read from outside:\n%.500s", tool.Name, a, text)
+			}
+			if res.IsError && !strings.Contains(fmt.Sprint(a), missing) {
+				t.Errorf("%s(%v) failed: %.300s", tool.Name, a, text)
+			}
+		}
+	}
+	if after := watch.listing(t); after != before {
+		t.Fatalf("the repositories changed:\n%s", hostileDiffLines(before, after))
 	}
 }
