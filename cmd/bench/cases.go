@@ -21,6 +21,9 @@ type benchCase struct {
 	repo       string
 	target     *target
 	build      func(fx *fixture) (*spec, error)
+	// sandboxOff compares the server with itself instead of with git: the
+	// same call on a second server started with --sandbox off.
+	sandboxOff bool
 }
 
 // spec is what a case runs.
@@ -68,6 +71,18 @@ func generatedCases(calls int) []benchCase {
 			}
 			return prFileSpec(fx, c, []string{"diff", "-M", fx.mergeBase, prRef, "--", c.oldPath, c.path})
 		}},
+		{tool: "get_diff", name: "tree main...change, default budget: sandbox on vs off", repo: repoTree, target: ratioAtMost(1.1), sandboxOff: true,
+			build: func(fx *fixture) (*spec, error) {
+				return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}, "")
+			}},
+		{tool: "get_pull_request_diff", name: "PR #1, file_path = a modified file: sandbox on vs off", repo: repoTree, target: ratioAtMost(1.1), sandboxOff: true,
+			build: func(fx *fixture) (*spec, error) {
+				c, err := fx.find('M')
+				if err != nil {
+					return nil, err
+				}
+				return prFileSpec(fx, c, []string{"diff", fx.mergeBase, prRef, "--", c.path})
+			}},
 		{tool: "read_file", name: "100 lines of a 20 KB file at a ref", repo: repoTree, build: readSliceSpec},
 		{tool: "get_file_content", name: "100 lines of a 20 KB file at a ref", repo: repoTree, build: contentSliceSpec},
 		{tool: "list_repositories", name: fmt.Sprintf("protocol floor: %d sequential calls", calls), repo: repoTree, build: func(*fixture) (*spec, error) {

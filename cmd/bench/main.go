@@ -129,14 +129,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		if err != nil {
 			return 1, err
 		}
+		ru.sandboxOff = nil
+		for _, i := range idx {
+			if cases[i].sandboxOff && ru.sandboxOff == nil {
+				if ru.sandboxOff, err = startServer(ctx, bin, dir, filepath.Join(home, kind+"-sandbox-off.log"), "--sandbox", "off"); err != nil {
+					return 1, err
+				}
+			}
+		}
 		for _, i := range idx {
 			if ctx.Err() != nil {
 				break
 			}
 			rows[i] = ru.runCase(ctx, s, fx, cases[i])
 		}
-		if err := s.close(); err != nil {
-			logf("closing the %s server: %v", kind, err)
+		for _, srv := range []*session{s, ru.sandboxOff} {
+			if srv == nil {
+				continue
+			}
+			if err := srv.close(); err != nil {
+				logf("closing the %s server: %v", kind, err)
+			}
 		}
 		if ctx.Err() != nil {
 			return 1, ctx.Err()

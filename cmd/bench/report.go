@@ -45,7 +45,7 @@ type target struct {
 }
 
 func ratioAtMost(x float64) *target {
-	return &target{text: fmt.Sprintf("≤ %.1f×", x), met: func(r *row) bool { return r.Ratio != nil && *r.Ratio <= x }}
+	return &target{text: fmt.Sprintf("≤ %.2g×", x), met: func(r *row) bool { return r.Ratio != nil && *r.Ratio <= x }}
 }
 
 func throughputAtLeast(perSec, p50Ms float64) *target {

@@ -13,6 +13,9 @@ type runner struct {
 	g      gitRunner
 	rounds int
 	logf   logFunc
+	// sandboxOff is a second server on the same repository with the git
+	// sandbox off, for the cases that measure what the sandbox costs.
+	sandboxOff *session
 }
 
 // runCase runs one case and returns its row; a failure is recorded in the
@@ -84,9 +87,12 @@ func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchC
 	}
 	r.RSSMiB = fptr(float64(before) / (1 << 20))
 	var note string
-	if sp.calls > 0 {
+	switch {
+	case sp.calls > 0:
 		note, err = ru.throughput(ctx, s, c, sp, r)
-	} else {
+	case c.sandboxOff:
+		note, err = ru.againstSandboxOff(ctx, s, c, sp, r)
+	default:
 		note, err = ru.sideBySide(ctx, s, fx, c, sp, r)
 	}
 	if err != nil {
@@ -129,6 +135,25 @@ func (ru *runner) throughput(ctx context.Context, s *session, c benchCase, sp *s
 	r.ServerMs = r.P50Ms
 	return fmt.Sprintf("%.0f calls/s, p50 %.3f ms, p99 %.3f ms, server CPU %.3f ms/call",
 		*r.CallsPerS, *r.P50Ms, *r.P99Ms, *r.ServerCPUMsPerCall), nil
+}
+
+// againstSandboxOff times the call on the server and on its twin with the
+// sandbox off, alternating; the "git" columns hold the twin's figures.
+func (ru *runner) againstSandboxOff(ctx context.Context, s *session, c benchCase, sp *spec, r *row) (string, error) {
+	r.GitCommand = "the same call, server started with --sandbox off"
+	if _, err := timeServer(ctx, ru.sandboxOff, c.tool, sp.args, sp.check); err != nil { // warm-up
+		return "", err
+	}
+	on := func() (time.Duration, error) { return timeServer(ctx, s, c.tool, sp.args, sp.check) }
+	off := func() (time.Duration, error) { return timeServer(ctx, ru.sandboxOff, c.tool, sp.args, sp.check) }
+	sv, gt, err := paired(ru.rounds, on, off)
+	if err != nil {
+		return "", err
+	}
+	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
+	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))
+	r.Ratio = fptr(*r.ServerMs / *r.GitMs)
+	return "git column: the server with --sandbox off", nil
 }
 
 // sideBySide times the server call and its git equivalent, alternating,

@@ -57,15 +57,15 @@ const (
 	benchRepo  = "repo"
 )
 
-// startServer starts `mcp-repo-tools serve` on repoDir, its stderr going to
-// logPath, and lists its tools.
-func startServer(ctx context.Context, bin, repoDir, logPath string) (*session, error) {
+// startServer starts `mcp-repo-tools serve` on repoDir (with extra flags),
+// its stderr going to logPath, and lists its tools.
+func startServer(ctx context.Context, bin, repoDir, logPath string, extra ...string) (*session, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close() // the child has its own descriptor
-	cmd := exec.Command(bin, "serve", "--repo", repoDir, "--name", benchOwner+"/"+benchRepo, "--log-level", "warn")
+	cmd := exec.Command(bin, append([]string{"serve", "--repo", repoDir, "--name", benchOwner + "/" + benchRepo, "--log-level", "warn"}, extra...)...)
 	cmd.Stderr = logFile
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-repo-tools-bench", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -131,27 +132,29 @@ func (s *sandbox) rights(a access) uint64 {
 
 // ruleset builds a Landlock ruleset granting base plus grants (and the
 // fetch's extras and the network when network is set). Paths that do not
-// exist are skipped: there is nothing there to grant.
-func (s *sandbox) ruleset(grants []grant, network bool) (int, error) {
+// exist are skipped: there is nothing there to grant. One ruleset serves
+// any number of starts.
+func (s *sandbox) ruleset(grants []grant, network bool) (*os.File, error) {
 	attr := unix.LandlockRulesetAttr{Access_fs: s.fs, Access_net: s.net, Scoped: s.scoped}
 	if network {
 		attr.Access_net = 0
 	}
 	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
-		return -1, fmt.Errorf("sandbox: creating a Landlock ruleset: %w", errno)
+		return nil, fmt.Errorf("sandbox: creating a Landlock ruleset: %w", errno)
 	}
+	rules := os.NewFile(fd, "landlock-ruleset")
 	all := append(s.base[:len(s.base):len(s.base)], grants...)
 	if network {
 		all = append(all, s.fetchExtra...)
 	}
 	for _, g := range all {
 		if err := s.addRule(int(fd), g); err != nil {
-			unix.Close(int(fd))
-			return -1, err
+			rules.Close()
+			return nil, err
 		}
 	}
-	return int(fd), nil
+	return rules, nil
 }
 
 func (s *sandbox) addRule(ruleset int, g grant) error {
@@ -182,19 +185,35 @@ func (s *sandbox) addRule(ruleset int, g grant) error {
 
 // start starts cmd confined by base plus grants.
 func (s *sandbox) start(cmd *exec.Cmd, grants []grant, network bool) error {
-	fd, err := s.ruleset(grants, network)
+	rules, err := s.ruleset(grants, network)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
+	defer rules.Close()
+	return s.startWith(cmd, rules)
+}
+
+// startWith starts cmd confined by a ruleset made by ruleset.
+func (s *sandbox) startWith(cmd *exec.Cmd, rules *os.File) error {
+	conn, err := rules.SyscallConn()
+	if err != nil {
+		return err
+	}
 	done := make(chan error, 1)
 	go func() {
 		// Never unlocked: when this goroutine returns, Go ends the thread
 		// with its restriction, and the runtime makes no new thread from
 		// a locked one. No other goroutine ever runs restricted.
 		runtime.LockOSThread()
-		if err := restrictThread(fd); err != nil {
-			done <- err
+		var restrictErr error
+		// Control keeps the descriptor open while it is used, even if
+		// the repository is closed meanwhile.
+		if err := conn.Control(func(fd uintptr) { restrictErr = restrictThread(int(fd)) }); err != nil {
+			done <- fmt.Errorf("sandbox: %w", err)
+			return
+		}
+		if restrictErr != nil {
+			done <- restrictErr
 			return
 		}
 		done <- cmd.Start()

@@ -280,27 +280,6 @@ func TestParseSandboxMode(t *testing.T) {
 	}
 }
 
-// BenchmarkSpawn is the cost of one short git process with the sandbox on
-// and off (the sandbox adds a ruleset, a thread, and Landlock's checks).
-func BenchmarkSpawn(b *testing.B) {
-	r := testrepo.New(b)
-	commitFile(r, "a.txt", "a\n", "one")
-	for _, mode := range []SandboxMode{SandboxOff, SandboxAuto} {
-		b.Run(string(mode), func(b *testing.B) {
-			env := newEnv(b)
-			if _, err := env.UseSandbox(mode); err != nil {
-				b.Fatal(err)
-			}
-			g := openIn(b, env, r)
-			for b.Loop() {
-				if _, err := g.Output(context.Background(), "rev-parse", "HEAD"); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 // A repository that borrows objects from outside through alternates: with
 // its reads confined, the sandbox keeps git from them, whatever package
 // repo decides.
