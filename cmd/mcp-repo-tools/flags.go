@@ -14,6 +14,7 @@ import (
 // options are the flags shared by serve, call and tools.
 type options struct {
 	repo, root, name string
+	allowOtherOwners bool
 	http             string
 	maxBytes         int
 	timeout          time.Duration
@@ -62,6 +63,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.StringVar(&o.repo, "repo", "", "serve the git repository containing `PATH` (default: the one containing the working directory)")
 	fs.StringVar(&o.root, "root", "", "serve every repository under `DIR`, laid out DIR/OWNER/REPO or DIR/OWNER/REPO.git")
+	fs.BoolVar(&o.allowOtherOwners, "allow-other-owners", false, "with --root: also serve repositories owned by other users than the server's (git itself refuses them: \"dubious ownership\")")
 	fs.StringVar(&o.name, "name", "", "name the single served repository `OWNER/REPO` (default: from its origin remote, else local/DIRNAME)")
 	fs.IntVar(&o.maxBytes, "max-bytes", server.DefaultMaxBytes, "reply limit in `bytes`, over the whole tool result")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call deadline")

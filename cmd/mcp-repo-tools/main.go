@@ -149,7 +149,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	case o.forge != "":
 		fc, served, err = openForge(ctx, o, env, log)
 	case o.root != "":
-		served, err = repo.ServeRoot(env, o.root)
+		served, err = repo.ServeRoot(env, o.root, repo.RootOptions{AllowOtherOwners: o.allowOtherOwners})
 	default:
 		path := o.repo
 		if path == "" {

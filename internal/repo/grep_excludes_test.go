@@ -21,12 +21,23 @@ func TestGrepExcludesAgreeWithDenied(t *testing.T) {
 		".aws/credentials", "home/.ssh/config", "x/.gnupg/y/z", ".netrc", "deep/er/.git-credentials",
 		"secrets.yml", "config/prod/db.yml", "build/out.log",
 		"main.go", "env.go", "id_rsa.pub", "keys.go", "docs/ssh.md", "a/b/key.txt", "build/sub/out.log", "config/dev/db.yml",
+		// issue 10's names and variants, hidden
+		"id_rsa.bak", "k/id_ed25519_work", "id_rsa-github", "ID_DSA_gitlab", "id_rsab", "id_rsapub", "id_ecdsa_sk",
+		"id_rsa_x/inner.txt", "x.tfstate/inner.txt",
+		".vault-token", "infra/terraform.tfstate", "terraform.tfstate.backup", ".s3cfg", ".boto", "secring.gpg",
+		".dockercfg", "service-account.json", ".yarnrc.yml", ".gem/credentials", "home/.gem/credentials",
+		".config/gh/hosts.yml", "d/.config/gh/hosts.yml/inner", "private.asc", "keystore.p12.bak", "server.key.bak",
+		// and the look-alikes that stay visible
+		"id_rsa_work.pub", "k/ID_ED25519.PUB", "my_id_rsa", "public.asc", "pubring.kbx", ".yarnrc",
+		"gem/credentials", ".config/gh/config.yml", "deploy.pem.example",
+		// a configured pattern at any depth
+		"x/.secrets/token", ".secrets/token", ".secrets/other",
 	}
 	for _, p := range paths {
 		r.Write(p, "needle\n")
 	}
 	head := r.Commit("files")
-	policy, err := NewPolicy([]string{"config/prod/", "build/*.log"})
+	policy, err := NewPolicy([]string{"config/prod/", "build/*.log", "**/.secrets/token"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,8 +58,67 @@ func TestPolicyDefaultDenyList(t *testing.T) {
 		{"vendor/lib/.git/config", true},
 		{".GIT/config", true},
 
+		// issue 10: names the list missed, and their common variants
+		{"id_rsa.bak", true},
+		{"id_rsa_work", true},
+		{"id_rsa-github", true}, // ends in "b", as ".pub" does
+		{"id_rsa_gitlab", true},
+		{"id_rsa2", true},
+		{"id_rsa~", true},
+		{"id_dsa.old", true},
+		{"id_ecdsa_sk", true},
+		{"id_ed25519_work", true},
+		{"home/.ssh2/id_ed25519.bak", true},
+		{"ID_ED25519_WORK", true},
+		{"id_rsab", true}, // too short to end in ".pub"
+		{"id_rsapub", true},
+		{"id_rsa_pub", true},
+		{".vault-token", true},
+		{"terraform.tfstate", true},
+		{"infra/terraform.tfstate.backup", true},
+		{"prod.tfstate.1700000000.backup", true},
+		{".s3cfg", true},
+		{".boto", true},
+		{"secring.gpg", true},
+		{"home/.gnupg2/secring.kbx", true},
+		{"private.asc", true},
+		{"keys/my-private-key.asc", true},
+		{"secret-key.asc", true},
+		{"private.gpg", true},
+		{".dockercfg", true},
+		{"service-account.json", true},
+		{"deploy/service-account-prod.json", true},
+		{"application_default_credentials.json", true},
+		{".yarnrc.yml", true},
+		{".gem/credentials", true},
+		{"home/.gem/credentials", true},
+		{".config/gh/hosts.yml", true},
+		{"dotfiles/.config/gh/hosts.yml", true},
+		{".cargo/credentials.toml", true},
+		{"keystore.p12.bak", true},
+		{"cert.pfx.old", true},
+		{"app.jks.orig", true},
+		{"server.key.bak", true},
+		{"deploy.pem.bak", true},
+		{"vault.kdbx.bak", true},
+
 		// ordinary files that only look related
 		{"id_rsa.pub", false},
+		{"id_rsa_work.pub", false},
+		{"id_ed25519_sk.pub", false},
+		{"ID_ECDSA.PUB", false},
+		{"my_id_rsa", false},
+		{"pubring.kbx", false},
+		{"public.asc", false},
+		{"release.asc", false},
+		{"signature.gpg", false},
+		{"terraform.tf", false},
+		{"service.json", false},
+		{".yarnrc", false},
+		{"gem/credentials", false},
+		{".gem/specs.yml", false},
+		{".config/gh/config.yml", false},
+		{"gh/hosts.yml", false},
 		{"env.go", false},
 		{"environment.md", false},
 		{"src/env/config.go", false},
@@ -89,7 +148,7 @@ func TestPolicyDefaultDenyList(t *testing.T) {
 }
 
 func TestPolicyExtraPatterns(t *testing.T) {
-	p := mustPolicy(t, "*.secret", "config/prod/", "build/*.log", "  ", "", " /Private/ ")
+	p := mustPolicy(t, "*.secret", "config/prod/", "build/*.log", "  ", "", " /Private/ ", "**/.secrets/token")
 	tests := []struct {
 		path   string
 		denied bool
@@ -118,6 +177,12 @@ func TestPolicyExtraPatterns(t *testing.T) {
 		// a leading "/" anchors, as the full path does anyway
 		{"private/notes.md", true},
 		{"a/private/notes.md", false},
+		// a pattern starting with "**/" matches at any depth, and what is below
+		{"x/.secrets/token", true},
+		{".secrets/token", true},
+		{"a/b/.secrets/token/more", true},
+		{".secrets/other", false},
+		{"x/secrets/token", false},
 		// the default list still applies
 		{".env", true},
 		{"a/id_rsa", true},

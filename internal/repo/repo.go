@@ -20,6 +20,10 @@ type Repository struct {
 	// refresh updates a mirrored repository (nil for a local one); a
 	// revision that is missing is looked up again after it.
 	refresh func(context.Context) error
+	// storeInTree lists the directories of the repository's own data (git
+	// directory, objects, ...) that lie inside its work tree, relative to
+	// it: work-tree reads never show them, whatever their names.
+	storeInTree []string
 }
 
 // FullName is "owner/name".

@@ -22,6 +22,7 @@ type Served struct {
 	single *Repository
 	root   string // absolute, symlinks resolved; "" in single mode
 	source Source // repositories fetched from elsewhere (a forge), or nil
+	opts   RootOptions
 
 	mu   sync.Mutex
 	open map[string]*Repository // root mode: opened so far, by OWNER/REPO as spelled on disk
@@ -34,8 +35,18 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 	if err != nil {
 		return nil, err
 	}
+	// The repository's own directory: its data must lie inside it.
+	own := workTree
+	if own == "" {
+		own = gitDir
+	}
+	store, refused := containedStore(gitDir, own, own)
+	if refused != nil {
+		return nil, fmt.Errorf("%s is not served: %w", own, refused)
+	}
 	g := git.Open(env, gitDir, workTree)
-	r := &Repository{Git: g}
+	g.ConfineReads(own)
+	r := &Repository{Git: g, storeInTree: storeInWorkTree(store, workTree)}
 	switch {
 	case name != "":
 		owner, n, ok := strings.Cut(name, "/")
@@ -62,8 +73,17 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 	return &Served{env: env, single: r}, nil
 }
 
-// ServeRoot serves every DIR/OWNER/REPO (with .git) and DIR/OWNER/REPO.git.
-func ServeRoot(env *git.Env, dir string) (*Served, error) {
+// RootOptions relax what ServeRoot refuses.
+type RootOptions struct {
+	// AllowOtherOwners serves repositories owned by other users than the
+	// server's effective one (git itself refuses them: "dubious ownership").
+	AllowOtherOwners bool
+}
+
+// ServeRoot serves every DIR/OWNER/REPO (with .git) and DIR/OWNER/REPO.git
+// whose data lies under DIR and, unless opts allow others, that belongs to
+// the server's user.
+func ServeRoot(env *git.Env, dir string, opts RootOptions) (*Served, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -74,7 +94,7 @@ func ServeRoot(env *git.Env, dir string) (*Served, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--root %s is not a directory", dir)
 	}
-	return &Served{env: env, root: abs, open: map[string]*Repository{}}, nil
+	return &Served{env: env, root: abs, opts: opts, open: map[string]*Repository{}}, nil
 }
 
 // Source supplies repositories that do not live on the local disk: a
@@ -171,11 +191,15 @@ func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Reposi
 		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, repo)
 	}
 	// Locate on every call, so that a name means the same repository
-	// whatever was opened before; cache by the name found on disk. The
-	// lock covers the map only, not the file system.
-	o, n, gitDir, workTree, ok := s.locate(owner, repo)
+	// whatever was opened before, and a repository that stopped being
+	// servable is refused; cache by the name found on disk. The lock
+	// covers the map only, not the file system.
+	o, n, c, ok := s.locate(owner, repo)
 	if !ok {
 		return nil, errcode.New(errcode.NotFound, "repository %q/%q is not served (%s)", owner, repo, s.describe(ctx))
+	}
+	if c.refused != "" {
+		return nil, errcode.New(errcode.PermissionDenied, "repository %s/%s is not served: %s", o, n, c.refused)
 	}
 	key := o + "/" + n
 	s.mu.Lock()
@@ -183,31 +207,42 @@ func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Reposi
 	if r, ok := s.open[key]; ok {
 		return r, nil
 	}
-	r := &Repository{Owner: o, Name: n, Git: git.Open(s.env, gitDir, workTree)}
+	g := git.Open(s.env, c.gitDir, c.workTree)
+	g.ConfineReads(s.root)
+	r := &Repository{Owner: o, Name: n, Git: g, storeInTree: storeInWorkTree(c.store, c.workTree)}
 	s.open[key] = r
 	return r, nil
+}
+
+// candidate is a repository found under the root: where it lives, and why
+// it is not served when it is not.
+type candidate struct {
+	gitDir, workTree string // absolute, symlinks resolved; workTree "" when bare
+	store            git.Store
+	refused          string // "" when it is served
 }
 
 // locate finds OWNER/REPO/.git or OWNER/REPO.git under the root and returns
 // the names as spelled on disk. Names ignore case: the name as given is
 // tried first, then in lower case (Gitea stores names in lower case), then
-// any other spelling found in the directories.
-func (s *Served) locate(owner, repo string) (o, n, gitDir, workTree string, ok bool) {
+// any other spelling found in the directories. The first repository found
+// is the one the name means, even when it is refused.
+func (s *Served) locate(owner, repo string) (o, n string, c candidate, ok bool) {
 	for _, o := range unique(owner, strings.ToLower(owner)) {
 		for _, n := range unique(repo, strings.ToLower(repo)) {
-			if gitDir, workTree, ok := s.at(o, n); ok {
-				return o, n, gitDir, workTree, true
+			if c, ok := s.at(o, n); ok {
+				return o, n, c, true
 			}
 		}
 	}
 	for _, o := range spellings(s.root, owner, "") {
 		for _, n := range spellings(filepath.Join(s.root, o), repo, ".git") {
-			if gitDir, workTree, ok := s.at(o, n); ok {
-				return o, n, gitDir, workTree, true
+			if c, ok := s.at(o, n); ok {
+				return o, n, c, true
 			}
 		}
 	}
-	return "", "", "", "", false
+	return "", "", candidate{}, false
 }
 
 // spellings lists the valid names of dir's entries (without suffix) that
@@ -224,21 +259,41 @@ func spellings(dir, name, suffix string) []string {
 	return out
 }
 
-// at finds exactly ROOT/OWNER/REPO/.git or ROOT/OWNER/REPO.git, and refuses
-// anything whose real path leaves the root.
-func (s *Served) at(owner, repo string) (gitDir, workTree string, ok bool) {
+// at finds exactly ROOT/OWNER/REPO/.git or ROOT/OWNER/REPO.git, ignores
+// anything whose real path leaves the root, and says why what it found is
+// refused, if it is.
+func (s *Served) at(owner, repo string) (candidate, bool) {
 	dir := filepath.Join(s.root, owner, repo)
 	if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && fi.IsDir() {
 		if gd, wt, ok := s.inside(filepath.Join(dir, ".git"), dir); ok {
-			return gd, wt, true
+			return s.check(gd, wt), true
 		}
 	}
 	if bare := dir + ".git"; looksBare(bare) {
 		if gd, _, ok := s.inside(bare, bare); ok {
-			return gd, "", true
+			return s.check(gd, ""), true
 		}
 	}
-	return "", "", false
+	return candidate{}, false
+}
+
+// check reads a repository's store and refuses it when its data leaves the
+// root or, unless allowed, it belongs to another user. Files only: cheap
+// enough to run on every call and for every repository listed.
+func (s *Served) check(gitDir, workTree string) candidate {
+	c := candidate{gitDir: gitDir, workTree: workTree}
+	store, refused := containedStore(gitDir, s.root, "the served root")
+	c.store = store
+	switch {
+	case refused != nil:
+		c.refused = refused.why
+	case !s.opts.AllowOtherOwners:
+		if uid, other := otherOwner(append(store.Dirs(), workTree)...); other {
+			c.refused = fmt.Sprintf("it belongs to another user (uid %d) than the server's (uid %d), and git itself refuses such a repository (\"dubious ownership\"); "+
+				"start the server with --allow-other-owners (MCP_REPO_TOOLS_ALLOW_OTHER_OWNERS=true) to serve it", uid, os.Geteuid())
+		}
+	}
+	return c
 }
 
 // inside resolves symlinks and checks both paths stay under the root.
@@ -307,11 +362,11 @@ func (s *Served) List(ctx context.Context) ([]Info, error) {
 			if !ValidName(base) {
 				continue
 			}
-			gitDir, workTree, ok := s.at(o.Name(), base)
-			if !ok || (workTree == "") != bare {
+			c, ok := s.at(o.Name(), base)
+			if !ok || c.refused != "" || (c.workTree == "") != bare {
 				continue
 			}
-			out = append(out, Info{Owner: o.Name(), Name: base, Bare: bare, DefaultBranch: headBranch(gitDir)})
+			out = append(out, Info{Owner: o.Name(), Name: base, Bare: bare, DefaultBranch: headBranch(c.gitDir)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

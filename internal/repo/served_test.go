@@ -77,7 +77,7 @@ func must(t *testing.T, err error) {
 
 func serveRoot(t *testing.T, root string) *Served {
 	t.Helper()
-	s, err := ServeRoot(newEnv(t), root)
+	s, err := ServeRoot(newEnv(t), root, RootOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestServeRootRefusesNonDirectory(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "file")
 	must(t, os.WriteFile(f, nil, 0o644))
 	for _, dir := range []string{f, filepath.Join(t.TempDir(), "missing")} {
-		if s, err := ServeRoot(newEnv(t), dir); err == nil {
+		if s, err := ServeRoot(newEnv(t), dir, RootOptions{}); err == nil {
 			s.Close()
 			t.Errorf("ServeRoot(%s) succeeded", dir)
 		}

@@ -152,6 +152,12 @@ func TestHostileInputs(t *testing.T) {
 	}
 	r.Symlink("fifo", "fifo-link")
 	r.Symlink("/dev/zero", "zero")
+	// Denials that tell nothing (issue 10): a link to a missing outside
+	// file, and a hard link to an outside file.
+	r.Symlink(filepath.Join(outside, "missing.txt"), "escape-missing")
+	if err := os.Link(outsideCanary, filepath.Join(r.Dir, "hardlink.txt")); err != nil {
+		t.Fatal(err)
+	}
 	r.Symlink("loop", "loop")
 	r.Symlink(filepath.Join("..", filepath.Base(r.Dir), "cmd", "main.go"), "out-and-in")
 	r.Symlink(filepath.Join(r.Dir, "cmd", "main.go"), "abs-in")
@@ -273,6 +279,9 @@ func TestHostileInputs(t *testing.T) {
 		{name: "read_file relative symlink to the parent", tool: "read_file", args: a("path", "escape-rel"), code: "PATH_DENIED"},
 		{name: "read_file through a symlinked directory", tool: "read_file", args: a("path", "escapedir/canary.txt"), code: "PATH_DENIED"},
 		{name: "read_file the symlinked directory itself", tool: "read_file", args: a("path", "escapedir"), code: "PATH_DENIED"},
+		{name: "read_file symlink to a missing outside file", tool: "read_file", args: a("path", "escape-missing"), code: "PATH_DENIED"},
+		{name: "read_file a missing file through a symlinked directory", tool: "read_file", args: a("path", "escapedir/missing.txt"), code: "PATH_DENIED"},
+		{name: "read_file hard link to an outside file", tool: "read_file", args: a("path", "hardlink.txt"), code: "PATH_DENIED"},
 		{name: "read_file tracked file under a dir swapped for a symlink", tool: "read_file", args: a("path", "sub/canary.txt"), code: "PATH_DENIED"},
 		{name: "read_file tracked file swapped for a symlink", tool: "read_file", args: a("path", "looks-fine.txt"), code: "PATH_DENIED"},
 		{name: "read_file symlink into .git", tool: "read_file", args: a("path", "gitlink"), code: "PATH_DENIED"},

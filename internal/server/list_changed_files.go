@@ -120,13 +120,15 @@ func (s *Server) fitPage(n int, render func(n int) reply) reply {
 	return render(lo)
 }
 
+// changedFile lists a change; a hidden one shows its names and status only:
+// no counts, and not whether it is binary.
 func (s *Server) changedFile(c git.Change) changedFile {
-	f := changedFile{Path: c.Path, Status: statusName(c), IsBinary: c.Binary, IsTest: isTestPath(c.Path)}
+	f := changedFile{Path: c.Path, Status: statusName(c), IsTest: isTestPath(c.Path)}
 	if c.OldPath != c.Path {
 		f.OldPath = ptr(c.OldPath)
 	}
 	if !s.deniedChange(c) {
-		f.Additions, f.Deletions = ptr(c.Added), ptr(c.Deleted)
+		f.Additions, f.Deletions, f.IsBinary = ptr(c.Added), ptr(c.Deleted), c.Binary
 	}
 	return f
 }

@@ -1,0 +1,143 @@
+package repo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+)
+
+// storeDir is one directory a repository reads its data from, and what it
+// is to the repository.
+type storeDir struct {
+	what, path string
+}
+
+// storeDirs names every directory of a store, for messages.
+func storeDirs(s git.Store) []storeDir {
+	dirs := []storeDir{
+		{"git directory", s.GitDir},
+		{"common directory (named by commondir)", s.CommonDir},
+		{"objects directory", s.Objects},
+		{"refs directory", s.Refs},
+	}
+	for _, a := range s.Alternates {
+		dirs = append(dirs, storeDir{"alternate object directory (objects/info/alternates)", a})
+	}
+	return dirs
+}
+
+// storeRefused says why a repository's store is not served.
+type storeRefused struct {
+	why    string // without paths: safe to tell any client
+	detail string // with paths, for the operator
+}
+
+func (e *storeRefused) Error() string { return e.detail }
+
+// containedStore reads where the repository at gitDir keeps its data and
+// refuses it when any of that lies outside dir (called where in messages to
+// clients): through commondir, alternates or a symlinked objects or refs
+// directory, a repository would serve another repository's files.
+func containedStore(gitDir, dir, where string) (git.Store, *storeRefused) {
+	s, err := git.ReadStore(gitDir)
+	if err != nil {
+		return s, &storeRefused{
+			"its object store cannot be read (a commondir, alternate, objects or refs directory is missing)",
+			"its object store cannot be read: " + err.Error()}
+	}
+	for _, d := range storeDirs(s) {
+		if !within(dir, d.path) {
+			return s, &storeRefused{
+				fmt.Sprintf("its %s lies outside %s", d.what, where),
+				fmt.Sprintf("its %s %s lies outside %s", d.what, d.path, dir)}
+		}
+	}
+	// Git follows symlinks inside the objects directory too (objects/pack,
+	// objects/ab): one level down is cheap to check. Deeper links (a
+	// single loose object or pack file) are left to the sandbox.
+	for _, objects := range append([]string{s.Objects}, s.Alternates...) {
+		for _, sub := range []string{objects, filepath.Join(objects, "pack")} {
+			if link := linkLeaving(sub, dir); link != "" {
+				return s, &storeRefused{
+					"its objects directory holds a symlink leading outside " + where,
+					fmt.Sprintf("its objects directory holds a symlink %s leading outside %s", link, dir)}
+			}
+		}
+	}
+	return s, nil
+}
+
+// linkLeaving returns the first symlink directly in dir whose target lies
+// outside allowed (or cannot be resolved), or "".
+func linkLeaving(dir, allowed string) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if real, err := filepath.EvalSymlinks(p); err != nil || !within(allowed, real) {
+			return p
+		}
+	}
+	return ""
+}
+
+// storeInWorkTree lists the store's directories that lie inside workTree,
+// relative to it and slash-separated ("." when one is the work tree
+// itself): a git directory need not be named .git, and work-tree reads
+// must never show one.
+func storeInWorkTree(s git.Store, workTree string) []string {
+	if workTree == "" {
+		return nil
+	}
+	var out []string
+	for _, d := range s.Dirs() {
+		if rel, err := filepath.Rel(workTree, d); err == nil && within(workTree, d) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
+}
+
+// otherOwner returns the id of the first owner of paths who is not the
+// server's effective user ("" paths are skipped; -1 when a path cannot be
+// read). git refuses such a repository ("dubious ownership") unless told it
+// is safe; the server names the repository with --git-dir, which skips
+// git's check, so it checks itself.
+func otherOwner(paths ...string) (int, bool) {
+	me := os.Geteuid()
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			return -1, true
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != me {
+			return int(st.Uid), true
+		}
+	}
+	return 0, false
+}
+
+// underStore reports whether rel (a work-tree path) is one of dirs or lies
+// below one. Case is ignored, as a case-insensitive file system would.
+func underStore(dirs []string, rel string) bool {
+	rel = strings.ToLower(rel)
+	for _, d := range dirs {
+		d = strings.ToLower(d)
+		if d == "." || rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	return false
+}
