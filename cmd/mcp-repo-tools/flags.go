@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 )
 
@@ -26,6 +27,7 @@ type options struct {
 	cacheTTL         time.Duration
 	maxGit           int
 	maxGitMemory     int
+	sandbox          string
 
 	// serve --http only
 	httpToken            string
@@ -75,6 +77,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "where --forge keeps its mirrors (`DIR`)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
 	fs.IntVar(&o.maxGit, "max-git-processes", 16, "most git processes running at once (`N`); more calls wait their turn")
+	fs.StringVar(&o.sandbox, "sandbox", string(git.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
 	fs.IntVar(&o.maxGitMemory, "max-git-memory", 4096, "memory cap of each git process in `MiB` (its data segment; pack files mapped read-only do not count)")
 	if withHTTP {
 		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio; a non-loopback address needs --http-token")
@@ -123,6 +126,9 @@ func (o *options) validate() error {
 	}
 	if o.maxGitMemory < 64 {
 		return fmt.Errorf("--max-git-memory must be at least 64 (MiB)")
+	}
+	if _, err := git.ParseSandboxMode(o.sandbox); err != nil {
+		return err
 	}
 	if o.maxGit < 1 {
 		return fmt.Errorf("--max-git-processes must be at least 1")

@@ -114,10 +114,11 @@ func newLogger(level string, w io.Writer) (*slog.Logger, error) {
 
 // app is a configured server with what it must close.
 type app struct {
-	srv    *server.Server
-	served *repo.Served
-	env    *git.Env
-	log    *slog.Logger
+	srv     *server.Server
+	served  *repo.Served
+	env     *git.Env
+	log     *slog.Logger
+	sandbox string // what the git sandbox's state is, in words
 }
 
 func (a *app) Close() {
@@ -139,6 +140,12 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	}
 	env, err := git.NewEnv()
 	if err != nil {
+		return nil, err
+	}
+	mode, _ := git.ParseSandboxMode(o.sandbox) // validated above
+	sandbox, err := env.UseSandbox(mode)
+	if err != nil {
+		env.Close()
 		return nil, err
 	}
 	env.LimitProcesses(o.maxGit)
@@ -170,7 +177,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		Logger:   log,
 		Forge:    fc,
 	})
-	return &app{srv: srv, served: served, env: env, log: log}, nil
+	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox}, nil
 }
 
 // openForge connects to the forge, says which one answers, and serves its

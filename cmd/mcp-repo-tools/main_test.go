@@ -277,3 +277,26 @@ func TestServeHTTPEndToEnd(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// --sandbox: serve says at start whether it is on; required starts only
+// where the kernel has Landlock; a bad value is refused.
+func TestSandboxFlag(t *testing.T) {
+	r := project(t)
+	if _, stderr, code := runBinary(t, r.Dir, []string{"MCP_REPO_TOOLS_SANDBOX=sometimes"}, "call", "read_file", "path=main.go"); code == 0 || !strings.Contains(stderr, "--sandbox") {
+		t.Fatalf("a bad --sandbox: code %d, %s", code, stderr)
+	}
+	for _, mode := range []string{"off", "required"} {
+		stdout, stderr, code := runBinary(t, r.Dir, nil, "call", "--sandbox", mode, "read_file", "path=main.go", "ref=main", "endLine=1")
+		if mode == "required" && code != 0 && strings.Contains(stderr, "Landlock") && os.Getenv("CI") == "" {
+			t.Skipf("this kernel has no Landlock: %s", stderr)
+		}
+		if code != 0 || !strings.Contains(stdout, "package main") {
+			t.Fatalf("--sandbox %s: code %d, stdout %q, stderr %q", mode, code, stdout, stderr)
+		}
+	}
+	// serve logs the state at start; stdin at EOF ends it.
+	_, stderr, _ := runBinary(t, r.Dir, nil, "serve")
+	if !strings.Contains(stderr, `msg="git sandbox" state="on (Landlock`) && !strings.Contains(stderr, `state="off: `) {
+		t.Fatalf("serve does not say whether the sandbox is on:\n%s", stderr)
+	}
+}

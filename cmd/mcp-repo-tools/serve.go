@@ -42,6 +42,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer a.Close()
+	a.log.Info("git sandbox", "state", a.sandbox)
 	if o.http == "" {
 		a.log.Info("serving MCP over stdio", "repositories", describeServed(&o))
 		err := a.srv.MCP().Run(ctx, &mcp.StdioTransport{})

@@ -31,8 +31,8 @@ type Repo struct {
 	memo     memo // answers that depend only on commit ids
 
 	storeOnce sync.Once
-	store     []grant // the sandbox's reads: the directories ReadStore finds
-	confine   string  // if set, only store directories below it are granted
+	store     []grant  // the sandbox's reads: the directories ReadStore finds
+	confine   []string // if set, only store directories below one of these are granted
 
 	rulesMu sync.Mutex
 	rules   [2]*os.File // the sandbox's rulesets, made once: [1] also reads the work tree
@@ -182,12 +182,12 @@ func (r *Repo) ruleset(withWorkTree bool) (*os.File, error) {
 }
 
 // ConfineReads keeps the sandbox from granting reads on any of the
-// repository's directories outside dir (absolute, symlinks resolved), such
+// repository's directories outside dirs (absolute, symlinks resolved), such
 // as alternates elsewhere: the served root, or the served repository's own
-// directory. Package repo refuses such repositories before serving them;
+// directories. Package repo refuses such repositories before serving them;
 // this holds even if that check is wrong. Call it before any git process
 // of the repository starts.
-func (r *Repo) ConfineReads(dir string) { r.confine = dir }
+func (r *Repo) ConfineReads(dirs ...string) { r.confine = dirs }
 
 // storeGrants lets git read the directories the repository's data lives
 // in, found once.
@@ -198,7 +198,7 @@ func (r *Repo) storeGrants() []grant {
 			dirs = st.Dirs()
 		}
 		for _, d := range dirs {
-			if r.confine == "" || below(r.confine, d) {
+			if r.confine == nil || slices.ContainsFunc(r.confine, func(c string) bool { return below(c, d) }) {
 				r.store = append(r.store, grant{d, accessRead})
 			}
 		}

@@ -128,6 +128,35 @@ func TestHostileStoreOutsideRepo(t *testing.T) {
 	})
 }
 
+// What --repo serves besides its own directory: the git directory a .git
+// file names (a submodule's checkout), and for a linked work tree the main
+// repository's git directory it lives in. Their sandbox reads stay there.
+func TestServeOneLinkedWorkTreeAndSubmodule(t *testing.T) {
+	main := testrepo.New(t)
+	main.Write("a.txt", "main\n")
+	main.Commit("main")
+	linked := filepath.Join(t.TempDir(), "linked")
+	main.Git("worktree", "add", "-q", "-b", "side", linked)
+	sub := testrepo.New(t)
+	sub.Write("s.txt", "sub\n")
+	sub.Commit("sub")
+	main.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.Dir, "vendor/sub")
+	for name, dir := range map[string]string{"linked work tree": linked, "submodule checkout": filepath.Join(main.Dir, "vendor", "sub")} {
+		s, err := ServeOne(context.Background(), newEnv(t), dir, "acme/widgets")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		r, err := s.Get(context.Background(), "", "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.ResolveCommit(context.Background(), "HEAD"); err != nil {
+			t.Errorf("%s: HEAD: %v", name, err)
+		}
+		s.Close()
+	}
+}
+
 // Finding 3: under --root, a repository owned by another user is served only
 // with --allow-other-owners; plain git refuses it.
 func TestHostileOtherOwner(t *testing.T) {

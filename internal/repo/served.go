@@ -35,17 +35,17 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 	if err != nil {
 		return nil, err
 	}
-	// The repository's own directory: its data must lie inside it.
-	own := workTree
-	if own == "" {
-		own = gitDir
+	// The repository's own directories: its data must lie inside them.
+	store, refused := readStore(gitDir)
+	own := ownDirs(store, workTree)
+	if refused == nil {
+		refused = containedStore(store, own, "the repository's own directories")
 	}
-	store, refused := containedStore(gitDir, own, own)
 	if refused != nil {
-		return nil, fmt.Errorf("%s is not served: %w", own, refused)
+		return nil, fmt.Errorf("%s is not served: %w", own[0], refused)
 	}
 	g := git.Open(env, gitDir, workTree)
-	g.ConfineReads(own)
+	g.ConfineReads(own...)
 	r := &Repository{Git: g, storeInTree: storeInWorkTree(store, workTree)}
 	switch {
 	case name != "":
@@ -282,7 +282,10 @@ func (s *Served) at(owner, repo string) (candidate, bool) {
 // enough to run on every call and for every repository listed.
 func (s *Served) check(gitDir, workTree string) candidate {
 	c := candidate{gitDir: gitDir, workTree: workTree}
-	store, refused := containedStore(gitDir, s.root, "the served root")
+	store, refused := readStore(gitDir)
+	if refused == nil {
+		refused = containedStore(store, []string{s.root}, "the served root")
+	}
 	c.store = store
 	switch {
 	case refused != nil:

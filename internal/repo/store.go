@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -38,22 +39,28 @@ type storeRefused struct {
 
 func (e *storeRefused) Error() string { return e.detail }
 
-// containedStore reads where the repository at gitDir keeps its data and
-// refuses it when any of that lies outside dir (called where in messages to
-// clients): through commondir, alternates or a symlinked objects or refs
-// directory, a repository would serve another repository's files.
-func containedStore(gitDir, dir, where string) (git.Store, *storeRefused) {
+// readStore reads where the repository at gitDir keeps its data.
+func readStore(gitDir string) (git.Store, *storeRefused) {
 	s, err := git.ReadStore(gitDir)
 	if err != nil {
 		return s, &storeRefused{
 			"its object store cannot be read (a commondir, alternate, objects or refs directory is missing)",
 			"its object store cannot be read: " + err.Error()}
 	}
+	return s, nil
+}
+
+// containedStore refuses a store when any of it lies outside dirs (called
+// where in messages to clients): through commondir, alternates or a
+// symlinked objects or refs directory, a repository would serve another
+// repository's files.
+func containedStore(s git.Store, dirs []string, where string) *storeRefused {
+	inside := func(p string) bool { return slices.ContainsFunc(dirs, func(d string) bool { return within(d, p) }) }
 	for _, d := range storeDirs(s) {
-		if !within(dir, d.path) {
-			return s, &storeRefused{
+		if !inside(d.path) {
+			return &storeRefused{
 				fmt.Sprintf("its %s lies outside %s", d.what, where),
-				fmt.Sprintf("its %s %s lies outside %s", d.what, d.path, dir)}
+				fmt.Sprintf("its %s %s lies outside %s", d.what, d.path, strings.Join(dirs, " and "))}
 		}
 	}
 	// Git follows symlinks inside the objects directory too (objects/pack,
@@ -61,19 +68,39 @@ func containedStore(gitDir, dir, where string) (git.Store, *storeRefused) {
 	// single loose object or pack file) are left to the sandbox.
 	for _, objects := range append([]string{s.Objects}, s.Alternates...) {
 		for _, sub := range []string{objects, filepath.Join(objects, "pack")} {
-			if link := linkLeaving(sub, dir); link != "" {
-				return s, &storeRefused{
+			if link := linkLeaving(sub, inside); link != "" {
+				return &storeRefused{
 					"its objects directory holds a symlink leading outside " + where,
-					fmt.Sprintf("its objects directory holds a symlink %s leading outside %s", link, dir)}
+					fmt.Sprintf("its objects directory holds a symlink %s leading outside %s", link, strings.Join(dirs, " and "))}
 			}
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// ownDirs are where a repository served with --repo may keep its data: its
+// work tree (a bare repository's git directory), and the git directory a
+// .git file names elsewhere (a submodule's checkout, --separate-git-dir),
+// which for a linked work tree (git worktree add) lies in the main
+// repository's git directory: that one, then.
+func ownDirs(s git.Store, workTree string) []string {
+	if workTree == "" {
+		return []string{s.GitDir}
+	}
+	dirs := []string{workTree}
+	if !within(workTree, s.GitDir) {
+		home := s.GitDir
+		if within(s.CommonDir, s.GitDir) {
+			home = s.CommonDir
+		}
+		dirs = append(dirs, home)
+	}
+	return dirs
 }
 
 // linkLeaving returns the first symlink directly in dir whose target lies
-// outside allowed (or cannot be resolved), or "".
-func linkLeaving(dir, allowed string) string {
+// where allowed says no (or cannot be resolved), or "".
+func linkLeaving(dir string, allowed func(string) bool) string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return ""
@@ -83,7 +110,7 @@ func linkLeaving(dir, allowed string) string {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		if real, err := filepath.EvalSymlinks(p); err != nil || !within(allowed, real) {
+		if real, err := filepath.EvalSymlinks(p); err != nil || !allowed(real) {
 			return p
 		}
 	}
