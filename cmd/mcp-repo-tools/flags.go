@@ -27,6 +27,7 @@ type options struct {
 	cacheTTL         time.Duration
 	maxGit           int
 	maxGitMemory     int
+	gitMemoryBudget  int
 	sandbox          string
 
 	// serve --http only
@@ -78,6 +79,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
 	fs.IntVar(&o.maxGit, "max-git-processes", 16, "most git processes running at once (`N`); more calls wait their turn")
 	fs.StringVar(&o.sandbox, "sandbox", string(git.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
+	fs.IntVar(&o.gitMemoryBudget, "git-memory-budget", 0, "memory of all git processes together in `MiB` (0: half of the machine's); each gets an equal share of it, at most --max-git-memory")
 	fs.IntVar(&o.maxGitMemory, "max-git-memory", 4096, "memory cap of each git process in `MiB` (its data segment; pack files mapped read-only do not count)")
 	if withHTTP {
 		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio; a non-loopback address needs --http-token")
@@ -126,6 +128,9 @@ func (o *options) validate() error {
 	}
 	if o.maxGitMemory < 64 {
 		return fmt.Errorf("--max-git-memory must be at least 64 (MiB)")
+	}
+	if o.gitMemoryBudget < 0 || o.gitMemoryBudget > 0 && o.gitMemoryBudget < 64*2*o.maxGit {
+		return fmt.Errorf("--git-memory-budget must be 0 (half of the machine's memory) or at least 64 MiB per git process (%d MiB for --max-git-processes %d)", 64*2*o.maxGit, o.maxGit)
 	}
 	if _, err := git.ParseSandboxMode(o.sandbox); err != nil {
 		return err

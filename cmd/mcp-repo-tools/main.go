@@ -119,6 +119,7 @@ type app struct {
 	env     *git.Env
 	log     *slog.Logger
 	sandbox string // what the git sandbox's state is, in words
+	limits  string // the bounds on git processes, in words
 }
 
 func (a *app) Close() {
@@ -149,7 +150,9 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		return nil, err
 	}
 	env.LimitProcesses(o.maxGit)
-	env.LimitMemory(uint64(o.maxGitMemory) << 20)
+	budget, each := env.ShareMemory(uint64(o.gitMemoryBudget)<<20, uint64(o.maxGitMemory)<<20)
+	limits := fmt.Sprintf("%d commands (%d searches) and %d cat-file readers at once; memory %d MiB in all, %d MiB each",
+		o.maxGit, max(1, o.maxGit/2), env.MaxProcesses()-o.maxGit, budget>>20, each>>20)
 	var served *repo.Served
 	var fc *forge.Client
 	switch {
@@ -177,7 +180,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		Logger:   log,
 		Forge:    fc,
 	})
-	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox}, nil
+	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox, limits: limits}, nil
 }
 
 // openForge connects to the forge, says which one answers, and serves its

@@ -43,6 +43,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer a.Close()
 	a.log.Info("git sandbox", "state", a.sandbox)
+	a.log.Info("git limits", "state", a.limits)
 	if o.http == "" {
 		a.log.Info("serving MCP over stdio", "repositories", describeServed(&o))
 		err := a.srv.MCP().Run(ctx, &mcp.StdioTransport{})

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,6 +23,12 @@ type Env struct {
 	// slots bounds the git processes running at once (long-lived cat-file
 	// readers aside): past it, calls queue instead of piling up processes.
 	slots chan struct{}
+	// searchSlots bounds the searches among them, so that searches (the
+	// costliest class: a client chooses their pattern) cannot take every
+	// slot and starve the other tools.
+	searchSlots chan struct{}
+	// readers bounds the long-lived cat-file readers across repositories.
+	readers *readerTable
 	// memory caps each git process's data segment (bytes; 0: no cap), so a
 	// hostile pattern or object cannot take the host's memory.
 	memory uint64
@@ -64,7 +72,7 @@ func NewEnv() (*Env, error) {
 		transportBan[0], transportBan[1],
 		"TMPDIR=" + dir, // git's temporary files go where the sandbox lets it write
 	}
-	e := &Env{dir: dir, vars: vars}
+	e := &Env{dir: dir, vars: vars, readers: newReaderTable()}
 	// The sandbox is on wherever the kernel has it unless UseSandbox says
 	// otherwise, so nothing, tests included, runs git unconfined by chance.
 	if _, err := e.UseSandbox(SandboxAuto); err != nil {
@@ -74,13 +82,54 @@ func NewEnv() (*Env, error) {
 	return e, nil
 }
 
-// LimitProcesses lets at most n git commands run at once; others wait.
-// Call it before the Env is used.
-func (e *Env) LimitProcesses(n int) { e.slots = make(chan struct{}, n) }
+// LimitProcesses lets at most n git commands run at once, searches at most
+// half of them, and at most n cat-file readers live across repositories;
+// others wait. Call it before the Env is used.
+func (e *Env) LimitProcesses(n int) {
+	e.slots = make(chan struct{}, n)
+	e.searchSlots = make(chan struct{}, max(1, n/2))
+	e.readers.max = n
+}
+
+// MaxProcesses is the most git processes alive at once (commands and
+// readers), 0 when unbounded.
+func (e *Env) MaxProcesses() int { return cap(e.slots) + e.readers.max }
 
 // LimitMemory caps the memory (RLIMIT_DATA) of every git process started
 // from now on. Read-only file mappings (pack files) do not count.
 func (e *Env) LimitMemory(bytes uint64) { e.memory = bytes }
+
+// ShareMemory caps each git process at an equal share of budget (bytes;
+// 0: half of the machine's memory), so that all git processes together,
+// at most MaxProcesses of them, stay within it, and at most at perProcess.
+// Call it after LimitProcesses. It returns the budget and the cap.
+func (e *Env) ShareMemory(budget, perProcess uint64) (total, each uint64) {
+	if budget == 0 {
+		budget = MachineMemory() / 2
+	}
+	each = perProcess
+	if n := uint64(e.MaxProcesses()); n > 0 && budget/n < each {
+		each = budget / n
+	}
+	e.memory = each
+	return budget, each
+}
+
+// MachineMemory is the memory this process may use: the machine's, or
+// its cgroup's limit when lower.
+func MachineMemory() uint64 {
+	var si unix.Sysinfo_t
+	if unix.Sysinfo(&si) != nil {
+		return 0
+	}
+	total := uint64(si.Totalram) * uint64(si.Unit)
+	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if limit, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64); err == nil && limit < total {
+			total = limit
+		}
+	}
+	return total
+}
 
 // capMemory applies the memory cap to a started process. The few
 // microseconds before it applies are spent starting git, not working.
@@ -90,15 +139,26 @@ func (e *Env) capMemory(pid int) {
 	}
 }
 
-// acquire waits for a process slot; release gives it back.
-func (e *Env) acquire(ctx context.Context) (release func(), err error) {
+// acquire waits for a process slot (a search also for a search slot);
+// release gives them back.
+func (e *Env) acquire(ctx context.Context, search bool) (release func(), err error) {
 	if e.slots == nil {
 		return func() {}, nil
 	}
+	releaseSearch := func() {}
+	if search {
+		select {
+		case e.searchSlots <- struct{}{}:
+			releaseSearch = func() { <-e.searchSlots }
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
 	select {
 	case e.slots <- struct{}{}:
-		return func() { <-e.slots }, nil
+		return func() { <-e.slots; releaseSearch() }, nil
 	case <-ctx.Done():
+		releaseSearch()
 		return nil, context.Cause(ctx)
 	}
 }

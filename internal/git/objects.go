@@ -53,7 +53,39 @@ const defaultIdleTimeout = 2 * time.Minute
 
 func newObjectPool(r *Repo) *objectPool {
 	// One token per reader: a return never goes unnoticed by a waiter.
-	return &objectPool{repo: r, free: make(chan struct{}, MaxObjectReaders), idleTimeout: defaultIdleTimeout}
+	p := &objectPool{repo: r, free: make(chan struct{}, MaxObjectReaders), idleTimeout: defaultIdleTimeout}
+	r.env.readers.add(p)
+	return p
+}
+
+// oldestIdle says since when the reader idle the longest has been idle
+// (false: none is).
+func (p *objectPool) oldestIdle() (time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle) == 0 {
+		return time.Time{}, false
+	}
+	return p.idle[0].idleSince, true
+}
+
+// retireOldestIdle takes the reader idle the longest out of the pool, for
+// the caller to stop: another repository needs its room.
+func (p *objectPool) retireOldestIdle() *catFile {
+	p.mu.Lock()
+	if len(p.idle) == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	c := p.idle[0]
+	p.idle = p.idle[1:]
+	p.live--
+	p.mu.Unlock()
+	select {
+	case p.free <- struct{}{}:
+	default:
+	}
+	return c
 }
 
 type catFile struct {
@@ -62,7 +94,8 @@ type catFile struct {
 	out       *bufio.Reader
 	stderr    *capped // read only after stop
 	cancel    context.CancelFunc
-	used      bool // has answered a request: it was alive when it went idle
+	release   func() // gives back its room in the Env's reader table
+	used      bool   // has answered a request: it was alive when it went idle
 	stopped   bool
 	idleSince time.Time
 }
@@ -89,7 +122,7 @@ func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 		if p.live < MaxObjectReaders {
 			p.live++
 			p.mu.Unlock()
-			c, err := p.start()
+			c, err := p.start(ctx)
 			if err != nil {
 				p.release()
 			}
@@ -163,8 +196,22 @@ func (p *objectPool) release() {
 	}
 }
 
-func (p *objectPool) start() (*catFile, error) {
-	ctx, cancel := context.WithCancel(context.Background())
+func (p *objectPool) start(callCtx context.Context) (*catFile, error) {
+	table := p.repo.env.readers
+	if err := table.acquire(callCtx); err != nil {
+		return nil, err
+	}
+	c, err := p.startProcess()
+	if err != nil {
+		table.release()
+		return nil, err
+	}
+	c.release = table.release
+	return c, nil
+}
+
+func (p *objectPool) startProcess() (*catFile, error) {
+	ctx, cancel := context.WithCancel(context.Background()) // the reader outlives the call that starts it
 	cmd := p.repo.command(ctx, p.repo.workTreeFor(false), []string{"cat-file", "--batch-command", "-z"})
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -193,9 +240,11 @@ func (c *catFile) stop() {
 	c.in.Close()
 	c.cancel()
 	c.cmd.Wait()
+	c.release()
 }
 
 func (p *objectPool) close() {
+	p.repo.env.readers.remove(p)
 	p.mu.Lock()
 	p.closed = true
 	idle := p.idle

@@ -245,7 +245,7 @@ func (r *Repo) StreamWorkTree(ctx context.Context, args []string, consume func(s
 }
 
 func (r *Repo) stream(ctx context.Context, withWorkTree bool, args []string, consume func(io.Reader) error) error {
-	release, err := r.env.acquire(ctx)
+	release, err := r.env.acquire(ctx, len(args) > 0 && args[0] == "grep")
 	if err != nil {
 		return err
 	}
