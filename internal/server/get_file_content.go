@@ -104,7 +104,10 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 			last = min(in.EndLine, res.Total)
 		}
 		if slicer.From > last {
-			return reply{}, inversionAfterClamp(slicer.From, last, res.Total)
+			if res.Total == 0 {
+				return reply{}, pastTheEnd(path, "start_line", slicer.From, 0)
+			}
+			return reply{}, inversionAfterClamp(path, slicer.From, last, res.Total)
 		}
 		if res.Stopped {
 			return reply{}, rangeTooLarge(path, slicer.From, last, res, s.cfg.MaxBytes)
@@ -129,18 +132,48 @@ func sizeNote(size int64) string {
 	return fmt.Sprintf(" (%d bytes)", size)
 }
 
+// inversion: start_line (as given; below 1 it counts as 1) is after
+// end_line.
 func inversion(start, end int) error {
-	return errcode.New(errcode.InvalidArgument, "start_line %d is after end_line %d: the range is inverted", start, end)
+	from := fmt.Sprintf("start_line %d", start)
+	switch {
+	case start == 0:
+		from = "start_line 1 (its default)"
+	case start < 1:
+		from = fmt.Sprintf("start_line %d (1 once clamped)", start)
+	}
+	return errcode.New(errcode.InvalidArgument, "%s is after end_line %d: the range is inverted; end_line must be at least start_line, or 0 (or left out) for the last line", from, end)
 }
 
-func inversionAfterClamp(from, last, total int) error {
-	return errcode.New(errcode.InvalidArgument, "start_line %d is after end_line %d once clamped to the file's %d lines: the range is inverted", from, last, total)
+// inversionAfterClamp: start_line is past the end of a file that is not
+// empty, so that end_line, clamped to (or by default) its last line, comes
+// before it.
+func inversionAfterClamp(path string, from, last, total int) error {
+	return errcode.New(errcode.InvalidArgument, "start_line %d is past the end of %q (%s): with end_line at the last line, %d, the range %d–%d is inverted; start_line must be at most %d",
+		from, path, lineCount(total), last, from, last, total)
+}
+
+// pastTheEnd: the first line asked for (param, 1-based) is past the end of a
+// file of total lines. An empty file is called empty, not a bad range.
+func pastTheEnd(path, param string, first, total int) error {
+	if total == 0 {
+		return errcode.New(errcode.InvalidArgument, "%q is empty (0 lines): there is no line %d to return; leave out the line range to get its (empty) content", path, first)
+	}
+	return errcode.New(errcode.InvalidArgument, "%s %d is past the end of %q, which has %s: %s must be at most %d", param, first, path, lineCount(total), param, total)
+}
+
+// lineCount is "1 line" or "N lines".
+func lineCount(n int) string {
+	if n == 1 {
+		return "1 line"
+	}
+	return fmt.Sprintf("%d lines", n)
 }
 
 func fileTooLarge(path string, res text.Slice, limit int) error {
-	return errcode.New(errcode.TooLarge, "%q is %d bytes in %d lines, more than one reply holds (%d bytes); "+
+	return errcode.New(errcode.TooLarge, "%q is %d bytes in %s, more than one reply holds (%d bytes); "+
 		"ask for a range with start_line/end_line (lines 1–%d fit), or use read_file, which returns as much as fits and where to continue",
-		path, res.Size, res.Total, limit, max(res.Last, 0))
+		path, res.Size, lineCount(res.Total), limit, max(res.Last, 0))
 }
 
 func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error {

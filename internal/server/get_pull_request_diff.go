@@ -67,6 +67,10 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 			return reply{}, err
 		}
 		c, ok := findChange(changes, path)
+		if !ok && len(changes) == 0 {
+			return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d: %s",
+				path, r.FullName(), pr.Index, whyEmpty(pr))
+		}
 		if !ok {
 			names := make([]string, len(changes))
 			for i, c := range changes {
@@ -140,16 +144,30 @@ func (s *Server) wholePullRequestDiff(ctx context.Context, r *repo.Repository, p
 	var res reply
 	err := r.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
-		res, err = s.wholeDiff(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), patch)
+		res, err = s.wholeDiffOr(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), patch)
 		return err
 	})
 	return res, err
+}
+
+// whyEmpty says why a pull request's diff is empty, with its commits.
+func whyEmpty(pr *repo.PullRequest) string {
+	if pr.Head == pr.MergeBase {
+		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs", short(pr.Head))
+	}
+	return fmt.Sprintf("no file differs between its merge base %s and its head %s", short(pr.MergeBase), short(pr.Head))
 }
 
 // wholeDiff answers with a pull request's whole diff, read from patch, if it
 // fits and touches no hidden file; else with an error that lists its files
 // and their patch sizes, measured without keeping the patches.
 func (s *Server) wholeDiff(name string, patch io.Reader) (reply, error) {
+	return s.wholeDiffOr(name, "no file differs between its head and its merge base with its base", patch)
+}
+
+// wholeDiffOr is wholeDiff that, for an empty diff, says so, and why: an
+// empty reply would leave an agent wondering whether anything was read.
+func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (reply, error) {
 	room := s.replyRoom()
 	var buf []byte
 	used, fits := 0, true
@@ -183,6 +201,9 @@ func (s *Server) wholeDiff(name string, patch io.Reader) (reply, error) {
 			}
 		}
 		fits, buf = false, nil
+	}
+	if fits && len(names) == 0 {
+		return reply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty)}, nil
 	}
 	if fits {
 		return reply{text: string(buf)}, nil

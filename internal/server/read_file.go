@@ -61,7 +61,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 		return reply{}, errcode.New(errcode.InvalidArgument, "path is empty: give the path of a file")
 	}
 	if in.EndLine != 0 && in.EndLine < in.StartLine {
-		return reply{}, errcode.New(errcode.InvalidArgument, "endLine %d is before startLine %d", in.EndLine, in.StartLine)
+		return reply{}, errcode.New(errcode.InvalidArgument, "endLine %d is before startLine %d: endLine must be at least startLine, or left out to read as far as fits", in.EndLine, in.StartLine)
 	}
 	out := readFileOut{Path: path, StartLine: in.StartLine}
 	where := "work tree"
@@ -93,6 +93,9 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	// limit, halved (content appears in the text and in the structured
 	// result), is the content budget.
 	header := func(o readFileOut) string {
+		if o.TotalLines == 0 {
+			return fmt.Sprintf("%s (%s) is empty: 0 lines\n", o.Path, where)
+		}
 		return fmt.Sprintf("%s (%s): lines %d–%d of %d\n", o.Path, where, o.StartLine, o.EndLine, o.TotalLines)
 	}
 	probe := out
@@ -128,7 +131,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 		return reply{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, size), structured: out}, nil
 	}
 	if in.StartLine > max(res.Total, 1) {
-		return reply{}, errcode.New(errcode.InvalidArgument, "startLine %d is past the end of %q (%d lines)", in.StartLine, path, res.Total)
+		return reply{}, pastTheEnd(path, "startLine", in.StartLine, res.Total)
 	}
 	if res.Oversized != 0 && res.Last < res.First {
 		return reply{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)

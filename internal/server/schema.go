@@ -1,10 +1,20 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 )
 
 // setInt gives an integer property its default and range.
@@ -32,4 +42,430 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 		panic("schema has no property " + name)
 	}
 	return p
+}
+
+// Arguments are checked here, against the tool's input schema, before the
+// schema validator of github.com/google/jsonschema-go sees them. Its messages
+// name JSON pointers and Go internals ("validating /properties/startLine:
+// minimum: 0/1 is less than 1.000000"); these say in plain words what was
+// wrong and what is accepted, one clause per problem:
+//
+//	problem                      message
+//	not an object                arguments must be a JSON object of named parameters, like {"name": value} (got an array)
+//	unknown name                 there is no parameter "x" (the parameters are a, b, c)
+//	null                         path must be a string, not null
+//	                             ref must be a string, not null; leave it out to use its default
+//	wrong type                   startLine must be a whole number (got the string "2")
+//	fraction                     startLine must be a whole number (got 1.5)
+//	below the minimum            startLine must be at least 1 (got 0)
+//	above the maximum            endLine must be at most 2147483647 (got 1e19)
+//	beyond a Go int (no bounds)  end_line must be at most 9223372036854775807 (got 9223372036854775808)
+//	not in the enum              mode must be "merge-base" or "direct" (got "x")
+//	too many items               paths must have at most 200 entries (got 201)
+//	an item of the wrong type    paths[0] must be a string (got the number 1)
+//	missing                      path is required (file path relative to the repository root)
+//
+// The validator still runs afterwards, as a backstop for anything a schema
+// may come to use that is not checked here.
+
+// decodeObject reads a tool's arguments: a JSON object, or nothing (null or
+// no bytes) for no arguments. Numbers stay json.Number, exactly as sent, so
+// that 1e400 or 9223372036854775808 can be judged (and quoted) as they are.
+func decodeObject(args json.RawMessage) (map[string]any, error) {
+	m := map[string]any{}
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return m, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			err = errors.New("more than one JSON value")
+		}
+	}
+	if err != nil {
+		// The protocol layer hands over valid JSON; this is the backstop.
+		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object of named parameters, and these are not valid JSON")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, errcode.New(errcode.InvalidArgument, "arguments must be a JSON object of named parameters, like {\"name\": value} (got %s)", describeValue(v))
+	}
+	return obj, nil
+}
+
+// checkArgs checks args against the tool's input schema s and says what is
+// wrong, every problem at once, as one INVALID_ARGUMENT error. Integers it
+// accepts are replaced by their int64 values (other numbers by float64), the
+// form the validator and the decoder take.
+func checkArgs(s *jsonschema.Schema, args map[string]any) error {
+	var problems []string
+	names := propertyNames(s)
+	if isFalseSchema(s.AdditionalProperties) {
+		var unknown []string
+		for k := range args {
+			if _, ok := s.Properties[k]; !ok {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			slices.Sort(unknown)
+			problems = append(problems, unknownParams(unknown, names))
+		}
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	for _, name := range names {
+		v, ok := args[name]
+		if !ok {
+			continue
+		}
+		nv, problem := checkValue(name, s.Properties[name], v, required[name])
+		if problem != "" {
+			problems = append(problems, problem)
+			continue
+		}
+		args[name] = nv
+	}
+	for _, name := range s.Required {
+		if _, ok := args[name]; !ok {
+			msg := name + " is required"
+			if p := s.Properties[name]; p != nil && p.Description != "" {
+				msg += " (" + p.Description + ")"
+			}
+			problems = append(problems, msg)
+		}
+	}
+	if len(problems) > 0 {
+		return errcode.New(errcode.InvalidArgument, "%s", strings.Join(problems, "; "))
+	}
+	normalizeNumbers(args) // numbers no check above has turned into int64
+	return nil
+}
+
+// propertyNames is the schema's properties in declaration order.
+func propertyNames(s *jsonschema.Schema) []string {
+	names := slices.Clone(s.PropertyOrder)
+	for k := range s.Properties {
+		if !slices.Contains(names, k) {
+			names = append(names, k)
+		}
+	}
+	if len(names) != len(s.PropertyOrder) {
+		slices.Sort(names[len(s.PropertyOrder):])
+	}
+	return slices.DeleteFunc(names, func(k string) bool { _, ok := s.Properties[k]; return !ok })
+}
+
+// isFalseSchema: additionalProperties false reads back as {"not": {}}.
+func isFalseSchema(s *jsonschema.Schema) bool {
+	return s != nil && s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
+}
+
+// maxQuoted bounds how many names or characters of input a message repeats.
+const (
+	maxQuotedNames = 5
+	maxQuotedLen   = 40
+)
+
+func unknownParams(unknown, known []string) string {
+	quoted := make([]string, 0, maxQuotedNames)
+	for _, k := range unknown[:min(len(unknown), maxQuotedNames)] {
+		quoted = append(quoted, quoteString(k))
+	}
+	list := strings.Join(quoted, ", ")
+	if len(unknown) > maxQuotedNames {
+		list += fmt.Sprintf(" and %d more", len(unknown)-maxQuotedNames)
+	}
+	what := "there is no parameter " + list
+	if len(unknown) > 1 {
+		what = "there are no parameters " + list
+	}
+	if len(known) == 0 {
+		return what + " (this tool takes none)"
+	}
+	return what + " (the parameters are " + strings.Join(known, ", ") + ")"
+}
+
+// checkValue checks one value against its property's schema; it returns the
+// value to keep, or a problem.
+func checkValue(name string, p *jsonschema.Schema, v any, required bool) (any, string) {
+	types := p.Types
+	if p.Type != "" {
+		types = []string{p.Type}
+	}
+	if v == nil {
+		if slices.Contains(types, "null") || len(types) == 0 {
+			return nil, ""
+		}
+		msg := name + " must be " + expected(p) + ", not null"
+		if !required {
+			msg += "; leave it out to use its default"
+		}
+		return nil, msg
+	}
+	kind := jsonKind(v)
+	switch {
+	case len(types) == 0:
+		return v, "" // anything goes: the validator has the last word
+	case kind == "number" && slices.Contains(types, "integer"):
+		return checkInteger(name, p, asNumber(v))
+	case kind == "number" && slices.Contains(types, "number"):
+		f, err := asNumber(v).Float64()
+		if err != nil {
+			return nil, fmt.Sprintf("%s must be a number within the range of a 64-bit float (got %s)", name, quoteNumber(asNumber(v)))
+		}
+		return f, ""
+	case !slices.Contains(types, kind):
+		return nil, fmt.Sprintf("%s must be %s (got %s)", name, expected(p), describeValue(v))
+	}
+	switch kind {
+	case "string":
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
+			return nil, fmt.Sprintf("%s must be %s (got %s)", name, enumList(p.Enum), quoteString(v.(string)))
+		}
+	case "array":
+		items := v.([]any)
+		if p.MaxItems != nil && len(items) > *p.MaxItems {
+			return nil, fmt.Sprintf("%s must have at most %d entries (got %d)", name, *p.MaxItems, len(items))
+		}
+		if p.MinItems != nil && len(items) < *p.MinItems {
+			return nil, fmt.Sprintf("%s must have at least %d entries (got %d)", name, *p.MinItems, len(items))
+		}
+		if p.Items != nil {
+			for i, item := range items {
+				nv, problem := checkValue(fmt.Sprintf("%s[%d]", name, i), p.Items, item, true)
+				if problem != "" {
+					return nil, problem
+				}
+				items[i] = nv
+			}
+		}
+	case "object":
+		normalizeNumbers(v)
+	}
+	return v, ""
+}
+
+// checkInteger checks a number for an integer property: a whole number
+// within the property's bounds, or within a Go int's when it has none.
+func checkInteger(name string, p *jsonschema.Schema, n json.Number) (any, string) {
+	v, whole, fits, neg := wholeNumber(string(n))
+	if !whole {
+		return nil, fmt.Sprintf("%s must be a whole number (got %s)", name, quoteNumber(n))
+	}
+	lo, hi := int64(math.MinInt), int64(math.MaxInt)
+	if p.Minimum != nil && *p.Minimum > float64(lo) {
+		lo = int64(math.Ceil(*p.Minimum))
+	}
+	if p.Maximum != nil && *p.Maximum < float64(hi) {
+		hi = int64(math.Floor(*p.Maximum))
+	}
+	switch {
+	case (!fits && neg) || (fits && v < lo):
+		return nil, fmt.Sprintf("%s must be at least %d (got %s)", name, lo, quoteNumber(n))
+	case (!fits && !neg) || (fits && v > hi):
+		return nil, fmt.Sprintf("%s must be at most %d (got %s)", name, hi, quoteNumber(n))
+	}
+	return v, ""
+}
+
+// wholeNumber reads a JSON number literal exactly: whether it is a whole
+// number and, if so, its value when it fits in an int64 (when it does not,
+// neg tells on which side it falls). It does no big arithmetic, so a
+// literal such as 1e999999999 costs no more than 1.
+func wholeNumber(lit string) (v int64, whole, fits, neg bool) {
+	s := lit
+	if neg = strings.HasPrefix(s, "-"); neg {
+		s = s[1:]
+	}
+	mant, expPart, _ := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	exp := 0
+	if expPart != "" {
+		sign := 1
+		switch expPart[0] {
+		case '-':
+			sign, expPart = -1, expPart[1:]
+		case '+':
+			expPart = expPart[1:]
+		}
+		expPart = strings.TrimLeft(expPart, "0")
+		if len(expPart) > 9 {
+			exp = sign * 1e9 // far beyond anything that matters
+		} else if expPart != "" {
+			e, _ := strconv.Atoi(expPart)
+			exp = sign * e
+		}
+	}
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	if digits == "" {
+		return 0, true, true, false // zero, -0 included
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	digits = trimmed
+	if exp < 0 {
+		return 0, false, false, neg
+	}
+	if len(digits)+exp > 19 { // at least 10^19, past either end of an int64
+		return 0, true, false, neg
+	}
+	u, err := strconv.ParseUint(digits+strings.Repeat("0", exp), 10, 64)
+	if err != nil {
+		return 0, true, false, neg
+	}
+	switch {
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true, true, false
+	case neg && u <= 1<<63:
+		return -int64(u-1) - 1, true, true, true
+	}
+	return 0, true, false, neg
+}
+
+// asNumber is a number value as its JSON literal.
+func asNumber(v any) json.Number {
+	if f, ok := v.(float64); ok {
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return v.(json.Number)
+}
+
+// normalizeNumbers turns the json.Numbers inside v into float64s, in place.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	}
+	return v
+}
+
+// expected says what a property accepts.
+func expected(p *jsonschema.Schema) string {
+	if len(p.Enum) > 0 {
+		return enumList(p.Enum)
+	}
+	types := p.Types
+	if p.Type != "" {
+		types = []string{p.Type}
+	}
+	var says []string
+	for _, t := range types {
+		switch t {
+		case "null":
+			continue
+		case "string":
+			says = append(says, "a string")
+		case "integer":
+			says = append(says, "a whole number")
+		case "number":
+			says = append(says, "a number")
+		case "boolean":
+			says = append(says, "true or false")
+		case "object":
+			says = append(says, "an object")
+		case "array":
+			if p.Items != nil && p.Items.Type != "" {
+				says = append(says, "an array of "+plural(p.Items.Type))
+			} else {
+				says = append(says, "an array")
+			}
+		}
+	}
+	return strings.Join(says, " or ")
+}
+
+func plural(jsonType string) string {
+	switch jsonType {
+	case "integer":
+		return "whole numbers"
+	case "boolean":
+		return "booleans"
+	}
+	return jsonType + "s"
+}
+
+func enumList(enum []any) string {
+	q := make([]string, len(enum))
+	for i, e := range enum {
+		if s, ok := e.(string); ok {
+			q[i] = strconv.Quote(s)
+		} else {
+			q[i] = fmt.Sprint(e)
+		}
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// jsonKind is the JSON type of a value decoded with UseNumber.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case json.Number, float64:
+		return "number"
+	case bool:
+		return "boolean"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "unknown"
+}
+
+// describeValue names what was sent, quoting it when short enough to help.
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "the string " + quoteString(x)
+	case json.Number:
+		return "the number " + quoteNumber(x)
+	case bool:
+		return fmt.Sprintf("the boolean %t", x)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// quoteString quotes a string from the input, cut to maxQuotedLen runes.
+func quoteString(s string) string {
+	if r := []rune(s); len(r) > maxQuotedLen {
+		return strconv.Quote(string(r[:maxQuotedLen])) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// quoteNumber repeats a number literal as sent, cut when long.
+func quoteNumber(n json.Number) string {
+	if len(n) > maxQuotedLen {
+		return fmt.Sprintf("%s… (%d characters)", n[:maxQuotedLen/2], len(n))
+	}
+	return string(n)
 }

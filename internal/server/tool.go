@@ -1,9 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -62,14 +62,14 @@ func addTool[In any](s *Server, t *mcp.Tool, out reflect.Type, tune func(*jsonsc
 	}
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		res := callTool(ctx, s, req.Params.Arguments, resolved, h)
+		res := callTool(ctx, s, req.Params.Arguments, in, resolved, h)
 		s.cfg.Logger.Debug("tool call", "tool", t.Name, "ms", time.Since(start).Milliseconds(), "isError", res.IsError)
 		return res, nil
 	})
 }
 
-func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema *jsonschema.Resolved, h handler[In]) *mcp.CallToolResult {
-	in, err := decodeArgs[In](args, schema)
+func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema *jsonschema.Schema, resolved *jsonschema.Resolved, h handler[In]) *mcp.CallToolResult {
+	in, err := decodeArgs[In](args, schema, resolved)
 	if err != nil {
 		return s.errorResult(err)
 	}
@@ -107,28 +107,36 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 	return res
 }
 
-// decodeArgs validates the arguments against the schema (after applying its
-// defaults) and decodes them. Every failure is INVALID_ARGUMENT.
-func decodeArgs[In any](args json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+// decodeArgs checks the arguments against the schema (checkArgs: plain
+// words for what is wrong), applies its defaults, validates them and
+// decodes them. Every failure is INVALID_ARGUMENT.
+func decodeArgs[In any](args json.RawMessage, schema *jsonschema.Schema, resolved *jsonschema.Resolved) (In, error) {
 	var in In
-	m := map[string]any{}
-	if len(bytes.TrimSpace(args)) > 0 && string(bytes.TrimSpace(args)) != "null" {
-		if err := json.Unmarshal(args, &m); err != nil {
-			return in, errcode.New(errcode.InvalidArgument, "arguments are not a JSON object: %v", err)
-		}
+	m, err := decodeObject(args)
+	if err != nil {
+		return in, err
 	}
-	if err := schema.ApplyDefaults(&m); err != nil {
-		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+	if err := checkArgs(schema, m); err != nil {
+		return in, err
 	}
-	if err := schema.Validate(&m); err != nil {
-		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+	// Backstops: checkArgs covers what the tools' schemas use, so these
+	// should not fail; if one does, its own words are all there is.
+	if err := resolved.ApplyDefaults(&m); err != nil {
+		return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)
+	}
+	if err := resolved.Validate(&m); err != nil {
+		return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
-		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+		return in, errcode.New(errcode.InvalidArgument, "the arguments cannot be read: %v", err)
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
-		return in, errcode.New(errcode.InvalidArgument, "%v", err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return in, errcode.New(errcode.InvalidArgument, "%s has a value this tool cannot take", te.Field)
+		}
+		return in, errcode.New(errcode.InvalidArgument, "the arguments cannot be read: %v", err)
 	}
 	return in, nil
 }
