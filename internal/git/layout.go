@@ -3,11 +3,15 @@ package git
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Store is where a repository's data really lives: a git directory may
@@ -50,7 +54,15 @@ func ReadStore(gitDir string) (Store, error) {
 		return s, err
 	}
 	s.CommonDir = s.GitDir
-	if data, err := os.ReadFile(filepath.Join(s.GitDir, "commondir")); err == nil {
+	if err := regularFiles(s.GitDir, "HEAD", "config", "config.worktree", "index", "packed-refs"); err != nil {
+		return s, err
+	}
+	data, err := ReadSmallFile(filepath.Join(s.GitDir, "commondir"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil: // git would block on a FIFO here, or fail
+		return s, fmt.Errorf("commondir: %w", err)
+	default:
 		p := strings.TrimRight(string(data), "\r\n")
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(s.GitDir, p)
@@ -58,6 +70,9 @@ func ReadStore(gitDir string) (Store, error) {
 		if s.CommonDir, err = filepath.EvalSymlinks(p); err != nil {
 			return s, fmt.Errorf("commondir %s: %w", p, err)
 		}
+	}
+	if err := regularFiles(s.CommonDir, "config", "packed-refs"); err != nil {
+		return s, err
 	}
 	if s.Objects, err = filepath.EvalSymlinks(filepath.Join(s.CommonDir, "objects")); err != nil {
 		return s, fmt.Errorf("objects directory: %w", err)
@@ -70,12 +85,27 @@ func ReadStore(gitDir string) (Store, error) {
 	return s, err
 }
 
+// regularFiles checks that those of names present in dir are regular files:
+// git reads them whole, and would wait forever on a FIFO in their place.
+func regularFiles(dir string, names ...string) error {
+	for _, name := range names {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", filepath.Join(dir, name))
+		}
+	}
+	return nil
+}
+
 // readAlternates lists the object directories objects/info/alternates names,
 // and theirs in turn.
 func readAlternates(objects string, seen map[string]bool, depth int) ([]string, error) {
-	data, err := os.ReadFile(filepath.Join(objects, "info", "alternates"))
-	if err != nil {
-		return nil, nil // none (or unreadable, which git treats the same)
+	data, err := ReadSmallFile(filepath.Join(objects, "info", "alternates"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil { // git would block on a FIFO here
+		return nil, fmt.Errorf("alternates: %w", err)
 	}
 	if depth >= maxAlternateDepth {
 		return nil, fmt.Errorf("alternates nest deeper than %d", maxAlternateDepth)
@@ -111,4 +141,33 @@ func readAlternates(objects string, seen map[string]bool, depth int) ([]string, 
 		out = append(out, more...)
 	}
 	return out, sc.Err()
+}
+
+// maxSmallFile bounds what ReadSmallFile reads: the files of a git
+// directory it is for (HEAD, commondir, alternates, a .git file) are a few
+// lines long.
+const maxSmallFile = 64 << 10
+
+// ReadSmallFile reads one of a git directory's small files without letting
+// the repository make the server wait or fill its memory: a FIFO or device
+// in its place is refused instead of opened for a blocking read, and a
+// file larger than 64 KiB is an error.
+func ReadSmallFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSmallFile+1))
+	if err == nil && len(data) > maxSmallFile {
+		err = fmt.Errorf("%s is over %d bytes", path, maxSmallFile)
+	}
+	return data, err
 }

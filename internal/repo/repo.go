@@ -111,7 +111,7 @@ func findRepository(dir string) (gitDir, workTree string, err error) {
 // readGitFile follows a ".git" file ("gitdir: PATH"), as linked work trees
 // and submodules have.
 func readGitFile(p string) (string, error) {
-	data, err := os.ReadFile(p)
+	data, err := git.ReadSmallFile(p)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -26,6 +27,38 @@ type Served struct {
 
 	mu   sync.Mutex
 	open map[string]*Repository // root mode: opened so far, by OWNER/REPO as spelled on disk
+
+	listing listCache // root mode: the last scan of the root
+}
+
+// listTTL is how long a scan of the root answers list_repositories and
+// names what is served in errors: a root of 50,000 repositories takes
+// seconds to scan, and clients must not be able to make every call pay it.
+const listTTL = 10 * time.Second
+
+// listCache keeps the last scan of the root. scanning holds one token: one
+// scan at a time, and a caller waiting for it can give up at its deadline.
+type listCache struct {
+	mu       sync.Mutex
+	list     []Info
+	at       time.Time
+	scanning chan struct{}
+}
+
+// fresh returns the cached list if it is younger than listTTL.
+func (c *listCache) fresh() ([]Info, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.list == nil || time.Since(c.at) > listTTL {
+		return nil, false
+	}
+	return c.list, true
+}
+
+func (c *listCache) store(list []Info) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.list, c.at = list, time.Now()
 }
 
 // ServeOne serves the repository containing path. name ("owner/repo")
@@ -94,7 +127,8 @@ func ServeRoot(env *git.Env, dir string, opts RootOptions) (*Served, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--root %s is not a directory", dir)
 	}
-	return &Served{env: env, root: abs, opts: opts, open: map[string]*Repository{}}, nil
+	return &Served{env: env, root: abs, opts: opts, open: map[string]*Repository{},
+		listing: listCache{scanning: make(chan struct{}, 1)}}, nil
 }
 
 // Source supplies repositories that do not live on the local disk: a
@@ -160,7 +194,7 @@ func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*R
 // the repository a way to refresh when a ref is missing.
 func (s *Served) openFromSource(ctx context.Context, owner, name string) (*Repository, error) {
 	if !ValidName(owner) || !ValidName(name) {
-		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, name)
+		return nil, invalidName(owner, name)
 	}
 	o, err := s.source.Open(ctx, owner, name, false)
 	if err != nil {
@@ -188,7 +222,7 @@ func (s *Served) openFromSource(ctx context.Context, owner, name string) (*Repos
 
 func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Repository, error) {
 	if !ValidName(owner) || !ValidName(repo) {
-		return nil, errcode.New(errcode.InvalidArgument, "%q/%q is not a repository name: names use letters, digits, '-', '_' and '.'", owner, repo)
+		return nil, invalidName(owner, repo)
 	}
 	// Locate on every call, so that a name means the same repository
 	// whatever was opened before, and a repository that stopped being
@@ -196,7 +230,7 @@ func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Reposi
 	// covers the map only, not the file system.
 	o, n, c, ok := s.locate(owner, repo)
 	if !ok {
-		return nil, errcode.New(errcode.NotFound, "repository %q/%q is not served (%s)", owner, repo, s.describe(ctx))
+		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
 	}
 	if c.refused != "" {
 		return nil, errcode.New(errcode.PermissionDenied, "repository %s/%s is not served: %s", o, n, c.refused)
@@ -212,6 +246,12 @@ func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Reposi
 	r := &Repository{Owner: o, Name: n, Git: g, storeInTree: storeInWorkTree(c.store, c.workTree)}
 	s.open[key] = r
 	return r, nil
+}
+
+// invalidName says what a repository name may hold. It quotes the whole
+// name as given, so the answer shows exactly what was wrong.
+func invalidName(owner, repo string) error {
+	return errcode.New(errcode.InvalidArgument, "%q is not a repository name: owner and repo are each 1 to 255 letters, digits, '-', '_' or '.' (not \".\" or \"..\")", owner+"/"+repo)
 }
 
 // candidate is a repository found under the root: where it lives, and why
@@ -333,7 +373,7 @@ type Info struct {
 }
 
 // List returns every served repository, sorted by name. In root mode it
-// reads the directory tree, not git: cheap enough for thousands.
+// reads the directory tree, not git, at most once per listTTL.
 func (s *Served) List(ctx context.Context) ([]Info, error) {
 	if s.source != nil {
 		return s.source.List(ctx)
@@ -342,12 +382,37 @@ func (s *Served) List(ctx context.Context) ([]Info, error) {
 		r := s.single
 		return []Info{{Owner: r.Owner, Name: r.Name, Bare: r.Bare(), DefaultBranch: headBranch(r.Git.GitDir())}}, nil
 	}
+	if list, ok := s.listing.fresh(); ok {
+		return list, nil
+	}
+	select {
+	case s.listing.scanning <- struct{}{}:
+		defer func() { <-s.listing.scanning }()
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if list, ok := s.listing.fresh(); ok { // scanned while this call waited
+		return list, nil
+	}
+	list, err := s.scan(ctx)
+	if err == nil {
+		s.listing.store(list)
+	}
+	return list, err
+}
+
+// scan lists the repositories under the root. It opens no file that could
+// block (ReadSmallFile) and stops at the call's deadline.
+func (s *Served) scan(ctx context.Context) ([]Info, error) {
 	owners, err := os.ReadDir(s.root)
 	if err != nil {
 		return nil, err
 	}
-	var out []Info
+	out := []Info{} // not nil: an empty root is cached too
 	for _, o := range owners {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if !ValidName(o.Name()) || !isDir(filepath.Join(s.root, o.Name())) {
 			continue
 		}
@@ -380,7 +445,7 @@ func (s *Served) List(ctx context.Context) ([]Info, error) {
 
 // headBranch reads the branch HEAD names from the HEAD file.
 func headBranch(gitDir string) string {
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	data, err := git.ReadSmallFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -404,8 +469,13 @@ func (s *Served) describe(ctx context.Context) string {
 	if s.single != nil {
 		return "this server serves " + s.single.FullName()
 	}
-	list, err := s.List(ctx)
-	if err != nil || len(list) == 0 {
+	// Only a recent listing: an unknown name must not cost a scan of the
+	// root (a hostile client could send nothing else).
+	list, ok := s.listing.fresh()
+	switch {
+	case !ok:
+		return "list_repositories lists what is served"
+	case len(list) == 0:
 		return "no repositories are served under the root"
 	}
 	names := make([]string, 0, min(len(list), 20))

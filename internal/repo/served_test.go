@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
@@ -134,6 +137,9 @@ func TestServeRootGet(t *testing.T) {
 		{"absolute path as owner", "/etc", "passwd", "", "", false, errcode.InvalidArgument},
 	}
 	ctx := context.Background()
+	if _, err := s.List(ctx); err != nil { // NOT_FOUND names what a recent listing found
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, required := range []bool{true, false} {
@@ -477,5 +483,57 @@ func TestServeRootSymlinkInsideRoot(t *testing.T) {
 		if head, err := r.ResolveCommit(ctx, ""); err != nil || head != l.widgets {
 			t.Errorf("HEAD of %s = %q, %v", r.FullName(), head, err)
 		}
+	}
+}
+
+// Finding: a FIFO as a repository's HEAD (or as its commondir or
+// alternates) hung list_repositories and every NOT_FOUND error past the
+// deadline. Nothing under the root is opened for a blocking read now, and
+// an unknown name costs no scan of the root.
+func TestServeRootFIFOsDoNotBlock(t *testing.T) {
+	root := t.TempDir()
+	good := testrepo.Init(t, filepath.Join(root, "acme", "good"))
+	good.Commit("good")
+	for _, name := range []string{"head", "commondir", "alternates"} {
+		r := testrepo.Init(t, filepath.Join(root, "fifo", name))
+		r.Commit(name)
+		p := map[string]string{
+			"head":       filepath.Join(r.Dir, ".git", "HEAD"),
+			"commondir":  filepath.Join(r.Dir, ".git", "commondir"),
+			"alternates": filepath.Join(r.Dir, ".git", "objects", "info", "alternates"),
+		}[name]
+		os.Remove(p)
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := serveRoot(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if _, err := s.Get(ctx, "acme", "nope", true); errcode.Of(err) != errcode.NotFound || !strings.Contains(err.Error(), "list_repositories") {
+		t.Fatalf("unknown name before any listing: %v", err)
+	}
+	list, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, i := range list {
+		names = append(names, i.Owner+"/"+i.Name+"@"+i.DefaultBranch)
+	}
+	for _, name := range []string{"commondir", "alternates", "head"} {
+		if _, err := s.Get(ctx, "fifo", name, true); err == nil {
+			t.Errorf("fifo/%s is served", name)
+		}
+	}
+	if _, err := s.Get(ctx, "acme", "nope", true); errcode.Of(err) != errcode.NotFound || !strings.Contains(err.Error(), "acme/good") {
+		t.Fatalf("unknown name after a listing: %v", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("the calls took %v: something blocked", d)
+	}
+	if !slices.Contains(names, "acme/good@main") {
+		t.Errorf("listing %v lacks acme/good", names)
 	}
 }
