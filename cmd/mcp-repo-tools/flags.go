@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 )
 
@@ -38,6 +39,10 @@ type options struct {
 	maxRequestBytes      int64
 	stateful             bool
 	shutdownTimeout      time.Duration
+	readTimeout          time.Duration
+	maxConnections       int
+	maxSessions          int
+	sessionIdleTimeout   time.Duration
 }
 
 // listFlag is a repeatable flag; from the environment it takes a
@@ -90,6 +95,10 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 		fs.Int64Var(&o.maxRequestBytes, "max-request-bytes", 1<<20, "largest HTTP request body (`bytes`)")
 		fs.BoolVar(&o.stateful, "stateful", false, "keep MCP sessions (Mcp-Session-Id) instead of stateless requests; stateless suits several replicas")
 		fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 20*time.Second, "on SIGINT/SIGTERM, how long calls in flight may finish")
+		fs.DurationVar(&o.readTimeout, "read-timeout", httpserve.DefaultReadTimeout, "how long an HTTP client has to send a request's headers, and then its body")
+		fs.IntVar(&o.maxConnections, "max-connections", httpserve.DefaultMaxConnections, "most HTTP connections open at once (`N`); at the cap a new one closes one that waits for its client")
+		fs.IntVar(&o.maxSessions, "max-sessions", httpserve.DefaultMaxSessions, "with --stateful: most sessions at once (`N`); more are refused until one ends")
+		fs.DurationVar(&o.sessionIdleTimeout, "session-idle-timeout", httpserve.DefaultSessionIdleTimeout, "with --stateful: end a session that received no request for this long")
 	}
 	return fs
 }

@@ -30,8 +30,15 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		MaxBodyBytes:         o.maxRequestBytes,
 		Stateful:             o.stateful,
 		ShutdownTimeout:      o.shutdownTimeout,
+		ReadTimeout:          o.readTimeout,
+		MaxConnections:       o.maxConnections,
+		MaxSessions:          o.maxSessions,
+		SessionIdleTimeout:   o.sessionIdleTimeout,
 	}
 	if o.http != "" {
+		if o.readTimeout <= 0 || o.sessionIdleTimeout <= 0 || o.maxConnections < 1 || o.maxSessions < 1 {
+			return usageError(errors.New("--read-timeout and --session-idle-timeout must be positive, --max-connections and --max-sessions at least 1"))
+		}
 		// Refuse an unsafe address before anything starts.
 		if err := hopts.Check(); err != nil {
 			return usageError(err)

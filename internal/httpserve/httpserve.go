@@ -2,12 +2,17 @@
 // agents: loopback by default, a bearer token required off loopback, Host
 // and Origin checks against DNS rebinding, a request size limit, and a
 // graceful shutdown that lets calls in flight finish.
+//
+// Against hostile clients: a request's headers, then its body, must each
+// arrive within ReadTimeout; the token is checked before the body is read
+// (and a refused body is never read); at most MaxConnections are open at
+// once, and at that cap a new connection evicts the one that has waited
+// longest for its client; --stateful sessions end after SessionIdleTimeout
+// unused and at most MaxSessions exist; JSON-RPC batches are refused.
 package httpserve
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,14 +20,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 )
 
-// Options configure the HTTP transport.
+// Options configure the HTTP transport. Zero limits take the defaults below.
 type Options struct {
 	Addr                 string
 	Token                string   // bearer token clients must send; "" for none
@@ -32,6 +36,46 @@ type Options struct {
 	MaxBodyBytes         int64    // request body limit
 	Stateful             bool     // keep sessions (Mcp-Session-Id) instead of stateless requests
 	ShutdownTimeout      time.Duration
+
+	// ReadTimeout is how long a client has to send a request's headers,
+	// and then again its body.
+	ReadTimeout time.Duration
+	// MaxConnections caps the connections open at once (each is a file
+	// descriptor).
+	MaxConnections int
+	// MaxSessions caps the --stateful sessions that exist at once; a new
+	// one past it is refused (503) until one ends.
+	MaxSessions int
+	// SessionIdleTimeout ends a --stateful session that received no
+	// request for this long; its client must initialize again.
+	SessionIdleTimeout time.Duration
+}
+
+// Defaults of the limits.
+const (
+	DefaultReadTimeout        = 10 * time.Second
+	DefaultMaxConnections     = 512
+	DefaultMaxSessions        = 1000
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	// fdReserve are the file descriptors kept for everything but
+	// connections (git processes and their pipes, repositories, logs).
+	fdReserve = 256
+)
+
+func (o Options) withDefaults() Options {
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.MaxConnections <= 0 {
+		o.MaxConnections = DefaultMaxConnections
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.SessionIdleTimeout <= 0 {
+		o.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	return o
 }
 
 // Endpoint is where MCP is served.
@@ -48,81 +92,97 @@ func (o Options) Check() error {
 			return fmt.Errorf("--allowed-origins %q: want scheme://host[:port]", origin)
 		}
 	}
+	switch {
+	case o.ReadTimeout < 0:
+		return fmt.Errorf("--read-timeout must be positive")
+	case o.MaxConnections < 0:
+		return fmt.Errorf("--max-connections must be at least 1")
+	case o.MaxSessions < 0:
+		return fmt.Errorf("--max-sessions must be at least 1")
+	case o.SessionIdleTimeout < 0:
+		return fmt.Errorf("--session-idle-timeout must be positive")
+	}
 	return nil
 }
 
-// Handler wraps the MCP handler with the checks, in order: Host, Origin,
-// token, body size.
-func Handler(srv *mcp.Server, o Options, log *slog.Logger) http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Stateless:           !o.Stateful,
-		MaxRequestBodyBytes: o.MaxBodyBytes,
-		Logger:              log,
-		// A call ends with its HTTP request: nobody is left to read the
-		// answer. (For older protocol versions, see callctx.)
-		PropagateRequestCancellation: true,
-		// The SDK refuses any non-loopback Host on a loopback listener;
-		// hostAllowed does the same unless hosts are configured.
-		DisableLocalhostProtection: len(o.AllowedHosts) > 0,
-	})
-	var want [32]byte
-	if o.Token != "" {
-		want = sha256.Sum256([]byte(o.Token))
-	}
-	loopback := isLoopbackAddr(o.Addr)
-	mux := http.NewServeMux()
-	mux.HandleFunc(Endpoint, func(w http.ResponseWriter, r *http.Request) {
-		if !hostAllowed(r.Host, loopback, o.AllowedHosts) {
-			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not served here", r.Host), http.StatusForbidden)
-			return
-		}
-		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(origin, r.Host, loopback, o.AllowedOrigins) {
-			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed", origin), http.StatusForbidden)
-			return
-		}
-		if o.Token != "" {
-			// The scheme is case-insensitive (RFC 7235). Compare digests:
-			// constant time, and nothing leaks the length.
-			scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-			got := sha256.Sum256([]byte(token))
-			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-repo-tools"`)
-				http.Error(w, "Unauthorized: send the server's token as 'Authorization: Bearer TOKEN'", http.StatusUnauthorized)
-				return
-			}
-		}
-		mcpHandler.ServeHTTP(w, r.WithContext(callctx.WithRequest(r.Context())))
-	})
-	return mux
+// open reports whether anyone who reaches the address is served: no token
+// off loopback.
+func (o Options) open() bool {
+	return o.Token == "" && !isLoopbackAddr(o.Addr)
 }
 
 // Serve listens on o.Addr and serves until ctx ends; then it stops taking
 // requests, lets calls in flight finish for up to ShutdownTimeout, and
 // cancels the rest (which ends their git processes).
 func Serve(ctx context.Context, srv *mcp.Server, o Options, log *slog.Logger) error {
-	if err := o.Check(); err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", o.Addr)
+	s, err := listen(srv, o, log)
 	if err != nil {
 		return err
 	}
-	base, cancelBase := context.WithCancel(context.Background())
-	defer cancelBase()
-	hs := &http.Server{
-		Handler:           Handler(srv, o, log),
-		ReadHeaderTimeout: 10 * time.Second,
+	return s.run(ctx)
+}
+
+// server is a listening HTTP server.
+type server struct {
+	o          Options
+	hs         *http.Server
+	ln         *limitListener
+	log        *slog.Logger
+	base       context.Context
+	cancelBase context.CancelFunc
+}
+
+func listen(srv *mcp.Server, o Options, log *slog.Logger) (*server, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	if limit := fdLimit(); limit > 0 && uint64(o.MaxConnections)+fdReserve > limit {
+		capped := max(int(limit)-fdReserve, 1)
+		if limit <= fdReserve {
+			capped = max(int(limit)/2, 1)
+		}
+		log.Warn("fewer connections than --max-connections: the open-files limit (ulimit -n) is low", "max-connections", o.MaxConnections, "open-files-limit", limit, "connections", capped)
+		o.MaxConnections = capped
+	}
+	inner, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{o: o, ln: newLimitListener(inner, o.MaxConnections, log), log: log}
+	s.base, s.cancelBase = context.WithCancel(context.Background())
+	s.hs = &http.Server{
+		Handler: Handler(srv, o, log),
+		// The body has as long again, counted by the handler once the
+		// headers are in.
+		ReadHeaderTimeout: o.ReadTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return base },
+		BaseContext:       func(net.Listener) context.Context { return s.base },
+		ConnContext:       s.ln.connContext,
+		ConnState:         s.ln.connState,
 	}
+	return s, nil
+}
+
+func (s *server) run(ctx context.Context) error {
+	defer s.cancelBase()
+	o, log := s.o, s.log
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- s.hs.Serve(s.ln) }()
 	mode := "stateless"
 	if o.Stateful {
 		mode = "stateful"
 	}
-	log.Info("serving MCP over streamable HTTP", "url", "http://"+ln.Addr().String()+Endpoint, "mode", mode, "token", o.Token != "")
+	args := []any{"url", "http://" + s.ln.Addr().String() + Endpoint, "mode", mode, "token", o.Token != "",
+		"max-connections", o.MaxConnections, "read-timeout", o.ReadTimeout}
+	if o.Stateful {
+		args = append(args, "max-sessions", o.MaxSessions, "session-idle-timeout", o.SessionIdleTimeout)
+	}
+	log.Info("serving MCP over streamable HTTP", args...)
+	if o.open() {
+		log.Warn("serving without a token: anyone who reaches the address can read the repositories; only IP addresses, loopback names and --allowed-hosts are accepted as Host (DNS rebinding)")
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -131,13 +191,23 @@ func Serve(ctx context.Context, srv *mcp.Server, o Options, log *slog.Logger) er
 	log.Info("shutting down: waiting for calls in flight", "timeout", o.ShutdownTimeout)
 	shutdown, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
-	err = hs.Shutdown(shutdown)
-	cancelBase() // calls still running are cancelled: their git processes end
+	err := s.hs.Shutdown(shutdown)
+	s.cancelBase() // calls still running are cancelled: their git processes end
 	if errors.Is(err, context.DeadlineExceeded) {
-		hs.Close()
+		s.hs.Close()
 		return nil
 	}
 	return err
+}
+
+// fdLimit is the process's open-files limit (Go raises the soft limit to
+// the hard one at start), or 0 if unknown.
+func fdLimit() uint64 {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur >= 1<<62 {
+		return 0
+	}
+	return rl.Cur
 }
 
 func isLoopbackAddr(addr string) bool {
@@ -158,9 +228,13 @@ func isLoopbackHost(host string) bool {
 }
 
 // hostAllowed: on a loopback address only loopback names (DNS rebinding
-// makes a hostile name resolve to 127.0.0.1); elsewhere any name, unless a
-// list is configured. Configured names are accepted everywhere.
-func hostAllowed(hostport string, loopback bool, allowed []string) bool {
+// makes a hostile name resolve to 127.0.0.1). Off loopback without a token
+// (open), only IP addresses and loopback names: a hostile page can make
+// any name resolve to this server, not make the browser send another
+// name's Host. Off loopback with a token, any name: a page cannot send the
+// token. Configured names are accepted everywhere, and narrow the last case
+// to themselves.
+func hostAllowed(hostport string, loopback, open bool, allowed []string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
@@ -172,6 +246,9 @@ func hostAllowed(hostport string, loopback bool, allowed []string) bool {
 	}
 	if loopback {
 		return isLoopbackHost(host)
+	}
+	if open {
+		return isLoopbackHost(host) || net.ParseIP(strings.Trim(host, "[]")) != nil
 	}
 	return len(allowed) == 0
 }
