@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 )
@@ -69,6 +70,11 @@ type Policy struct {
 	dir      []string // directory names, any depth
 	full     []string // matched against the whole path
 	anywhere []string // several segments, matched at any depth
+	// segmentGlobs are segment and dir together, ready to match fast.
+	segmentGlobs []glob
+	// dirs remembers whether a directory is hidden: the files of one
+	// directory are checked together in every listing.
+	dirs dirCache
 }
 
 // NewPolicy returns the default deny list extended by extra patterns.
@@ -80,6 +86,11 @@ func NewPolicy(extra []string) (*Policy, error) {
 			continue
 		}
 		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("deny pattern %q: %w", pat, err)
+		}
+		// path.Match checks only as much of a pattern as it reads: try
+		// it on a name that reaches every part.
+		if _, err := path.Match(pat, strings.Repeat("\uffff", len(pat))); err != nil {
 			return nil, fmt.Errorf("deny pattern %q: %w", pat, err)
 		}
 		anywhere := strings.HasPrefix(pat, "**/")
@@ -97,49 +108,141 @@ func NewPolicy(extra []string) (*Policy, error) {
 			p.segment = append(p.segment, pat)
 		}
 	}
+	for _, pat := range slices.Concat(p.segment, p.dir) {
+		p.segmentGlobs = append(p.segmentGlobs, newGlob(pat))
+	}
 	return p, nil
 }
 
-// Denied reports whether a clean repository path is hidden.
+// Denied reports whether a clean repository path is hidden. A listing of
+// a range checks every file: this is in the inner loop of every diff tool,
+// so a directory's answer is remembered and each pattern rejects a name
+// by its literal ends before path.Match runs.
 func (p *Policy) Denied(clean string) bool {
 	lower := strings.ToLower(clean)
-	// A whole-path pattern hides the path it matches and everything below
-	// it ("config/prod/" hides "config/prod/db.yml"): try the path and each
-	// of its ancestors.
-	for sub := lower; sub != ""; {
-		for _, pat := range p.full {
-			if ok, _ := path.Match(pat, sub); ok {
-				return true
-			}
-		}
-		i := strings.LastIndexByte(sub, '/')
-		if i < 0 {
-			break
-		}
-		sub = sub[:i]
+	dir, name := "", lower
+	if i := strings.LastIndexByte(lower, '/'); i >= 0 {
+		dir, name = lower[:i], lower[i+1:]
 	}
-	segs := strings.Split(lower, "/")
+	if dir != "" && p.dirDenied(dir) {
+		return true
+	}
+	return p.segmentDenied(name) || p.fullDenied(lower) || p.anywhereDenied(lower)
+}
+
+// dirDenied reports whether a directory (lower case) or one of its
+// ancestors is hidden.
+func (p *Policy) dirDenied(dir string) bool {
+	if denied, ok := p.dirs.get(dir); ok {
+		return denied
+	}
+	parent, name := "", dir
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		parent, name = dir[:i], dir[i+1:]
+	}
+	denied := (parent != "" && p.dirDenied(parent)) || p.segmentDenied(name) || p.fullDenied(dir) || p.anywhereDenied(dir)
+	p.dirs.put(dir, denied)
+	return denied
+}
+
+// segmentDenied matches one name against the segment and directory patterns.
+func (p *Policy) segmentDenied(name string) bool {
+	for _, g := range p.segmentGlobs {
+		if g.match(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// fullDenied matches a whole path (not its ancestors: dirDenied does) against
+// the whole-path patterns.
+func (p *Policy) fullDenied(lower string) bool {
+	for _, pat := range p.full {
+		if ok, _ := path.Match(pat, lower); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// anywhereDenied matches the several-segment patterns against the path's
+// last segments (windows ending earlier were checked as its directories').
+func (p *Policy) anywhereDenied(lower string) bool {
 	for _, pat := range p.anywhere {
-		n := strings.Count(pat, "/") + 1
-		for i := 0; i+n <= len(segs); i++ {
-			if ok, _ := path.Match(pat, strings.Join(segs[i:i+n], "/")); ok {
-				return true
-			}
-		}
-	}
-	for _, seg := range segs {
-		for _, pat := range p.segment {
-			if ok, _ := path.Match(pat, seg); ok {
-				return true
-			}
-		}
-		for _, pat := range p.dir {
-			if ok, _ := path.Match(pat, seg); ok {
+		if tail, ok := lastSegments(lower, strings.Count(pat, "/")+1); ok {
+			if match, _ := path.Match(pat, tail); match {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// lastSegments returns the last n segments of p, or false if it has fewer.
+func lastSegments(p string, n int) (string, bool) {
+	end := len(p)
+	for k := range n {
+		i := strings.LastIndexByte(p[:end], '/')
+		if i < 0 {
+			return p, k == n-1
+		}
+		end = i
+	}
+	return p[end+1:], true
+}
+
+// glob is a path.Match pattern with its literal ends, which reject most
+// names without running it.
+type glob struct {
+	pat, prefix, suffix string
+	literal             bool
+}
+
+func newGlob(pat string) glob {
+	const meta = "*?[\\"
+	i := strings.IndexAny(pat, meta)
+	if i < 0 {
+		return glob{pat: pat, literal: true}
+	}
+	j := strings.LastIndexAny(pat, meta+"]")
+	return glob{pat: pat, prefix: pat[:i], suffix: pat[j+1:]}
+}
+
+func (g glob) match(name string) bool {
+	if g.literal {
+		return name == g.pat
+	}
+	if len(name) < len(g.prefix)+len(g.suffix) || !strings.HasPrefix(name, g.prefix) || !strings.HasSuffix(name, g.suffix) {
+		return false
+	}
+	ok, _ := path.Match(g.pat, name)
+	return ok
+}
+
+// dirCache remembers, for a bounded number of directories, whether each is
+// hidden; it starts over when full.
+type dirCache struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+const dirCacheSize = 1 << 14
+
+func (c *dirCache) get(dir string) (denied, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	denied, ok = c.m[dir]
+	return denied, ok
+}
+
+func (c *dirCache) put(dir string, denied bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= dirCacheSize {
+		c.m = make(map[string]bool)
+	}
+	c.m[dir] = denied
 }
 
 // Check cleans a caller's path and applies the policy.

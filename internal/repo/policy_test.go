@@ -1,6 +1,9 @@
 package repo
 
 import (
+	"path"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -248,4 +251,83 @@ func TestPolicyCheck(t *testing.T) {
 			t.Errorf("Check(%q) = %q, %v; want code %s", tt.in, got, err, tt.code)
 		}
 	}
+}
+
+// deniedByMatch is the policy applied pattern by pattern, segment by
+// segment, with path.Match, as it was before Denied learned its shortcuts
+// (remembered directories, literal ends): the oracle Denied must agree with.
+func deniedByMatch(p *Policy, clean string) bool {
+	lower := strings.ToLower(clean)
+	for sub := lower; sub != ""; {
+		for _, pat := range p.full {
+			if ok, _ := path.Match(pat, sub); ok {
+				return true
+			}
+		}
+		i := strings.LastIndexByte(sub, '/')
+		if i < 0 {
+			break
+		}
+		sub = sub[:i]
+	}
+	segs := strings.Split(lower, "/")
+	for _, pat := range p.anywhere {
+		n := strings.Count(pat, "/") + 1
+		for i := 0; i+n <= len(segs); i++ {
+			if ok, _ := path.Match(pat, strings.Join(segs[i:i+n], "/")); ok {
+				return true
+			}
+		}
+	}
+	for _, seg := range segs {
+		for _, pat := range slices.Concat(p.segment, p.dir) {
+			if ok, _ := path.Match(pat, seg); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// policyCorpus is paths that exercise every kind of pattern, hidden and not.
+var policyCorpus = []string{
+	"README.md", ".env", "a/.env.local", ".envrc", "environment.txt", "x/.git/config", ".github/ci.yml",
+	"id_rsa", "keys/id_rsa.bak", "id_rsa.pub", "id_ed25519_work", "id_ed25519_work.pub", "id_ecdsa", "x/id_dsa.old",
+	"server.pem", "server.pem.bak", "deploy.pem.example", "a.key", "store.p12", "keystore.p12.bak", "x.jks", "y.kdbx2",
+	"secring.gpg", "my-private-key.asc", "public.asc", "signature.asc", "ops/private.gpg",
+	".gem/credentials", "home/.gem/credentials", ".config/gh/hosts.yml", "a/b/.config/gh/hosts.yml", ".cargo/credentials.toml",
+	"terraform.tfstate", "prod/terraform.tfstate.backup", "service-account.json", "service-account-prod.json",
+	".aws/config", "x/.ssh/known_hosts", ".docker/config.json", "docker/config.json", "config/prod/db.yml", "config/production.yml",
+	"naïve/café.txt", "A/B/C/.ENV", "Secrets.YAML", ".Vault-Token", "src/main.go", "vendor/x/id_rsa",
+}
+
+func TestPolicyAgreesWithPathMatch(t *testing.T) {
+	for _, extra := range [][]string{nil, {"config/prod/", "*.secret", "**/deep/er/*.txt", "[^a]x?", "docs/private*"}} {
+		p, err := NewPolicy(extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range append(policyCorpus, "docs/private-notes.md", "bx1", "ax1", "q/deep/er/f.txt", "deep/er/f.txt", "deep/er/g/f.txt") {
+			if got, want := p.Denied(c), deniedByMatch(p, c); got != want {
+				t.Errorf("extra %v: Denied(%q) = %v, path.Match says %v", extra, c, got, want)
+			}
+		}
+	}
+}
+
+func FuzzPolicyFastPath(f *testing.F) {
+	for _, c := range policyCorpus {
+		f.Add(c, "*.secret")
+	}
+	f.Add("a/b", "[^/]b")
+	f.Add("x/y/z", "**/y/[a-z]")
+	f.Fuzz(func(t *testing.T, clean, extra string) {
+		p, err := NewPolicy([]string{extra})
+		if err != nil {
+			return
+		}
+		if got, want := p.Denied(clean), deniedByMatch(p, clean); got != want {
+			t.Errorf("pattern %q: Denied(%q) = %v, path.Match says %v", extra, clean, got, want)
+		}
+	})
 }
