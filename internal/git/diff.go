@@ -81,46 +81,107 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	return mb, nil
 }
 
-// Changes lists the files of a diff (git's raw format, with rename
-// detection) without producing any patch: cheap, even when a patch would be
-// huge (git computes nothing per file for it). Lists between two commits
-// never change, so they are kept, within a bound.
-func (r *Repo) Changes(ctx context.Context, o DiffOptions) ([]Change, error) {
+// EachChange hands each file of a diff to each, in git's order (raw
+// format, with rename detection), without producing any patch: cheap, even
+// when a patch would be huge. It returns how many files the diff has; each
+// may stop early by returning ErrStop (the count is then of those seen).
+// Nothing holds the whole list: a range of 200,000 files costs the memory
+// of one. A small list is kept, since lists between two commits never
+// change.
+func (r *Repo) EachChange(ctx context.Context, o DiffOptions, each func(i int, c Change) error) (int, error) {
 	key := "changes " + o.From + " " + o.To + " " + strings.Join(o.Paths, "\x00")
-	if c, ok := r.memo.get(key); ok {
-		return c.([]Change), nil
-	}
-	var changes []Change
-	err := r.Stream(ctx, diffArgs(o, "-z", "--raw"), func(stdout io.Reader) error {
-		var err error
-		var rest string
-		changes, rest, err = readRaw(bufio.NewReaderSize(stdout, 64<<10))
-		if err == nil && rest != "" {
-			err = fmt.Errorf("git diff: unexpected %q in the file list", rest)
+	if list, ok := r.memo.get(key); ok {
+		for i, c := range list.([]Change) {
+			if err := each(i, c); err != nil {
+				return i + 1, stopped(err)
+			}
 		}
-		return err
-	})
-	if err != nil {
-		return nil, err
+		return len(list.([]Change)), nil
 	}
-	r.memo.put(key, changes, len(changes)+1)
-	return changes, nil
+	var keep []Change // the whole list, while small enough to remember
+	keepBytes, remember := 0, true
+	n := 0
+	err := r.Stream(ctx, diffArgs(o, "-z", "--raw"), func(stdout io.Reader) error {
+		rd := newRawReader(ctx, stdout)
+		for {
+			c, ok, err := rd.next()
+			if err != nil || !ok {
+				if err == nil && rd.pending != "" {
+					err = fmt.Errorf("git diff: unexpected %q in the file list", rd.pending)
+				}
+				return err
+			}
+			if remember {
+				keepBytes += changeBytes(c)
+				if remember = keepBytes <= memoLimit/4; remember {
+					keep = append(keep, c)
+				} else {
+					keep = nil
+				}
+			}
+			n++
+			if err := each(n-1, c); err != nil {
+				return err
+			}
+		}
+	})
+	if errors.Is(err, ErrStop) {
+		return n, nil
+	}
+	if err != nil {
+		return n, err
+	}
+	if remember {
+		r.memo.put(key, keep, keepBytes+len(key))
+	}
+	return n, nil
 }
 
-// ChangedFiles lists the files of a diff with their line counts, in git's
-// order: `git diff -z --raw --numstat`.
-func (r *Repo) ChangedFiles(ctx context.Context, o DiffOptions) ([]Change, error) {
-	var changes []Change
+// ErrStop, returned by a callback, ends a listing early without an error.
+var ErrStop = errors.New("stop listing")
+
+func stopped(err error) error {
+	if errors.Is(err, ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// changeBytes is about what a Change costs in memory.
+func changeBytes(c Change) int {
+	n := 64 + len(c.Path)
+	if c.OldPath != c.Path {
+		n += len(c.OldPath)
+	}
+	return n
+}
+
+// ChangedFilesPage lists the files of a diff from index from on, at most n,
+// with their line counts, in git's order (`git diff -z --raw --numstat`),
+// and says how many files the diff has. Only the page is kept: the memory
+// follows what is returned, not the size of the range.
+func (r *Repo) ChangedFilesPage(ctx context.Context, o DiffOptions, from, n int) ([]Change, int, error) {
+	var page []Change
+	total := 0
 	err := r.Stream(ctx, diffArgs(o, "-z", "--raw", "--numstat"), func(stdout io.Reader) error {
-		br := bufio.NewReaderSize(stdout, 64<<10)
-		var err error
-		var first string
-		if changes, first, err = readRaw(br); err != nil {
-			return err
+		rd := newRawReader(ctx, stdout)
+		for {
+			c, ok, err := rd.next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			if total >= from && total < from+n {
+				page = append(page, c)
+			}
+			total++
 		}
-		return readNumstat(br, first, changes)
+		// The numstat records follow, one per change in the same order.
+		return readNumstat(ctx, rd, total, from, page)
 	})
-	return changes, err
+	return page, total, err
 }
 
 // Patch streams the unified diff to read. When read returns early, git is
@@ -129,37 +190,57 @@ func (r *Repo) Patch(ctx context.Context, o DiffOptions, read func(patch io.Read
 	return r.Stream(ctx, diffArgs(o, "-p"), read)
 }
 
-// readRaw reads NUL-terminated raw records (":old new oid oid status\0path\0
-// [path\0]") up to the first token that is not one (the first --numstat
-// record) or the end of the output. It returns that token.
-func readRaw(br *bufio.Reader) ([]Change, string, error) {
-	var changes []Change
-	for {
-		tok, err := readToken(br)
-		if err == io.EOF && tok == "" {
-			return changes, "", nil
+// rawReader reads NUL-terminated raw records (":old new oid oid status\0
+// path\0[path\0]") up to the first token that is not one (the first
+// --numstat record, kept in pending) or the end of the output. It checks
+// the call's deadline as it goes.
+type rawReader struct {
+	ctx     context.Context
+	br      *bufio.Reader
+	n       int
+	pending string // the token after the raw records
+}
+
+func newRawReader(ctx context.Context, r io.Reader) *rawReader {
+	return &rawReader{ctx: ctx, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// checkEvery is how many records a loop over a listing handles between two
+// looks at its deadline.
+const checkEvery = 1024
+
+// next returns the next change, or false at the end of the raw records.
+func (rd *rawReader) next() (Change, bool, error) {
+	if rd.n++; rd.n%checkEvery == 0 {
+		if err := context.Cause(rd.ctx); err != nil {
+			return Change{}, false, err
 		}
-		if err != nil {
-			return nil, "", err
-		}
-		if !strings.HasPrefix(tok, ":") {
-			return changes, tok, nil
-		}
-		c, twoPaths, err := parseRaw(tok)
-		if err != nil {
-			return nil, "", err
-		}
-		if c.Path, err = readToken(br); err != nil {
-			return nil, "", fmt.Errorf("git diff: raw record without a path: %w", err)
-		}
-		c.OldPath = c.Path
-		if twoPaths {
-			if c.Path, err = readToken(br); err != nil {
-				return nil, "", fmt.Errorf("git diff: raw record without its second path: %w", err)
-			}
-		}
-		changes = append(changes, c)
 	}
+	tok, err := readToken(rd.br)
+	if err == io.EOF && tok == "" {
+		return Change{}, false, nil
+	}
+	if err != nil {
+		return Change{}, false, err
+	}
+	if !strings.HasPrefix(tok, ":") {
+		rd.pending = tok
+		return Change{}, false, nil
+	}
+	c, twoPaths, err := parseRaw(tok)
+	if err != nil {
+		return Change{}, false, err
+	}
+	if c.Path, err = readToken(rd.br); err != nil {
+		return Change{}, false, fmt.Errorf("git diff: raw record without a path: %w", err)
+	}
+	c.OldPath = c.Path
+	if twoPaths {
+		if c.Path, err = readToken(rd.br); err != nil {
+			return Change{}, false, fmt.Errorf("git diff: raw record without its second path: %w", err)
+		}
+	}
+	return c, true, nil
 }
 
 // parseRaw parses ":100644 100644 abc def R086": the status letter is
@@ -173,16 +254,22 @@ func parseRaw(tok string) (Change, bool, error) {
 	return c, c.Status == 'R' || c.Status == 'C', nil
 }
 
-// readNumstat reads one "added\tdeleted\tpath\0" record per change (for a
-// rename "added\tdeleted\t\0old\0new\0"); "-\t-" marks a binary file. first
-// is the first record, already read.
-func readNumstat(br *bufio.Reader, first string, changes []Change) error {
-	tok := first
-	for i := range changes {
+// readNumstat reads the total numstat records that follow the raw ones,
+// one "added\tdeleted\tpath\0" per change (for a rename
+// "added\tdeleted\t\0old\0new\0"; "-\t-" marks a binary file), and fills
+// in page, the changes from index from on.
+func readNumstat(ctx context.Context, rd *rawReader, total, from int, page []Change) error {
+	tok := rd.pending
+	for i := range total {
 		if i > 0 {
 			var err error
-			if tok, err = readToken(br); err != nil {
+			if tok, err = readToken(rd.br); err != nil {
 				return fmt.Errorf("git diff: numstat ended early: %w", err)
+			}
+		}
+		if i%checkEvery == checkEvery-1 {
+			if err := context.Cause(ctx); err != nil {
+				return err
 			}
 		}
 		f := strings.SplitN(tok, "\t", 3)
@@ -190,14 +277,17 @@ func readNumstat(br *bufio.Reader, first string, changes []Change) error {
 			return fmt.Errorf("git diff: bad numstat record %q", tok)
 		}
 		if f[2] == "" { // a rename: the two names follow
-			if _, err := readToken(br); err != nil {
+			if _, err := readToken(rd.br); err != nil {
 				return err
 			}
-			if _, err := readToken(br); err != nil {
+			if _, err := readToken(rd.br); err != nil {
 				return err
 			}
 		}
-		c := &changes[i]
+		if i < from || i >= from+len(page) {
+			continue
+		}
+		c := &page[i-from]
 		if f[0] == "-" {
 			c.Binary = true
 			continue

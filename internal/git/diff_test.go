@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,9 +37,9 @@ func diffRange(t *testing.T) (r *testrepo.Repo, base, head string) {
 func TestChangedFilesMatchesGit(t *testing.T) {
 	r, base, head := diffRange(t)
 	g := open(t, r)
-	changes, err := g.ChangedFiles(context.Background(), DiffOptions{From: base, To: head})
-	if err != nil {
-		t.Fatal(err)
+	changes, total, err := g.ChangedFilesPage(context.Background(), DiffOptions{From: base, To: head}, 0, 1000)
+	if err != nil || total != len(changes) {
+		t.Fatalf("%d changes of %d: %v", len(changes), total, err)
 	}
 	var got []string
 	for _, c := range changes {
@@ -70,6 +71,46 @@ func TestChangedFilesMatchesGit(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// Every page is the same slice of git's list, counts included.
+	for from := 0; from <= len(changes); from++ {
+		for n := 0; n <= 3; n++ {
+			page, total, err := g.ChangedFilesPage(context.Background(), DiffOptions{From: base, To: head}, from, n)
+			if err != nil || total != len(changes) || !slices.Equal(page, changes[from:min(from+n, len(changes))]) {
+				t.Fatalf("page %d+%d = %v of %d (%v), want %v", from, n, page, total, err, changes[from:min(from+n, len(changes))])
+			}
+		}
+	}
+}
+
+// EachChange lists what git lists, stops when asked, and answers the same
+// from memory the second time.
+func TestEachChange(t *testing.T) {
+	r, base, head := diffRange(t)
+	g := open(t, r)
+	opts := DiffOptions{From: base, To: head}
+	all, total, err := g.ChangedFilesPage(context.Background(), opts, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		var seen []string
+		n, err := g.EachChange(context.Background(), opts, func(i int, c Change) error {
+			seen = append(seen, c.Path)
+			return nil
+		})
+		if err != nil || n != total || len(seen) != len(all) || seen[len(seen)-1] != all[len(all)-1].Path {
+			t.Fatalf("round %d: %d of %d: %v (%v)", round, n, total, seen, err)
+		}
+		n, err = g.EachChange(context.Background(), opts, func(i int, c Change) error {
+			if i == 1 {
+				return ErrStop
+			}
+			return nil
+		})
+		if err != nil || n != 2 {
+			t.Fatalf("round %d: stopped at %d, %v", round, n, err)
+		}
+	}
 }
 
 func TestPatchIsGitsPatch(t *testing.T) {
@@ -93,9 +134,9 @@ func TestPatchIsGitsPatch(t *testing.T) {
 		if want := r.Git(args...); patch != want {
 			t.Errorf("%+v: patch differs from git's\ngot\n%s\nwant\n%s", opts, patch, want)
 		}
-		list, err := g.Changes(context.Background(), opts)
-		if err != nil || len(list) != strings.Count(patch, "\ndiff --git ")+1 {
-			t.Errorf("%+v: %d changes for the patch's sections (%v)", opts, len(list), err)
+		n, err := g.EachChange(context.Background(), opts, func(int, Change) error { return nil })
+		if err != nil || n != strings.Count(patch, "\ndiff --git ")+1 {
+			t.Errorf("%+v: %d changes for the patch's sections (%v)", opts, n, err)
 		}
 	}
 }

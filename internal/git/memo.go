@@ -3,8 +3,8 @@ package git
 import "sync"
 
 // memoLimit bounds what one repository keeps of immutable answers (merge
-// bases, file lists between two commits), counted in items.
-const memoLimit = 100_000
+// bases, file lists between two commits), counted in bytes (about).
+const memoLimit = 8 << 20
 
 // memo keeps answers that can never change because they depend only on
 // commit ids. When full it is emptied: simple, and bounded.
@@ -21,7 +21,7 @@ func (m *memo) get(key string) (any, bool) {
 	return v, ok
 }
 
-// put keeps v, which costs about cost items of memory.
+// put keeps v, which costs about cost bytes of memory.
 func (m *memo) put(key string, v any, cost int) {
 	if cost > memoLimit/4 {
 		return // too large to be worth keeping

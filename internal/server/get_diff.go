@@ -124,13 +124,13 @@ func (f *diffFiller) run(ctx context.Context) error {
 	// The file list first, from its own git process: git prints a patch
 	// only after computing it, so a list that came with the patch would
 	// arrive after the cost of a huge file had been paid.
-	changes, err := f.sel.repo.Git.Changes(ctx, f.sel.opts)
-	if err != nil {
+	if err := f.list(ctx); err != nil {
 		return err
 	}
-	f.start(changes)
 	opts := f.sel.opts
-	if f.markHuge(ctx) {
+	// Past the listed files, the patch is of no use: name them (both sides
+	// of a rename), so git computes nothing else.
+	if f.markHuge(ctx) || f.listed < f.out.TotalFiles {
 		opts = f.without(0)
 		if len(opts.Paths) == 0 {
 			f.finish()
@@ -233,19 +233,19 @@ func (f *diffFiller) read(patch io.Reader) error {
 	return errStopDiff
 }
 
-// start lists every change and decides how many entries the reply holds:
-// all when they fit in half the reply, else as many as do.
-func (f *diffFiller) start(changes []git.Change) {
-	f.changes = changes
-	f.seen = make([]int, len(changes))
-	f.out.TotalFiles = len(changes)
-	f.out.Files = make([]diffFile, 0, len(changes))
+// list reads the diff's file list and keeps the entries the reply holds:
+// as many as fit in half of it (the other half is for patches; when the
+// whole list fits there, that is all of it). The rest is only counted, so
+// the memory and the policy checks follow the reply, not the range.
+func (f *diffFiller) list(ctx context.Context) error {
+	f.out.Files = []diffFile{}
 	empty := f.s.replySize(reply{text: f.header(), structured: f.out})
 	room := f.s.cfg.MaxBytes - empty - hintReserve
-	entries := make([]diffFile, len(changes))
-	costs := make([]int, len(changes))
-	total := 0
-	for i, c := range changes {
+	used, full := 0, false
+	total, err := f.sel.repo.Git.EachChange(ctx, f.sel.opts, func(_ int, c git.Change) error {
+		if full {
+			return nil
+		}
 		e := diffFile{Path: c.Path, Status: statusName(c)}
 		if c.OldPath != c.Path {
 			e.OldPath = ptr(c.OldPath)
@@ -253,25 +253,23 @@ func (f *diffFiller) start(changes []git.Change) {
 		if f.s.deniedChange(c) {
 			e.PatchOmitted = ptr("denied")
 		}
-		entries[i], costs[i] = e, entryCost(e)
-		total += costs[i]
-	}
-	// The listing may take the whole room if that is all it needs, else
-	// half of it: the other half is for patches.
-	limit := room
-	if total > room/2 {
-		limit = room / 2
-	}
-	used := 0
-	for i, e := range entries {
-		if used+costs[i] > limit {
-			break
+		if cost := entryCost(e); used+cost <= room/2 {
+			used += cost
+			f.changes = append(f.changes, c)
+			f.out.Files = append(f.out.Files, e)
+		} else {
+			full = true
 		}
-		used += costs[i]
-		f.out.Files = append(f.out.Files, e)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	f.listed = len(f.out.Files)
+	f.out.TotalFiles = total
+	f.listed = len(f.changes)
+	f.seen = make([]int, f.listed)
 	f.roomLeft = room - used
+	return nil
 }
 
 // hintReserve keeps room for the lines that say what was left out.

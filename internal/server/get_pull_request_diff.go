@@ -62,22 +62,17 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 		return reply{}, err
 	}
 	if !found || startsOrEndsFile(raw) {
-		changes, err := r.Git.Changes(ctx, opts)
+		c, ok, total, names, err := s.findChange(ctx, r, opts, path)
 		if err != nil {
 			return reply{}, err
 		}
-		c, ok := findChange(changes, path)
-		if !ok && len(changes) == 0 {
+		if !ok && total == 0 {
 			return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d: %s",
 				path, r.FullName(), pr.Index, whyEmpty(pr))
 		}
 		if !ok {
-			names := make([]string, len(changes))
-			for i, c := range changes {
-				names[i] = c.Path
-			}
 			return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d (%d files: %s)",
-				path, r.FullName(), pr.Index, len(changes), fileList(names, nil, s.errorRoom()))
+				path, r.FullName(), pr.Index, total, names)
 		}
 		if s.deniedChange(c) {
 			return reply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
@@ -129,13 +124,24 @@ func startsOrEndsFile(raw []byte) bool {
 	return err == nil && (h.IsNew || h.IsDeleted)
 }
 
-func findChange(changes []git.Change, path string) (git.Change, bool) {
-	for _, c := range changes {
+// findChange looks for path on either side of a change in the diff's file
+// list, streamed: it returns the change, or else how many files the diff
+// has and as many of their names as an error message can hold.
+func (s *Server) findChange(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string) (git.Change, bool, int, string, error) {
+	var found git.Change
+	names := fileTally{room: s.errorRoom()}
+	total, err := r.Git.EachChange(ctx, opts, func(_ int, c git.Change) error {
 		if c.Path == path || c.OldPath == path {
-			return c, true
+			found = c
+			return git.ErrStop
 		}
+		names.add(c.Path, 0, false)
+		return nil
+	})
+	if err != nil || found.Path != "" {
+		return found, found.Path != "", total, "", err
 	}
-	return git.Change{}, false
+	return git.Change{}, false, total, names.String(), nil
 }
 
 // wholePullRequestDiff returns the whole diff if it fits; else TOO_LARGE
@@ -171,8 +177,7 @@ func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (reply, err
 	room := s.replyRoom()
 	var buf []byte
 	used, fits := 0, true
-	var names, denied []string
-	var sizes []int64
+	names, denied := fileTally{room: s.errorRoom()}, fileTally{room: 512}
 	var total int64
 	sp := diff.NewSplitter(patch)
 	for {
@@ -188,9 +193,10 @@ func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (reply, err
 		if err != nil && !errors.As(err, &he) {
 			return reply{}, err
 		}
-		names, sizes, total = append(names, sec.Header.NewPath), append(sizes, sec.Size), total+sec.Size
+		names.add(sec.Header.NewPath, sec.Size, true)
+		total += sec.Size
 		if s.cfg.Policy.Denied(sec.Header.NewPath) || s.cfg.Policy.Denied(sec.Header.OldPath) {
-			denied = append(denied, sec.Header.NewPath)
+			denied.add(sec.Header.NewPath, 0, false)
 			fits = false // a hidden file's patch is never returned
 			continue
 		}
@@ -202,18 +208,18 @@ func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (reply, err
 		}
 		fits, buf = false, nil
 	}
-	if fits && len(names) == 0 {
+	if fits && names.count == 0 {
 		return reply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty)}, nil
 	}
 	if fits {
 		return reply{text: string(buf)}, nil
 	}
-	if len(denied) > 0 {
+	if denied.count > 0 {
 		return reply{}, errcode.New(errcode.PathDenied, "the diff of %s touches %s, hidden by the server's secrets policy, so it is not returned whole; "+
 			"pass file_path to get another file's section. Files (patch bytes): %s",
-			name, fileList(denied, nil, 512), fileList(names, sizes, s.errorRoom()))
+			name, denied.String(), names.String())
 	}
 	return reply{}, errcode.New(errcode.TooLarge, "the diff of %s is %d bytes in %d files, over the %d-byte reply limit; "+
 		"pass file_path to get one file's section. Files (patch bytes): %s",
-		name, total, len(names), s.cfg.MaxBytes, fileList(names, sizes, s.errorRoom()))
+		name, total, names.count, s.cfg.MaxBytes, names.String())
 }

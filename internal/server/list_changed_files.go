@@ -65,13 +65,12 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	if err != nil {
 		return reply{}, err
 	}
-	changes, err := sel.repo.Git.ChangedFiles(ctx, sel.opts)
+	page, total, err := sel.repo.Git.ChangedFilesPage(ctx, sel.opts, in.Offset, in.Limit)
 	if err != nil {
 		return reply{}, err
 	}
-	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: len(changes)}
-	from := min(in.Offset, len(changes))
-	page := changes[from:min(from+in.Limit, len(changes))]
+	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: total}
+	from := min(in.Offset, total)
 	files := make([]changedFile, len(page))
 	for i, c := range page {
 		files[i] = s.changedFile(c)
@@ -79,15 +78,15 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	render := func(n int) reply {
 		out.Files = files[:n]
 		out.NextOffset = nil
-		if next := from + n; next < len(changes) {
+		if next := from + n; next < total {
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %d files changed %s..%s", sel.repo.FullName(), len(changes), short(sel.base), short(sel.head))
+		fmt.Fprintf(&b, "%s: %d files changed %s..%s", sel.repo.FullName(), total, short(sel.base), short(sel.head))
 		if sel.mergeBase != nil {
 			fmt.Fprintf(&b, " (from merge base %s)", short(*sel.mergeBase))
 		}
-		if n < len(changes) {
+		if n < total {
 			fmt.Fprintf(&b, "; files %d–%d shown", from+min(n, 1), from+n)
 		}
 		b.WriteString("\n")

@@ -92,19 +92,18 @@ func (s *Server) localPullRequestFiles(ctx context.Context, in listPullRequestFi
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	changes, err := r.Git.ChangedFiles(ctx, opts)
+	from := (in.Page - 1) * in.Limit
+	page, total, err := r.Git.ChangedFilesPage(ctx, opts, from, in.Limit)
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: len(changes), Page: in.Page}
-	from := min((in.Page-1)*in.Limit, len(changes))
-	page := changes[from:min(from+in.Limit, len(changes))]
+	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page}
 	out.Files = make([]prFile, len(page))
 	for i, c := range page {
 		f := s.changedFile(c)
 		out.Files[i] = prFile{Path: f.Path, PreviousPath: f.OldPath, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, IsBinary: f.IsBinary}
 	}
-	out.HasMore = from+len(out.Files) < len(changes)
+	out.HasMore = from+len(out.Files) < total
 	return out, nil
 }
 

@@ -90,6 +90,35 @@ func fileList(names []string, sizes []int64, room int) string {
 	return b.String()
 }
 
+// fileTally counts a diff's files as they stream by and keeps as many of
+// their names (and patch sizes) as an error message of room bytes can
+// show: a listing of 200,000 files costs the memory of its message.
+type fileTally struct {
+	room, used, count int
+	names             []string
+	sizes             []int64 // nil when sizes are not told
+}
+
+func (t *fileTally) add(name string, size int64, withSize bool) {
+	t.count++
+	if t.used += len(name) + 24; t.used > t.room-128 {
+		return
+	}
+	t.names = append(t.names, name)
+	if withSize {
+		t.sizes = append(t.sizes, size)
+	}
+}
+
+// String lists what was kept, and how many files were not.
+func (t *fileTally) String() string {
+	list := fileList(t.names, t.sizes, t.room)
+	if more := t.count - len(t.names); more > 0 {
+		list += fmt.Sprintf("; and %d more (list_pull_request_files lists them all)", more)
+	}
+	return list
+}
+
 // errorRoom is how much of an error message a file list may take.
 func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - 1024) / 2 }
 
