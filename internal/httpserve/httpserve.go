@@ -122,6 +122,26 @@ func Serve(ctx context.Context, srv *mcp.Server, o Options, log *slog.Logger) er
 	return s.run(ctx)
 }
 
+// Listen is Serve in two steps, for a caller that needs the address (a
+// load test listening on port 0) before it serves: it listens now, and the
+// result's Run serves until ctx ends.
+func Listen(srv *mcp.Server, o Options, log *slog.Logger) (*Listening, error) {
+	s, err := listen(srv, o, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Listening{s}, nil
+}
+
+// Listening is a server that listens and has not served yet.
+type Listening struct{ s *server }
+
+// Addr is the address it listens on.
+func (l *Listening) Addr() string { return l.s.ln.Addr().String() }
+
+// Run serves, as Serve does.
+func (l *Listening) Run(ctx context.Context) error { return l.s.run(ctx) }
+
 // server is a listening HTTP server.
 type server struct {
 	o          Options

@@ -91,7 +91,13 @@ func bigContent(tag string, lines int) string {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	r := testrepo.New(t)
+	return newFixtureAt(t, filepath.Join(t.TempDir(), "repo"))
+}
+
+// newFixtureAt builds the fixture repository at dir.
+func newFixtureAt(t *testing.T, dir string) *fixture {
+	t.Helper()
+	r := testrepo.Init(t, dir)
 	fx := &fixture{r: r, files: map[string]string{}, feature: map[string]string{}}
 	for d := range dirs {
 		for f := range filesPerDir {
