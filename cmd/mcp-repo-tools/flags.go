@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
@@ -26,6 +27,8 @@ type options struct {
 	forge, token     string
 	cacheDir         string
 	cacheTTL         time.Duration
+	cacheMaxBytes    int64
+	cacheMaxRepos    int
 	maxGit           int
 	maxGitMemory     int
 	gitMemoryBudget  int
@@ -82,6 +85,8 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.token, "token", "", "API `token` for --forge (also read from FORGEJO_TOKEN or GITEA_TOKEN)")
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "where --forge keeps its mirrors (`DIR`)")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
+	fs.Int64Var(&o.cacheMaxBytes, "cache-max-bytes", forge.DefaultMaxBytes, "most `bytes` the --forge mirrors take on disk together; past it the least recently used are removed (0: no limit)")
+	fs.IntVar(&o.cacheMaxRepos, "cache-max-repos", forge.DefaultMaxRepos, "most --forge mirrors kept (`N`); past it the least recently used are removed (0: no limit)")
 	fs.IntVar(&o.maxGit, "max-git-processes", 16, "most git processes running at once (`N`); more calls wait their turn")
 	fs.StringVar(&o.sandbox, "sandbox", string(git.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
 	fs.IntVar(&o.gitMemoryBudget, "git-memory-budget", 0, "memory of all git processes together in `MiB` (0: half of the machine's); each gets an equal share of it, at most --max-git-memory")
@@ -134,6 +139,14 @@ func (o *options) validate() error {
 	}
 	if o.forge != "" && o.name != "" {
 		return fmt.Errorf("--name applies to a single repository, not --forge")
+	}
+	if o.forge != "" {
+		if err := forge.CheckURL(o.forge); err != nil {
+			return err
+		}
+	}
+	if o.cacheMaxBytes < 0 || o.cacheMaxRepos < 0 {
+		return fmt.Errorf("--cache-max-bytes and --cache-max-repos must be 0 (no limit) or more")
 	}
 	if o.maxGitMemory < 64 {
 		return fmt.Errorf("--max-git-memory must be at least 64 (MiB)")

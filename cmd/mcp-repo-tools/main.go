@@ -192,10 +192,11 @@ func openForge(ctx context.Context, o *options, env *git.Env, log *slog.Logger) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("--forge %s: %w", o.forge, err)
 	}
-	mirrors, err := forge.NewMirrors(fc, env, o.cacheDir, o.cacheTTL)
+	mirrors, err := forge.NewMirrors(fc, env, o.cacheDir, o.cacheTTL, forge.Limits{MaxBytes: o.cacheMaxBytes, MaxRepos: o.cacheMaxRepos})
 	if err != nil {
 		return nil, nil, err
 	}
-	log.Info("forge", "kind", fc.Kind, "version", fc.Version, "url", fc.BaseURL(), "token", o.forgeToken() != "", "mirrors", o.cacheDir)
+	log.Info("forge", "kind", fc.Kind, "version", fc.Version, "url", fc.Scrub(fc.BaseURL()), "token", o.forgeToken() != "", "mirrors", o.cacheDir,
+		"cacheMaxBytes", o.cacheMaxBytes, "cacheMaxRepos", o.cacheMaxRepos)
 	return fc, repo.ServeSource(env, mirrors), nil
 }

@@ -24,9 +24,11 @@ import (
 
 // Client is an API client for one forge.
 type Client struct {
-	base  *url.URL // the forge's root URL, ending in "/"
-	token string
-	http  *http.Client
+	base    *url.URL // the forge's root URL, ending in "/"
+	token   string
+	secrets scrubber // every error leaves through it
+	http    *http.Client
+	repos   listCache // pages of the repository listing
 
 	Kind    string // "Gitea" or "Forgejo"
 	Version string // as the forge reports it
@@ -35,13 +37,19 @@ type Client struct {
 // maxJSON bounds a JSON answer read whole (a file listing page, metadata).
 const maxJSON = 8 << 20
 
-// New connects to the forge at rawURL and asks which forge it is.
-func New(ctx context.Context, rawURL, token string) (*Client, error) {
-	u, err := url.Parse(strings.TrimRight(rawURL, "/") + "/")
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("--forge %q: want an http(s) URL such as https://codeberg.org", rawURL)
+// New connects to the forge at rawURL and asks which forge it is. A URL
+// with credentials is refused (see CheckURL).
+func New(ctx context.Context, rawURL, token string) (_ *Client, err error) {
+	secrets := newScrubber(token)
+	defer secrets.clean(&err)
+	if err := CheckURL(rawURL); err != nil {
+		return nil, err
 	}
-	c := &Client{base: u, token: token, http: &http.Client{
+	u, err := url.Parse(strings.TrimRight(rawURL, "/") + "/")
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{base: u, token: token, secrets: secrets, repos: listCache{ttl: time.Minute}, http: &http.Client{
 		Transport: &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
 			DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
@@ -115,23 +123,32 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) (*http.
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			return nil, cause
 		}
-		return nil, errcode.New(errcode.Unavailable, "the forge at %s cannot be reached: %s", c.base.Host, scrub(err.Error(), c.token))
+		return nil, errcode.New(errcode.Unavailable, "the forge at %s cannot be reached: %s", c.base.Host, c.secrets.String(err.Error()))
 	}
 	if resp.StatusCode/100 == 2 {
+		resp.Body = scrubbedBody{resp.Body, c.secrets}
 		return resp, nil
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	return nil, statusError(resp.StatusCode, path, body)
+	return nil, statusError(resp.StatusCode, path, body, c.secrets)
 }
 
-// statusError turns an HTTP status into the tool's error codes.
-func statusError(status int, path string, body []byte) error {
+// maxDetail bounds what an error quotes of the forge's own message.
+const maxDetail = 300
+
+// statusError turns an HTTP status into the tool's error codes. It quotes
+// the forge's message, which may echo the request: scrubbed first, then
+// cut (a cut token would no longer be recognized).
+func statusError(status int, path string, body []byte, secrets scrubber) error {
 	var msg struct {
 		Message string `json:"message"`
 	}
 	json.Unmarshal(body, &msg)
-	detail := msg.Message
+	detail := strings.Join(strings.Fields(secrets.String(msg.Message)), " ")
+	if len(detail) > maxDetail {
+		detail = strings.ToValidUTF8(detail[:maxDetail], "") + " …"
+	}
 	if detail == "" {
 		detail = http.StatusText(status)
 	}
@@ -149,12 +166,18 @@ func statusError(status int, path string, body []byte) error {
 	}
 }
 
-// scrub removes the token from a message that may quote a request.
-func scrub(msg, token string) string {
-	if token == "" {
-		return msg
+// scrubbedBody scrubs the errors of a streamed answer.
+type scrubbedBody struct {
+	io.ReadCloser
+	secrets scrubber
+}
+
+func (b scrubbedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.secrets.Err(err)
 	}
-	return strings.ReplaceAll(msg, token, "[token]")
+	return n, err
 }
 
 // getJSON reads a JSON answer of bounded size into v.
@@ -190,7 +213,7 @@ func (c *Client) readError(ctx context.Context, path string, err error) error {
 	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 		return cause
 	}
-	return errcode.New(errcode.Unavailable, "reading the forge's answer to %s failed: %s", path, scrub(err.Error(), c.token))
+	return errcode.New(errcode.Unavailable, "reading the forge's answer to %s failed: %s", path, c.secrets.String(err.Error()))
 }
 
 // Repository is what the tools need to know of a repository on the forge.
@@ -201,8 +224,12 @@ type Repository struct {
 	Empty         bool   `json:"empty"`
 }
 
+// Every exported method below scrubs its error on the way out (defer
+// c.secrets.clean): what the forge says may quote the request.
+
 // Repo describes owner/repo.
-func (c *Client) Repo(ctx context.Context, owner, repo string) (*Repository, error) {
+func (c *Client) Repo(ctx context.Context, owner, repo string) (_ *Repository, err error) {
+	defer c.secrets.clean(&err)
 	var r Repository
 	if err := c.getJSON(ctx, repoPath(owner, repo), nil, &r); err != nil {
 		return nil, err
@@ -211,7 +238,8 @@ func (c *Client) Repo(ctx context.Context, owner, repo string) (*Repository, err
 }
 
 // PullDiff streams a pull request's unified diff. The caller closes it.
-func (c *Client) PullDiff(ctx context.Context, owner, repo string, index int) (io.ReadCloser, error) {
+func (c *Client) PullDiff(ctx context.Context, owner, repo string, index int) (_ io.ReadCloser, err error) {
+	defer c.secrets.clean(&err)
 	resp, err := c.get(ctx, repoPath(owner, repo)+"/pulls/"+strconv.Itoa(index)+".diff", nil)
 	if err != nil {
 		return nil, err
@@ -221,13 +249,17 @@ func (c *Client) PullDiff(ctx context.Context, owner, repo string, index int) (i
 
 // Contents returns the forge's ContentsResponse for a path at ref (an
 // object for a file, an array for a directory) exactly as the forge wrote it.
-func (c *Client) Contents(ctx context.Context, owner, repo, path, ref string) (json.RawMessage, error) {
+func (c *Client) Contents(ctx context.Context, owner, repo, path, ref string) (_ json.RawMessage, err error) {
+	defer c.secrets.clean(&err)
 	q := url.Values{}
 	if ref != "" {
 		q.Set("ref", ref)
 	}
 	p := repoPath(owner, repo) + "/contents"
 	if path != "" {
+		if err := checkSegments("path", path); err != nil {
+			return nil, err
+		}
 		p += "/" + EscapePath(path)
 	}
 	data, _, err := c.getRaw(ctx, p, q)
@@ -235,7 +267,11 @@ func (c *Client) Contents(ctx context.Context, owner, repo, path, ref string) (j
 }
 
 // Raw streams a file's bytes at ref. The caller closes it.
-func (c *Client) Raw(ctx context.Context, owner, repo, path, ref string) (io.ReadCloser, error) {
+func (c *Client) Raw(ctx context.Context, owner, repo, path, ref string) (_ io.ReadCloser, err error) {
+	defer c.secrets.clean(&err)
+	if err := checkSegments("path", path); err != nil {
+		return nil, err
+	}
 	q := url.Values{}
 	if ref != "" {
 		q.Set("ref", ref)
@@ -245,6 +281,22 @@ func (c *Client) Raw(ctx context.Context, owner, repo, path, ref string) (io.Rea
 		return nil, err
 	}
 	return resp.Body, nil
+}
+
+// checkSegments refuses a "/"-separated name with an empty, "." or ".."
+// segment before it goes into an API path, where the forge (or a proxy in
+// front of it) would resolve it to another endpoint.
+func checkSegments(what, name string) error {
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			code := errcode.InvalidArgument
+			if what == "ref" {
+				code = errcode.InvalidRef
+			}
+			return errcode.New(code, "%s %q has an empty, \".\" or \"..\" segment: no branch, tag or file is named so", what, name)
+		}
+	}
+	return nil
 }
 
 // ChangedFile is one file of a pull request as the forge lists it.
@@ -257,7 +309,8 @@ type ChangedFile struct {
 }
 
 // PullFiles lists one page of a pull request's files and the total count.
-func (c *Client) PullFiles(ctx context.Context, owner, repo string, index, page, limit int) ([]ChangedFile, int, error) {
+func (c *Client) PullFiles(ctx context.Context, owner, repo string, index, page, limit int) (_ []ChangedFile, _ int, err error) {
+	defer c.secrets.clean(&err)
 	q := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(limit)}}
 	data, h, err := c.getRaw(ctx, repoPath(owner, repo)+"/pulls/"+strconv.Itoa(index)+"/files", q)
 	if err != nil {
@@ -274,37 +327,6 @@ func (c *Client) PullFiles(ctx context.Context, owner, repo string, index, page,
 	return files, total, nil
 }
 
-// maxForgeRepos bounds how many repositories a listing walks.
-const maxForgeRepos = 5000
-
-// Repos lists the repositories the token can see, up to maxForgeRepos.
-func (c *Client) Repos(ctx context.Context) ([]RepoSummary, error) {
-	var all []RepoSummary
-	for page := 1; len(all) < maxForgeRepos; page++ {
-		var res struct {
-			Data []RepoSummary `json:"data"`
-		}
-		q := url.Values{"page": {strconv.Itoa(page)}, "limit": {"50"}}
-		if err := c.getJSON(ctx, "repos/search", q, &res); err != nil {
-			return nil, err
-		}
-		all = append(all, res.Data...)
-		if len(res.Data) < 50 {
-			break
-		}
-	}
-	return all, nil
-}
-
-// RepoSummary is a repository in a listing.
-type RepoSummary struct {
-	Name  string `json:"name"`
-	Owner struct {
-		Login string `json:"login"`
-	} `json:"owner"`
-	DefaultBranch string `json:"default_branch"`
-}
-
 // Pull is what the tools need to know of a pull request.
 type Pull struct {
 	Head struct {
@@ -317,7 +339,8 @@ type Pull struct {
 }
 
 // Pull describes pull request index.
-func (c *Client) Pull(ctx context.Context, owner, repo string, index int) (*Pull, error) {
+func (c *Client) Pull(ctx context.Context, owner, repo string, index int) (_ *Pull, err error) {
+	defer c.secrets.clean(&err)
 	var p Pull
 	if err := c.getJSON(ctx, repoPath(owner, repo)+"/pulls/"+strconv.Itoa(index), nil, &p); err != nil {
 		return nil, err
@@ -327,13 +350,19 @@ func (c *Client) Pull(ctx context.Context, owner, repo string, index int) (*Pull
 
 // ResolveRef resolves a branch, tag or commit id to a commit id. (The raw
 // endpoint falls back to the default branch for a ref it does not know,
-// so refs are resolved first.)
-func (c *Client) ResolveRef(ctx context.Context, owner, repo, ref string) (string, error) {
+// so refs are resolved first.) The ref is one escaped path segment; one
+// with an empty, "." or ".." segment names nothing git allows and is
+// refused before it reaches a URL.
+func (c *Client) ResolveRef(ctx context.Context, owner, repo, ref string) (_ string, err error) {
+	defer c.secrets.clean(&err)
+	if err := checkSegments("ref", ref); err != nil {
+		return "", err
+	}
 	q := url.Values{"stat": {"false"}, "verification": {"false"}, "files": {"false"}}
 	var commit struct {
 		SHA string `json:"sha"`
 	}
-	err := c.getJSON(ctx, repoPath(owner, repo)+"/git/commits/"+url.PathEscape(ref), q, &commit)
+	err = c.getJSON(ctx, repoPath(owner, repo)+"/git/commits/"+url.PathEscape(ref), q, &commit)
 	switch code := errcode.Of(err); {
 	case err == nil && commit.SHA != "":
 		return commit.SHA, nil

@@ -149,7 +149,7 @@ func TestBadNamesNeverReachTheForge(t *testing.T) {
 		t.Errorf("request for %s", r.URL)
 	})
 	cl, _ := New(context.Background(), srv.URL, "")
-	m, err := NewMirrors(cl, nil, t.TempDir(), time.Minute)
+	m, err := NewMirrors(cl, nil, t.TempDir(), time.Minute, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,21 +36,20 @@ func (s *Server) addListRepositories() {
 }
 
 func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (reply, error) {
-	all, err := s.served.List(ctx)
+	page, total, err := s.repositoryPage(ctx, in.Offset, in.Limit)
 	if err != nil {
 		return reply{}, err
 	}
-	from := min(in.Offset, len(all))
-	page := all[from:min(from+in.Limit, len(all))]
-	out := listRepositoriesOut{Total: len(all)}
+	from := min(in.Offset, total)
+	out := listRepositoriesOut{Total: total}
 	render := func(n int) reply {
 		out.Repositories = page[:n]
 		out.NextOffset = nil
 		var b strings.Builder
 		if n == 0 {
-			fmt.Fprintf(&b, "%d repositories served; none from offset %d\n", len(all), from)
+			fmt.Fprintf(&b, "%d repositories served; none from offset %d\n", total, from)
 		} else {
-			fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", len(all), from+1, from+n)
+			fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", total, from+1, from+n)
 		}
 		for _, r := range out.Repositories {
 			kind := "work tree"
@@ -59,11 +58,26 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			}
 			fmt.Fprintf(&b, "%s/%s (%s, default branch %q)\n", r.Owner, r.Name, kind, r.DefaultBranch)
 		}
-		if next := from + n; next < len(all) {
+		if next := from + n; next < total {
 			out.NextOffset = &next
 			fmt.Fprintf(&b, "More: call list_repositories with offset=%d.\n", next)
 		}
 		return reply{text: b.String(), structured: out}
 	}
 	return s.fitPage(len(page), render), nil
+}
+
+// repositoryPage is the page offset..offset+limit of the served
+// repositories and how many there are. A forge is asked only for the API
+// pages that hold it (cached for the TTL), not for its whole listing.
+func (s *Server) repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error) {
+	if s.cfg.Forge != nil {
+		return s.cfg.Forge.ListPage(ctx, offset, limit)
+	}
+	all, err := s.served.List(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	from := min(offset, len(all))
+	return all[from:min(from+limit, len(all))], len(all), nil
 }
