@@ -32,6 +32,7 @@ type options struct {
 	maxGit           int
 	maxGitMemory     int
 	gitMemoryBudget  int
+	maxSearchBytes   int64
 	sandbox          string
 
 	// serve --http only
@@ -90,6 +91,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.IntVar(&o.maxGit, "max-git-processes", 16, "most git processes running at once (`N`); more calls wait their turn")
 	fs.StringVar(&o.sandbox, "sandbox", string(git.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
 	fs.IntVar(&o.gitMemoryBudget, "git-memory-budget", 0, "memory of all git processes together in `MiB` (0: half of the machine's); each gets an equal share of it, at most --max-git-memory")
+	fs.Int64Var(&o.maxSearchBytes, "max-search-file-bytes", 16<<20, "search_code skips files larger than this (`bytes`), which git grep would hold whole in memory (0: no limit)")
 	fs.IntVar(&o.maxGitMemory, "max-git-memory", 4096, "memory cap of each git process in `MiB` (its data segment; pack files mapped read-only do not count)")
 	if withHTTP {
 		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio; a non-loopback address needs --http-token")
@@ -147,6 +149,9 @@ func (o *options) validate() error {
 	}
 	if o.cacheMaxBytes < 0 || o.cacheMaxRepos < 0 {
 		return fmt.Errorf("--cache-max-bytes and --cache-max-repos must be 0 (no limit) or more")
+	}
+	if o.maxSearchBytes < 0 {
+		return fmt.Errorf("--max-search-file-bytes must be 0 (no limit) or more")
 	}
 	if o.maxGitMemory < 64 {
 		return fmt.Errorf("--max-git-memory must be at least 64 (MiB)")

@@ -179,6 +179,8 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		Version:  version(),
 		Logger:   log,
 		Forge:    fc,
+
+		MaxSearchFileBytes: o.maxSearchBytes,
 	})
 	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox, limits: limits}, nil
 }

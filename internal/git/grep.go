@@ -1,8 +1,14 @@
 package git
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -15,17 +21,70 @@ type GrepOptions struct {
 	Rev           string   // a full commit id; "" searches the work tree
 	Globs         []string // include only paths matching these globs ("*" stays within a directory, "**" crosses)
 	Exclude       []string // never search paths matching these globs (case-insensitive)
-	Context       int      // lines of context around each match
+	// MaxFileBytes skips files larger than this many bytes (0: none): git
+	// grep holds a whole file in memory, whatever its size.
+	MaxFileBytes int64
 }
 
-// Grep runs git grep and hands its output to consume: for each line
-// "PATH\0LINE\0COLUMN\0TEXT\n" for a match, "PATH\0LINE\0TEXT\n" for a
-// context line ("--" between groups), PATH prefixed with "REV:" at a
-// revision. Binary files are skipped. At a revision git reads objects only;
+// GrepMatch is one matching line.
+type GrepMatch struct {
+	Path string // repository path
+	Line int    // 1-based
+	// Text is the line without its newline, at most grepTextMax bytes of
+	// it; valid only until the callback returns.
+	Text []byte
+	Cut  bool // the line is longer than Text
+}
+
+// GrepResult is what Grep tells besides the matches.
+type GrepResult struct {
+	// Skipped counts the files over MaxFileBytes that the search would
+	// otherwise have read (matching Globs, not Exclude).
+	Skipped int
+}
+
+// ErrStopGrep, returned by Grep's callback, stops git: enough was seen.
+var ErrStopGrep = errors.New("stop grep")
+
+// TooManyLargeFilesError: more files over MaxFileBytes than one command line
+// can name to skip.
+type TooManyLargeFilesError struct {
+	Files int
+	Max   int64
+}
+
+func (e *TooManyLargeFilesError) Error() string {
+	return fmt.Sprintf("%d files are larger than %d bytes, too many to skip one by one", e.Files, e.Max)
+}
+
+// Limits of what Grep keeps and passes.
+const (
+	grepTextMax = 1 << 10  // bytes kept of a matching line
+	grepPathMax = 64 << 10 // longest path read from git's output
+	// maxSkipped and maxSkipBytes bound the exclusions added to git's
+	// command line (Linux allows 2 MiB of arguments in all, 128 KiB each).
+	maxSkipped   = 4000
+	maxSkipBytes = 1 << 20
+)
+
+// Grep runs git grep and calls each for every matching line, in git's order
+// (by path, then line). Records are read from git's -z output, the one form
+// no file name or content can make ambiguous: "PATH\0LINE\0COLUMN\0TEXT\n",
+// where PATH (which may hold newlines) ends at the first NUL and TEXT (which
+// may hold NULs) at the newline. No context lines are asked for: with them
+// git's -z output cannot tell a context line holding a NUL from a match.
+// Binary files are skipped, and so are files over MaxFileBytes, which git
+// grep would read whole into memory. At a revision git reads objects only;
 // without one it reads the work tree's tracked files as they are (the one
-// command that may: it runs no filters). When consume returns early, git is
-// stopped. Exit status 1 (nothing found) is not an error.
-func (r *Repo) Grep(ctx context.Context, o GrepOptions, consume func(io.Reader) error) error {
+// command that may: it runs no filters). When each returns ErrStopGrep, git
+// is stopped. Exit status 1 (nothing found) is not an error.
+func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) error) (GrepResult, error) {
+	var res GrepResult
+	skip, counted, err := r.grepSkips(ctx, o)
+	if err != nil {
+		return res, err
+	}
+	res.Skipped = counted
 	args := []string{"grep", "--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name"}
 	if o.Regex {
 		args = append(args, "-E")
@@ -34,9 +93,6 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, consume func(io.Reader) 
 	}
 	if !o.CaseSensitive {
 		args = append(args, "-i")
-	}
-	if o.Context > 0 {
-		args = append(args, "-C", strconv.Itoa(o.Context))
 	}
 	args = append(args, "-e", o.Pattern)
 	if o.Rev != "" {
@@ -51,15 +107,298 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, consume func(io.Reader) 
 	for _, g := range o.Exclude {
 		args = append(args, ":(exclude,glob,icase)"+g)
 	}
+	for _, p := range skip {
+		args = append(args, ":(exclude,literal)"+p)
+	}
 	run := r.Stream
 	if o.Rev == "" {
 		run = r.StreamWorkTree
 	}
-	err := run(ctx, args, consume)
+	prefix := ""
+	if o.Rev != "" {
+		prefix = o.Rev + ":"
+	}
+	err = run(ctx, args, func(stdout io.Reader) error {
+		err := parseGrep(stdout, prefix, each)
+		if err == ErrStopGrep {
+			return nil // git is stopped
+		}
+		return err
+	})
 	if exit, ok := err.(*ExitError); ok && exit.Code == 1 && onlyDenials(exit.Stderr) {
+		return res, nil
+	}
+	return res, err
+}
+
+// parseGrep reads git grep -z -n --column output.
+func parseGrep(stdout io.Reader, prefix string, each func(GrepMatch) error) error {
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	var path, num, col, text []byte
+	for {
+		var cut bool
+		var err error
+		path, cut, err = readField(br, 0, grepPathMax, path)
+		if err == io.EOF && len(path) == 0 {
+			return nil
+		}
+		if err != nil {
+			return grepOutputError(err)
+		}
+		tooLong := cut
+		if num, _, err = readField(br, 0, 20, num); err != nil {
+			return grepOutputError(err)
+		}
+		if col, _, err = readField(br, 0, 20, col); err != nil {
+			return grepOutputError(err)
+		}
+		text, cut, err = readField(br, '\n', grepTextMax, text)
+		if err != nil && err != io.EOF {
+			return grepOutputError(err)
+		}
+		line, nerr := strconv.Atoi(string(num))
+		if _, cerr := strconv.Atoi(string(col)); nerr != nil || cerr != nil || line < 1 {
+			return grepOutputError(fmt.Errorf("line %q, column %q", num, col))
+		}
+		p, ok := strings.CutPrefix(string(path), prefix)
+		if !ok {
+			return grepOutputError(fmt.Errorf("path %q lacks %q", path, prefix))
+		}
+		if !tooLong {
+			if err := each(GrepMatch{Path: p, Line: line, Text: text, Cut: cut}); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+func grepOutputError(err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("reading git grep output: %w", err)
+}
+
+// readField reads up to delim (consumed, not returned), keeping at most limit
+// bytes in buf[:0] and skipping the rest; cut tells whether bytes were
+// skipped. At the end of the input it returns io.EOF with what it read.
+func readField(br *bufio.Reader, delim byte, limit int, buf []byte) (field []byte, cut bool, err error) {
+	buf = buf[:0]
+	for {
+		frag, err := br.ReadSlice(delim)
+		if err == nil {
+			frag = frag[:len(frag)-1]
+		}
+		room := limit - len(buf)
+		if len(frag) > room {
+			frag, cut = frag[:max(room, 0)], true
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return buf, cut, err
+	}
+}
+
+// grepSkips lists the files over MaxFileBytes that git grep must not read,
+// and counts those it would have read (those matching the globs, not
+// excluded). Every large file is skipped when the list fits on the command
+// line; else only those the globs select, as far as globMatcher tells.
+func (r *Repo) grepSkips(ctx context.Context, o GrepOptions) (skip []string, counted int, err error) {
+	if o.MaxFileBytes <= 0 {
+		return nil, 0, nil
+	}
+	var large []string
+	if o.Rev != "" {
+		large, err = r.largeBlobs(ctx, o.Rev, o.MaxFileBytes)
+	} else {
+		large, err = r.largeWorkTreeFiles(ctx, o.MaxFileBytes)
+	}
+	if err != nil || len(large) == 0 {
+		return nil, 0, err
+	}
+	include, exclude := globMatcher(o.Globs, false), globMatcher(o.Exclude, true)
+	var selected []string
+	for _, p := range large {
+		if exclude != nil && exclude.MatchString(strings.ToLower(p)) {
+			continue // never searched anyway
+		}
+		skip = append(skip, p)
+		if include == nil || include.MatchString(p) {
+			selected = append(selected, p)
+		}
+	}
+	if !fitsCommandLine(skip) {
+		skip = selected
+	}
+	if !fitsCommandLine(skip) {
+		return nil, 0, &TooManyLargeFilesError{Files: len(skip), Max: o.MaxFileBytes}
+	}
+	return skip, len(selected), nil
+}
+
+func fitsCommandLine(paths []string) bool {
+	n := 0
+	for _, p := range paths {
+		n += len(p) + 20
+	}
+	return len(paths) <= maxSkipped && n <= maxSkipBytes
+}
+
+// largeBlobs lists the regular files of commit larger than max bytes, from
+// git ls-tree -l (which reads object headers, not contents). The answer
+// never changes for a commit: it is kept.
+func (r *Repo) largeBlobs(ctx context.Context, commit string, max int64) ([]string, error) {
+	key := "large-blobs\x00" + commit + "\x00" + strconv.FormatInt(max, 10)
+	if v, ok := r.memo.get(key); ok {
+		return v.([]string), nil
+	}
+	var large []string
+	err := r.Stream(ctx, []string{"ls-tree", "-r", "-l", "-z", "--full-tree", commit}, func(stdout io.Reader) error {
+		br := bufio.NewReaderSize(stdout, 64<<10)
+		var rec []byte
+		for {
+			var cut bool
+			var err error
+			rec, cut, err = readField(br, 0, grepPathMax+128, rec)
+			if err == io.EOF && len(rec) == 0 {
+				return nil
+			}
+			if err != nil && err != io.EOF {
+				return err
+			}
+			// "MODE TYPE OID SIZE\tPATH", SIZE padded with spaces.
+			head, path, ok := strings.Cut(string(rec), "\t")
+			f := strings.Fields(head)
+			if !ok || len(f) != 4 {
+				return fmt.Errorf("git ls-tree: unexpected record %q", rec)
+			}
+			if f[1] == "blob" && (f[0] == "100644" || f[0] == "100755") {
+				if size, err := strconv.ParseInt(f[3], 10, 64); err == nil && size > max {
+					if cut {
+						return fmt.Errorf("git ls-tree: a path over %d bytes", grepPathMax)
+					}
+					large = append(large, path)
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.memo.put(key, large, len(large)+1)
+	return large, nil
+}
+
+// largeWorkTreeFiles lists the tracked files of the work tree larger than
+// max bytes: the index's paths (git ls-files, which reads only the index),
+// each looked at with lstat, as git grep does before reading it.
+func (r *Repo) largeWorkTreeFiles(ctx context.Context, max int64) ([]string, error) {
+	var large []string
+	err := r.Stream(ctx, []string{"ls-files", "-z"}, func(stdout io.Reader) error {
+		br := bufio.NewReaderSize(stdout, 64<<10)
+		var rec []byte
+		last := ""
+		for n := 0; ; n++ {
+			var cut bool
+			var err error
+			rec, cut, err = readField(br, 0, grepPathMax, rec)
+			if err == io.EOF && len(rec) == 0 {
+				return nil
+			}
+			if err != nil && err != io.EOF {
+				return err
+			}
+			if n%1024 == 0 && ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			if p := string(rec); !cut && p != last { // unmerged paths come once per stage
+				last = p
+				if fi, err := os.Lstat(filepath.Join(r.workTree, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
+					large = append(large, p)
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+		}
+	})
+	return large, err
+}
+
+// globMatcher turns pathspec globs into one regexp that matches a path when
+// one of them does, the way git's wildmatch reads them with WM_PATHNAME: "*"
+// and "?" stay within a segment, "**/" matches any leading directories,
+// "/**" anything below, "[...]" a class ("[!...]" negated). nil for no
+// globs. It only decides which skipped files are counted: it need not be
+// exact. Patterns are lowercased when fold is set.
+func globMatcher(globs []string, fold bool) *regexp.Regexp {
+	if len(globs) == 0 {
 		return nil
 	}
-	return err
+	var alts []string
+	for _, g := range globs {
+		if fold {
+			g = strings.ToLower(g)
+		}
+		var b strings.Builder
+		for i := 0; i < len(g); i++ {
+			switch c := g[i]; {
+			case strings.HasPrefix(g[i:], "**/") && (i == 0 || g[i-1] == '/'):
+				b.WriteString("(?:.*/)?")
+				i += 2
+			case strings.HasPrefix(g[i:], "**") && i+2 == len(g) && (i == 0 || g[i-1] == '/'):
+				b.WriteString(".*")
+				i++
+			case c == '*':
+				b.WriteString("[^/]*")
+			case c == '?':
+				b.WriteString("[^/]")
+			case c == '[':
+				j := i + 1
+				if j < len(g) && (g[j] == '!' || g[j] == '^') {
+					j++
+				}
+				if j < len(g) && g[j] == ']' {
+					j++
+				}
+				for j < len(g) && g[j] != ']' {
+					j++
+				}
+				if j >= len(g) {
+					b.WriteString(`\[`)
+					continue
+				}
+				class := g[i+1 : j]
+				if class != "" && class[0] == '!' {
+					class = "^" + class[1:]
+				}
+				b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
+				i = j
+			case c == '\\' && i+1 < len(g):
+				i++
+				b.WriteString(regexp.QuoteMeta(g[i : i+1]))
+			default:
+				b.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+		if !strings.ContainsAny(g, "*?[") {
+			b.WriteString("(?:/.*)?") // a plain path also names what is below it
+		}
+		alts = append(alts, b.String())
+	}
+	re, err := regexp.Compile(`^(?s:` + strings.Join(alts, "|") + `)$`)
+	if err != nil {
+		return regexp.MustCompile(`^(?s:.*)$`) // count every file rather than none
+	}
+	return re
 }
 
 // onlyDenials reports whether git's stderr holds nothing but files it was

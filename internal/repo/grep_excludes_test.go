@@ -1,9 +1,7 @@
 package repo
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"sort"
 	"strings"
 	"testing"
@@ -45,13 +43,9 @@ func TestGrepExcludesAgreeWithDenied(t *testing.T) {
 	defer g.Close()
 
 	var found []string
-	err = g.Grep(context.Background(), git.GrepOptions{Pattern: "needle", Rev: head, Exclude: policy.GrepExcludes()}, func(out io.Reader) error {
-		data, err := io.ReadAll(out)
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			p, _, _ := bytes.Cut([]byte(line), []byte{0})
-			found = append(found, strings.TrimPrefix(string(p), head+":"))
-		}
-		return err
+	_, err = g.Grep(context.Background(), git.GrepOptions{Pattern: "needle", Rev: head, Exclude: policy.GrepExcludes()}, func(m git.GrepMatch) error {
+		found = append(found, m.Path)
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)

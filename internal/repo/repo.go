@@ -65,8 +65,9 @@ func (r *Repository) resolve(ctx context.Context, rev string) (string, error) {
 	return oid, err
 }
 
-// CheckRev refuses a revision that could be read as an option or holds
-// control characters, before it goes anywhere.
+// CheckRev refuses a revision that could be read as an option, holds
+// control characters, or searches commit messages with a regex git could
+// not run cheaply (see checkRevRegexes), before it goes anywhere.
 func CheckRev(rev string) error {
 	switch {
 	case len(rev) > maxRevLen:
@@ -76,7 +77,7 @@ func CheckRev(rev string) error {
 	case strings.ContainsFunc(rev, func(r rune) bool { return r < 0x20 || r == 0x7f }):
 		return errcode.New(errcode.InvalidRef, "revision %q contains a control character", rev)
 	}
-	return nil
+	return checkRevRegexes(rev)
 }
 
 // findRepository locates the repository containing dir, the way git would

@@ -1,110 +1,49 @@
 package server
 
 import (
-	"strconv"
+	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
-// Limits on counted repetition in a search regex. The C library's regex
-// compiler (which git grep -E uses) expands {m,n} into copies: a{1,32767}
-// or ((a{1,100}){1,100}){1,100} takes gigabytes and seconds to compile,
-// so such patterns are refused before git sees them.
+// checkRegex refuses a search regex that git's regex engine could not run
+// cheaply: the one guard for every regex git compiles (repo.CheckRegex;
+// revisions' commit-message searches go through it in repo.CheckRev).
+func checkRegex(q string) error { return repo.CheckRegex(q) }
+
+// Limits on a pathGlobs entry. git's wildmatch backtracks: each "*" more in
+// a glob multiplies its work on a long path by the length of a path
+// segment, and "**" by the depth. Over one crafted path of 60 directories,
+// **/*a*a*b takes 0.5 s and *a*a*a*a*a*a*a*b more than 10 s; the globs
+// these limits allow take at most a few tens of ms there.
 const (
-	maxRepeatCount   = 255  // POSIX's RE_DUP_MAX
-	maxRepeatProduct = 1000 // nested counts multiply
+	maxGlobLen         = 256
+	maxGlobWildcards   = 3 // "**" (a whole segment) counts once, as does each other "*"
+	maxGlobSegmentStar = 2 // "*" within one path segment
 )
 
-// checkRegex refuses patterns whose counted repetitions would make the
-// regex compiler blow up. It only needs to know where counts and groups
-// are, not the whole ERE grammar.
-func checkRegex(q string) error {
-	// stack[i] is the largest repetition product inside open group i.
-	stack := []int{1}
-	last := 1 // product of the atom just before the current position
-	for i := 0; i < len(q); i++ {
-		switch q[i] {
-		case '\\':
-			i++ // an escaped character is a plain atom
-			last = 1
-		case '[':
-			// A bracket expression is one atom; skip to its end.
-			j := i + 1
-			if j < len(q) && q[j] == '^' {
-				j++
-			}
-			if j < len(q) && q[j] == ']' {
-				j++
-			}
-			for j < len(q) && q[j] != ']' {
-				j++
-			}
-			i, last = j, 1
-		case '(':
-			stack = append(stack, 1)
-			last = 1
-		case ')':
-			if len(stack) > 1 {
-				last = stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-			}
-		case '{':
-			hi, end, ok := parseCount(q, i)
-			if !ok {
-				last = 1
+// checkGlobs refuses globs whose matching could take git seconds per path.
+func checkGlobs(globs []string) error {
+	for i, g := range globs {
+		if len(g) > maxGlobLen {
+			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] is %d bytes long; the limit is %d", i, len(g), maxGlobLen)
+		}
+		wild := 0
+		for _, seg := range strings.Split(g, "/") {
+			if seg == "**" {
+				wild++
 				continue
 			}
-			if hi > maxRepeatCount {
-				return errcode.New(errcode.InvalidArgument, "the regex repeats something %d times; the limit is %d", hi, maxRepeatCount)
+			n := strings.Count(seg, "*")
+			if n > maxGlobSegmentStar {
+				return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] %q has %d \"*\" in one path segment; the limit is %d, because git's glob matching slows down steeply with each: use fewer, e.g. \"src/**/*_test.go\"", i, g, n, maxGlobSegmentStar)
 			}
-			last *= max(hi, 1)
-			if last > maxRepeatProduct {
-				return errcode.New(errcode.InvalidArgument, "the regex's nested repetition counts multiply to more than %d, which git's regex compiler cannot handle; simplify the pattern", maxRepeatProduct)
-			}
-			i = end
-		default:
-			last = 1
+			wild += n
 		}
-		if top := &stack[len(stack)-1]; last > *top {
-			*top = last
+		if wild > maxGlobWildcards {
+			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] %q has %d wildcards; the limit is %d per glob (\"**\" counts as one), because git's glob matching slows down steeply with each: use fewer, e.g. \"src/**/*.go\", or several simpler globs", i, g, wild, maxGlobWildcards)
 		}
 	}
 	return nil
-}
-
-// parseCount reads "{m}", "{m,}" or "{m,n}" at q[i] and returns the upper
-// bound (m when there is none), and the index of the closing brace.
-func parseCount(q string, i int) (hi, end int, ok bool) {
-	j := i + 1
-	num := func() (int, bool) {
-		start := j
-		for j < len(q) && q[j] >= '0' && q[j] <= '9' {
-			j++
-		}
-		if j == start {
-			return 0, false
-		}
-		if j-start > 6 {
-			return maxRepeatCount + 1, true // too many digits: over any limit
-		}
-		n, _ := strconv.Atoi(q[start:j])
-		return n, true
-	}
-	lo, ok := num()
-	if !ok {
-		return 0, 0, false
-	}
-	hi = lo
-	if j < len(q) && q[j] == ',' {
-		j++
-		if j < len(q) && q[j] != '}' {
-			if hi, ok = num(); !ok {
-				return 0, 0, false
-			}
-		}
-	}
-	if j >= len(q) || q[j] != '}' {
-		return 0, 0, false
-	}
-	return max(hi, lo), j, true
 }

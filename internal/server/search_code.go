@@ -2,13 +2,12 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -49,16 +48,17 @@ type searchMatch struct {
 }
 
 type searchCodeOut struct {
-	Ref       *string       `json:"ref" jsonschema:"the commit searched; null for the work tree"`
-	Matches   []searchMatch `json:"matches"`
-	Truncated bool          `json:"truncated" jsonschema:"true when more matches exist than are returned"`
+	Ref          *string       `json:"ref" jsonschema:"the commit searched; null for the work tree"`
+	Matches      []searchMatch `json:"matches"`
+	Truncated    bool          `json:"truncated" jsonschema:"true when more matches exist than are returned"`
+	SkippedLarge int           `json:"skippedLargeFiles" jsonschema:"files not searched because they are larger than the server's limit (--max-search-file-bytes)"`
 }
 
 func (s *Server) addSearchCode() {
 	t := &mcp.Tool{
 		Name: "search_code",
 		Description: "Search file contents with git grep, at a ref or in the work tree: a fixed string by default (case-insensitive), or a POSIX extended regex. " +
-			"Returns path, line and text of each match, with optional context lines; binary files and files hidden by the secrets policy are skipped. " +
+			"Returns path, line and text of each match, with optional context lines; binary files, files hidden by the secrets policy and files larger than the server's limit (default 16 MiB) are skipped. " +
 			"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated.",
 		Annotations: readOnly("Search code"),
 	}
@@ -89,8 +89,11 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error)
 	if err != nil {
 		return reply{}, err
 	}
+	if err := checkGlobs(globs); err != nil {
+		return reply{}, err
+	}
 	opts := git.GrepOptions{Pattern: in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive,
-		Globs: globs, Exclude: s.cfg.Policy.GrepExcludes(), Context: in.ContextLines}
+		Globs: globs, Exclude: s.cfg.Policy.GrepExcludes(), MaxFileBytes: s.cfg.MaxSearchFileBytes}
 	out := searchCodeOut{Matches: []searchMatch{}}
 	where := "the work tree"
 	if in.Ref != "" || r.Bare() {
@@ -100,19 +103,39 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error)
 		}
 		opts.Rev, out.Ref, where = commit, &commit, commit
 	}
-	c := &grepCollector{s: s, r: r, rev: opts.Rev, max: in.MaxResults, context: in.ContextLines, checked: map[string]bool{}}
-	err = r.Git.Grep(ctx, opts, c.read)
+	c := &grepCollector{s: s, r: r, rev: opts.Rev, max: in.MaxResults, matches: []searchMatch{}, checked: map[string]bool{}}
+	res, err := r.Git.Grep(ctx, opts, c.add)
 	// git's verdict on the pattern itself ("fatal: -e option, 'a(':
 	// Unmatched ( ...") is the caller's to fix; any other failure is not.
 	var exit *git.ExitError
 	if errors.As(err, &exit) && strings.HasPrefix(strings.TrimSpace(exit.Stderr), "fatal: -e option") {
 		return reply{}, errcode.New(errcode.InvalidArgument, "git grep refused the query: %s", strings.TrimPrefix(strings.TrimSpace(exit.Stderr), "fatal: "))
 	}
+	var many *git.TooManyLargeFilesError
+	if errors.As(err, &many) {
+		return reply{}, errcode.New(errcode.TooLarge, "%d files in %s are larger than the server's %s search limit (--max-search-file-bytes), too many to skip one by one: narrow the search with pathGlobs", many.Files, where, byteSize(many.Max))
+	}
 	if err != nil {
 		return reply{}, err
 	}
-	out.Truncated = c.more
+	if in.ContextLines > 0 {
+		if err := c.addContext(ctx, in.ContextLines); err != nil {
+			return reply{}, err
+		}
+	}
+	out.Truncated, out.SkippedLarge = c.more, res.Skipped
 	return s.fitMatches(in, where, out, c.matches), nil
+}
+
+// byteSize writes n bytes the way the flags are usually given: "16 MiB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d-byte", n)
 }
 
 func checkQuery(q string) error {
@@ -127,118 +150,139 @@ func checkQuery(q string) error {
 	return nil
 }
 
-// grepCollector turns git grep's output into matches with their context,
-// and stops git once one match more than wanted is seen.
+// grepCollector turns git grep's matches into the reply's, and stops git
+// once one match more than wanted is seen.
 type grepCollector struct {
-	s       *Server
-	r       *repo.Repository
-	rev     string
-	max     int
-	context int
+	s   *Server
+	r   *repo.Repository
+	rev string
+	max int
 
 	matches []searchMatch
 	more    bool            // a match past max exists
 	checked map[string]bool // work-tree paths: may be served?
-	pending []contextLine   // context lines since the last match, same file
 }
 
-type contextLine struct {
-	path string
-	line int
-	text string
+func (c *grepCollector) add(m git.GrepMatch) error {
+	if !c.allowed(m.Path) {
+		return nil
+	}
+	if len(c.matches) == c.max {
+		c.more = true
+		return git.ErrStopGrep // enough: stop git
+	}
+	c.matches = append(c.matches, searchMatch{Path: m.Path, Line: m.Line, Text: cutLine(m.Text, m.Cut)})
+	return nil
 }
 
-// maxRecordHead bounds what is kept of one output line: a path of up to 4
-// KiB, the numbers, and the text up to the cut.
-const maxRecordHead = 8 << 10
+// addContext reads the lines around each match from its file: git grep's
+// own context lines (-C) cannot be told from matches in its -z output when
+// they hold a NUL. Only the files of the matches returned are read, each up
+// to its last match's context. A file that cannot be read any more (changed
+// since) gets no context.
+func (c *grepCollector) addContext(ctx context.Context, n int) error {
+	byPath := map[string][]int{} // match indexes, in line order (git's)
+	var paths []string
+	for i, m := range c.matches {
+		if byPath[m.Path] == nil {
+			paths = append(paths, m.Path)
+		}
+		byPath[m.Path] = append(byPath[m.Path], i)
+	}
+	for _, p := range paths {
+		idx := byPath[p]
+		fill := func(r io.Reader) error { return c.fillContext(r, idx, n) }
+		var err error
+		if c.rev != "" {
+			var e git.Entry
+			if e, err = c.r.Git.Lookup(ctx, c.rev, p); err == nil {
+				err = c.r.Git.ReadObject(ctx, e.OID, func(_ git.Object, body io.Reader) error { return fill(body) })
+			}
+		} else {
+			var f *os.File
+			if f, err = c.r.OpenWorkTreeFile(c.s.cfg.Policy, p); err == nil {
+				err = fill(f)
+				f.Close()
+			}
+		}
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		_ = err // no context for this file
+	}
+	return nil
+}
 
-func (c *grepCollector) read(stdout io.Reader) error {
-	br := bufio.NewReaderSize(stdout, 64<<10)
-	for {
-		rec, err := readHead(br, maxRecordHead)
-		if err == io.EOF && len(rec) == 0 {
+// fillContext reads a file's lines and gives each of its matches (idx, in
+// line order) the n lines before and after it.
+func (c *grepCollector) fillContext(r io.Reader, idx []int, n int) error {
+	last := c.matches[idx[len(idx)-1]].Line + n
+	br := bufio.NewReaderSize(r, 64<<10)
+	lo := 0 // first match whose context may still come
+	var buf []byte
+	for line := 1; line <= last; line++ {
+		var cut bool
+		var err error
+		buf, cut, err = readLineHead(br, buf)
+		if err == io.EOF && len(buf) == 0 {
 			return nil
 		}
 		if err != nil && err != io.EOF {
 			return err
 		}
-		if string(rec) == "--" {
-			c.pending = c.pending[:0]
-			continue
+		for lo < len(idx) && c.matches[idx[lo]].Line+n < line {
+			lo++
 		}
-		path, line, text, isMatch, ok := c.parse(rec)
-		if !ok || !c.allowed(path) {
-			continue
-		}
-		if !isMatch {
-			c.context1(path, line, text)
-			continue
-		}
-		if len(c.matches) == c.max {
-			c.more = true
-			return nil // enough: stop git
-		}
-		m := searchMatch{Path: path, Line: line, Text: text}
-		for _, p := range c.pending {
-			if p.path == path && p.line >= line-c.context {
-				m.Before = append(m.Before, p.text)
+		var text string
+		for _, i := range idx[lo:] {
+			m := &c.matches[i]
+			if m.Line-n > line {
+				break
+			}
+			if line == m.Line {
+				continue
+			}
+			if text == "" {
+				text = cutLine(buf, cut)
+			}
+			if line < m.Line {
+				m.Before = append(m.Before, text)
+			} else {
+				m.After = append(m.After, text)
 			}
 		}
-		c.pending = c.pending[:0]
-		c.matches = append(c.matches, m)
-	}
-}
-
-// context1 files a context line as the last match's after-context and keeps
-// it for the next match's before-context.
-func (c *grepCollector) context1(path string, line int, text string) {
-	if n := len(c.matches); n > 0 {
-		last := &c.matches[n-1]
-		if last.Path == path && line > last.Line && line <= last.Line+c.context {
-			last.After = append(last.After, text)
+		if err == io.EOF {
+			return nil
 		}
 	}
-	c.pending = append(c.pending, contextLine{path, line, text})
-	if len(c.pending) > c.context {
-		c.pending = c.pending[1:]
-	}
+	return nil
 }
 
-// parse reads "PATH\0LINE\0COLUMN\0TEXT" (a match) or "PATH\0LINE\0TEXT"
-// (context).
-func (c *grepCollector) parse(rec []byte) (path string, line int, text string, isMatch, ok bool) {
-	p, rest, ok1 := bytes.Cut(rec, []byte{0})
-	n, rest, ok2 := bytes.Cut(rest, []byte{0})
-	if !ok1 || !ok2 {
-		return "", 0, "", false, false
-	}
-	line, err := strconv.Atoi(string(n))
-	if err != nil {
-		return "", 0, "", false, false
-	}
-	path = string(p)
-	if c.rev != "" {
-		path = strings.TrimPrefix(path, c.rev+":")
-	}
-	if col, after, found := bytes.Cut(rest, []byte{0}); found && isDigits(col) {
-		isMatch, rest = true, after
-	}
-	return path, line, cutLine(rest), isMatch, true
-}
-
-func isDigits(b []byte) bool {
-	for _, x := range b {
-		if x < '0' || x > '9' {
-			return false
+// readLineHead reads one line, keeping at most maxLineBytes+4 bytes of it
+// (enough to cut it on a UTF-8 boundary) in buf[:0].
+func readLineHead(br *bufio.Reader, buf []byte) (head []byte, cut bool, err error) {
+	buf = buf[:0]
+	for {
+		frag, err := br.ReadSlice('\n')
+		if err == nil {
+			frag = frag[:len(frag)-1]
 		}
+		if room := maxLineBytes + 4 - len(buf); len(frag) > room {
+			frag, cut = frag[:max(room, 0)], true
+		}
+		buf = append(buf, frag...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return buf, cut, err
 	}
-	return len(b) > 0
 }
 
-// cutLine cuts a line at maxLineBytes on a UTF-8 boundary, with a marker.
-func cutLine(b []byte) string {
-	s := strings.TrimSuffix(string(b), "\n")
-	if cut, did := text.CutUTF8(s, maxLineBytes); did {
+// cutLine cuts a line at maxLineBytes on a UTF-8 boundary, with a marker;
+// longer tells that the line went on past b.
+func cutLine(b []byte, longer bool) string {
+	s := string(b)
+	if cut, did := text.CutUTF8(s, maxLineBytes); did || longer {
 		return cut + " …[line cut]"
 	}
 	return s
@@ -262,26 +306,13 @@ func (c *grepCollector) allowed(path string) bool {
 	return ok
 }
 
-// readHead reads one line and returns at most n bytes of it (the rest is
-// skipped), without its newline.
-func readHead(br *bufio.Reader, n int) ([]byte, error) {
-	var head []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if room := n - len(head); room > 0 {
-			head = append(head, frag[:min(len(frag), room)]...)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimSuffix(head, []byte{'\n'}), err
-	}
-}
-
 // fitMatches renders the reply with as many matches as fit.
 func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, all []searchMatch) reply {
 	render := func(n int) reply {
-		out.Matches = all[:n]
+		out.Matches = all[:n:n]
+		if out.Matches == nil {
+			out.Matches = []searchMatch{} // [] in the structured result, never null
+		}
 		o := out
 		o.Truncated = out.Truncated || n < len(all)
 		var b strings.Builder
@@ -311,6 +342,13 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 			for j, t := range m.After {
 				fmt.Fprintf(&b, "%s-%d- %s\n", m.Path, m.Line+1+j, t)
 			}
+		}
+		if o.SkippedLarge > 0 {
+			files := "files larger than the server's %s search limit (--max-search-file-bytes) were"
+			if o.SkippedLarge == 1 {
+				files = "file larger than the server's %s search limit (--max-search-file-bytes) was"
+			}
+			fmt.Fprintf(&b, "[%d "+files+" not searched; read_file reads it in ranges]\n", o.SkippedLarge, byteSize(s.cfg.MaxSearchFileBytes))
 		}
 		if o.Truncated {
 			b.WriteString("[more matches exist: narrow the search with pathGlobs (e.g. [\"src/**/*.go\"]) or a more specific query")

@@ -1,11 +1,14 @@
 package server
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
@@ -216,5 +219,148 @@ func TestSearchCodeBadInput(t *testing.T) {
 	}
 	if after := r.Snapshot(); after != before {
 		t.Fatal("repository changed")
+	}
+}
+
+func withMaxSearchFileBytes(n int64) option {
+	return func(c *Config) { c.MaxSearchFileBytes = n }
+}
+
+// Finding 13: git grep's output is read from its -z form. A committed file
+// named "new\nline.txt" was reported as "line.txt" at a ref and dropped in
+// the work tree.
+func TestSearchCodeNewlineInFileName(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("new\nline.txt", "a needle here\n")
+	r.Write("line.txt", "no match\n")
+	r.Commit("a name with a newline")
+	h := serve(t, r, withTimeout(5*time.Second))
+	for _, ref := range []string{"main", ""} {
+		var out searchCodeOut
+		text := h.structured("search_code", searchArgs("needle", "ref", ref), &out)
+		if len(out.Matches) != 1 || out.Matches[0].Path != "new\nline.txt" || out.Matches[0].Line != 1 || out.Matches[0].Text != "a needle here" {
+			t.Errorf("ref %q: %+v", ref, out.Matches)
+		}
+		if !strings.Contains(text, "new\nline.txt:1: a needle here") {
+			t.Errorf("ref %q: text %q", ref, text)
+		}
+		// Context comes from the file, found by its real name.
+		h.structured("search_code", searchArgs("needle", "ref", ref, "contextLines", 1), &out)
+		if len(out.Matches) != 1 || out.Matches[0].Path != "new\nline.txt" {
+			t.Errorf("ref %q with context: %+v", ref, out.Matches)
+		}
+	}
+}
+
+// Finding 13: a line "7\0FAKE…" after the first 8,000 bytes (so the file is
+// not binary to git) right before a match, with contextLines=1, came out as
+// a match at line 802 whose text was "FAKE…".
+func TestSearchCodeNULInContextLine(t *testing.T) {
+	r := testrepo.New(t)
+	var b strings.Builder
+	for i := 1; i <= 800; i++ {
+		fmt.Fprintf(&b, "filler line %04d\n", i)
+	}
+	b.WriteString("7\x00FAKE needle? no: a context line\n") // line 801
+	b.WriteString("12\x000\x00also context\n")              // line 802
+	b.WriteString("the real needle\n")                      // line 803
+	b.WriteString("9\x00after\n")                           // line 804
+	r.Write("data.txt", b.String())
+	r.Commit("NUL after 8,000 bytes")
+	h := serve(t, r, withTimeout(5*time.Second))
+	for _, ref := range []string{"main", ""} {
+		var out searchCodeOut
+		h.structured("search_code", searchArgs("real needle", "ref", ref, "contextLines", 2), &out)
+		if len(out.Matches) != 1 {
+			t.Fatalf("ref %q: %+v", ref, out.Matches)
+		}
+		m := out.Matches[0]
+		if m.Line != 803 || m.Text != "the real needle" ||
+			strings.Join(m.Before, "|") != "7\x00FAKE needle? no: a context line|12\x000\x00also context" ||
+			strings.Join(m.After, "|") != "9\x00after|filler" && strings.Join(m.After, "|") != "9\x00after" {
+			t.Errorf("ref %q: %+v", ref, m)
+		}
+		// The NUL lines themselves, as matches, keep their NULs.
+		h.structured("search_code", searchArgs("FAKE", "ref", ref, "caseSensitive", true), &out)
+		if len(out.Matches) != 1 || out.Matches[0].Line != 801 || out.Matches[0].Text != "7\x00FAKE needle? no: a context line" {
+			t.Errorf("ref %q: %+v", ref, out.Matches)
+		}
+	}
+}
+
+// Context lines are the file's lines around each match, numbered from it:
+// adjacent matches each get theirs.
+func TestSearchCodeContextAdjacentMatches(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("a.txt", "one\nhit two\nhit three\nfour\nfive\n")
+	r.Commit("adjacent")
+	h := serve(t, r)
+	var out searchCodeOut
+	text := h.structured("search_code", searchArgs("hit", "ref", "main", "contextLines", 2), &out)
+	if len(out.Matches) != 2 {
+		t.Fatalf("%+v", out.Matches)
+	}
+	m2, m3 := out.Matches[0], out.Matches[1]
+	if strings.Join(m2.Before, "|") != "one" || strings.Join(m2.After, "|") != "hit three|four" ||
+		strings.Join(m3.Before, "|") != "one|hit two" || strings.Join(m3.After, "|") != "four|five" {
+		t.Errorf("%+v", out.Matches)
+	}
+	if !strings.Contains(text, "a.txt-1- one\na.txt:2: hit two\na.txt-3- hit three\na.txt-4- four\n") {
+		t.Errorf("text:\n%s", text)
+	}
+}
+
+// No match is "matches": [] in the structured result, never null.
+func TestSearchCodeNoMatchIsEmptyList(t *testing.T) {
+	r := searchRepo(t)
+	h := serve(t, r)
+	for _, ref := range []string{"main", ""} {
+		res := h.call("search_code", searchArgs("haystack", "ref", ref))
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"matches":[]`) {
+			t.Errorf("ref %q: %s", ref, data)
+		}
+	}
+}
+
+// Finding 6 (search): git grep reads a file whole; files over
+// --max-search-file-bytes are not searched, at a ref or in the work tree,
+// and the reply says how many were skipped.
+func TestSearchCodeSkipsLargeFiles(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("big/huge.txt", strings.Repeat("needle in a large file\n", 200)) // 4,600 bytes
+	r.Write("big/new\nline.txt", strings.Repeat("needle\n", 1000))           // 7,000 bytes
+	r.Write("small.txt", "needle\n")
+	r.Write(".env", strings.Repeat("needle\n", 1000)) // hidden: never searched, never counted
+	r.Commit("large files")
+	h := serve(t, r, withMaxSearchFileBytes(4096), withTimeout(5*time.Second))
+	for _, ref := range []string{"main", ""} {
+		var out searchCodeOut
+		text := h.structured("search_code", searchArgs("needle", "ref", ref), &out)
+		if strings.Join(matchPaths(out), ",") != "small.txt:1" || out.SkippedLarge != 2 {
+			t.Errorf("ref %q: %v, skipped %d", ref, matchPaths(out), out.SkippedLarge)
+		}
+		if !strings.Contains(text, "2 files larger than the server's 4 KiB search limit (--max-search-file-bytes) were not searched") {
+			t.Errorf("ref %q: text %q", ref, text)
+		}
+		// Only the files the globs select are counted.
+		h.structured("search_code", searchArgs("needle", "ref", ref, "pathGlobs", []string{"*.txt"}), &out)
+		if strings.Join(matchPaths(out), ",") != "small.txt:1" || out.SkippedLarge != 0 {
+			t.Errorf("ref %q, glob *.txt: %v, skipped %d", ref, matchPaths(out), out.SkippedLarge)
+		}
+		h.structured("search_code", searchArgs("needle", "ref", ref, "pathGlobs", []string{"big/**"}), &out)
+		if len(out.Matches) != 0 || out.SkippedLarge != 2 {
+			t.Errorf("ref %q, glob big/**: %v, skipped %d", ref, matchPaths(out), out.SkippedLarge)
+		}
+	}
+	// A file that grew in the work tree is measured as it is now.
+	r.Write("small.txt", strings.Repeat("needle\n", 1000))
+	var out searchCodeOut
+	h.structured("search_code", searchArgs("needle"), &out)
+	if len(out.Matches) != 0 || out.SkippedLarge != 3 {
+		t.Errorf("work tree after growth: %v, skipped %d", matchPaths(out), out.SkippedLarge)
 	}
 }

@@ -25,6 +25,10 @@ type Config struct {
 	Forge   *forge.Client
 	Version string
 	Logger  *slog.Logger
+
+	// MaxSearchFileBytes: search_code skips files larger than this (0: no
+	// limit); git grep holds a whole file in memory.
+	MaxSearchFileBytes int64
 }
 
 // DefaultMaxBytes keeps a reply under Claude Code's default 25,000-token
