@@ -1,7 +1,7 @@
 // Package git is the only place that starts git. Every process it starts gets
 // an argument vector (never a shell), an absolute --git-dir, a clean
 // environment, and command-line configuration that keeps a repository's own
-// config from running programs. See DESIGN.md, "Safety".
+// config from running programs. See docs/architecture.md, "Safety layers".
 package git
 
 import (

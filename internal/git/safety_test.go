@@ -1,6 +1,7 @@
 package git
 
-// One test per rule of DESIGN.md, "Safety". Each builds a hostile
+// One test per rule of the first safety layer (docs/architecture.md,
+// "Safety layers"; README, "Safety"). Each builds a hostile
 // repository, runs plain git in it first (the control step: the hostile
 // thing does happen), then our runner (it does not). Where a rule is one
 // setting of the runner's command line, the test also runs that command line

@@ -125,7 +125,7 @@ func TestPolicyDefaultDenyList(t *testing.T) {
 		{"env.go", false},
 		{"environment.md", false},
 		{"src/env/config.go", false},
-		// ".env*" (DESIGN.md) hides every dotenv spelling, and with them any
+		// ".env*" (the default deny list) hides every dotenv spelling, and with them any
 		// name starting with ".env".
 		{".env-local", true},
 		{"deploy/.env_prod", true},

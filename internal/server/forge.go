@@ -11,9 +11,9 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
-// Forge mode: the tools whose contract is the forge's own (the seeds were
-// written for a Forgejo server's tools) answer from its API; get_diff,
-// list_changed_files, read_file and search_code read mirrors.
+// Forge mode: the tools whose contract is the forge's own (the
+// Forgejo/Gitea-compatible contract of docs/contracts.md) answer from its
+// API; get_diff, list_changed_files, read_file and search_code read mirrors.
 
 // forgeRepo checks owner/repo before they go into an API path.
 func forgeRepo(owner, name string) error {

@@ -12,8 +12,8 @@ import (
 
 func diffArgs(kv ...any) map[string]any { return args(kv...) }
 
-// Seed 003 (get_diff): the contract of the registry page.
-func TestSeed003(t *testing.T) {
+// The get_diff contract (docs/contracts.md, "get_diff").
+func TestGetDiffContract(t *testing.T) {
 	r := newPRRepo(t)
 	h := serve(t, r.Repo)
 

@@ -76,8 +76,8 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply
 
 // sliceFile answers get_file_content's text mode from a file's bytes: the
 // whole file, or lines start_line..end_line (split on "\n", clamped), as
-// seed 001 says; refused with TOO_LARGE when it does not fit. size is the
-// file's size when known, else -1.
+// docs/contracts.md ("get_file_content") says; refused with TOO_LARGE when
+// it does not fit. size is the file's size when known, else -1.
 func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileContentIn) (reply, error) {
 	ranged := in.StartLine != 0 || in.EndLine != 0
 	// What the reply can hold: the limit less the envelope of an empty reply.

@@ -19,19 +19,21 @@ func hundred(t *testing.T) *harness {
 	return serve(t, r)
 }
 
-// Seed 001 (bounded-file-content): every WHEN/THEN scenario, against local
-// repositories. TestGitea runs the same scenarios against a real Gitea.
-func TestSeed001(t *testing.T) {
-	runSeed001(t, hundred(t))
+// The get_file_content contract (docs/contracts.md, "get_file_content"):
+// every scenario, against local repositories. TestGitea runs the same
+// scenarios against a real Gitea.
+func TestContentsContract(t *testing.T) {
+	runContentsContract(t, hundred(t))
 }
 
 func join(lines []string, from, to int) string {
 	return strings.Join(lines[from-1:to], "\n")
 }
 
-// runSeed001 runs seed 001's scenarios through h, whose repository acme/widgets
-// has hundred.txt (100 numbered lines) on main; h.repo holds the same history.
-func runSeed001(t *testing.T, h *harness) {
+// runContentsContract runs the contract's scenarios through h, whose
+// repository acme/widgets has hundred.txt (100 numbered lines) on main;
+// h.repo holds the same history.
+func runContentsContract(t *testing.T, h *harness) {
 	full := numberedLines(100)
 	lines := linesOf(full)
 

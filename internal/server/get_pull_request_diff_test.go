@@ -5,18 +5,19 @@ import (
 	"testing"
 )
 
-// Seed 000 (bounded-pr-diff): every WHEN/THEN scenario, against local
-// repositories, with git as the oracle. TestGitea runs the same scenarios
-// against a real Gitea, with the forge's own diff as the oracle.
-func TestSeed000(t *testing.T) {
+// The get_pull_request_diff contract (docs/contracts.md, "get_pull_request_diff"):
+// every scenario, against local repositories, with git as the oracle.
+// TestGitea runs the same scenarios against a real Gitea, with the forge's
+// own diff as the oracle.
+func TestPullRequestDiffContract(t *testing.T) {
 	r := newPRRepo(t)
-	runSeed000(t, serve(t, r.Repo), 7, r.gitDiff(r.mergeBase, r.feature))
+	runPullRequestDiffContract(t, serve(t, r.Repo), 7, r.gitDiff(r.mergeBase, r.feature))
 }
 
-// runSeed000 runs seed 000's scenarios on pull request #index of
-// acme/widgets (newPRRepo's feature branch); whole is its unified diff as
-// the backend itself writes it.
-func runSeed000(t *testing.T, h *harness, index int, whole string) {
+// runPullRequestDiffContract runs the contract's scenarios on pull request
+// #index of acme/widgets (newPRRepo's feature branch); whole is its unified
+// diff as the backend itself writes it.
+func runPullRequestDiffContract(t *testing.T, h *harness, index int, whole string) {
 	section := func(path string) string {
 		var out []string
 		for _, sec := range sections(whole) {

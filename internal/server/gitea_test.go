@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// TestGitea runs the seed scenarios, and the mirror-backed tools, against a
+// TestGitea runs the contract scenarios of get_pull_request_diff and
+// get_file_content (docs/contracts.md), and the mirror-backed tools, against a
 // real Gitea started by scripts/gitea-test-server (GITEA_TEST_URL and
 // GITEA_TEST_TOKEN). Without one it is skipped, except in CI, where
 // .ci/run starts one and a missing server is a failure.
@@ -31,10 +32,10 @@ func TestGitea(t *testing.T) {
 	pr9 := g.openPR("acme/widgets", "pr9", "main")
 	h, _ := serveForge(t, url, token, r.Repo, 30*time.Second, time.Minute)
 
-	t.Run("seed 000", func(t *testing.T) {
-		runSeed000(t, h, pr, g.get(fmt.Sprintf("/api/v1/repos/acme/widgets/pulls/%d.diff", pr)))
+	t.Run("get_pull_request_diff contract", func(t *testing.T) {
+		runPullRequestDiffContract(t, h, pr, g.get(fmt.Sprintf("/api/v1/repos/acme/widgets/pulls/%d.diff", pr)))
 	})
-	t.Run("seed 001", func(t *testing.T) { runSeed001(t, h) })
+	t.Run("get_file_content contract", func(t *testing.T) { runContentsContract(t, h) })
 
 	t.Run("the forge's ContentsResponse unchanged", func(t *testing.T) {
 		got := h.ok("get_file_content", fileArgs("cmd/main.go", "ref", "main", "with_metadata", true))

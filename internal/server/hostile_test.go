@@ -435,7 +435,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "read_file startLine 1e300", tool: "read_file", args: a("path", "cmd/main.go", "startLine", 1e300), code: "INVALID_ARGUMENT"},
 		{name: "get_file_content start_line 1e300", tool: "get_file_content", args: gfc("cmd/main.go", "start_line", 1e300), code: "INVALID_ARGUMENT"},
 		{name: "get_file_content end_line 2.5", tool: "get_file_content", args: gfc("cmd/main.go", "end_line", 2.5), code: "INVALID_ARGUMENT"},
-		// start_line below 1 clamps to 1 (seed 001): not an error.
+		// start_line below 1 clamps to 1 (docs/contracts.md, get_file_content): not an error.
 		{name: "get_file_content start_line -1e18 clamps", tool: "get_file_content", args: gfc("cmd/main.go", "start_line", -1e18, "end_line", 2), check: func(t *testing.T, res *mcp.CallToolResult) {
 			if got := textOf(res); got != "package main\n" {
 				t.Errorf("lines 1-2: %q", got)
@@ -616,7 +616,7 @@ func hostileCheckResult(t *testing.T, h *harness, c hostileCase, res *mcp.CallTo
 	if !strings.HasPrefix(msg, c.code+": ") {
 		t.Errorf("error %.300q, want code %s", msg, c.code)
 	}
-	// One line the agent can act on (DESIGN.md, Errors): input echoed in
+	// One line the agent can act on (docs/contracts.md, "Errors"): input echoed in
 	// it must be quoted, never raw control characters.
 	if strings.ContainsFunc(msg, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		t.Errorf("error message holds raw control characters (not one clean line): %.300q", msg)

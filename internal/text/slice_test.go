@@ -11,10 +11,11 @@ import (
 	"testing/iotest"
 )
 
-// refLines splits content the way the seeds define it: on "\n", a trailing
-// "\n" not starting another line. An empty input has no lines (the seed's
-// strings.Split would give one empty line; Slicer, read_file and `wc -l` all
-// say 0, and a line needs at least one byte or a "\n").
+// refLines splits content the way get_file_content's contract defines it
+// (docs/contracts.md): on "\n", a trailing "\n" not starting another line.
+// An empty input has no lines (a plain strings.Split would give one empty
+// line; Slicer, read_file and `wc -l` all say 0, and a line needs at least
+// one byte or a "\n").
 func refLines(content string) []string {
 	if content == "" {
 		return nil
