@@ -1,0 +1,95 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The contract an agent sees before any call: each tool's name, title,
+// description, annotations and schemas, as `mcp-repo-tools tools --json`
+// prints them, one file per tool under testdata/toolsnaps. A change to any
+// of them shows in the diff of these files. Regenerate with
+//
+//	UPDATE_TOOLSNAPS=true go test ./internal/server -run TestToolSnapshots
+const toolsnapsDir = "testdata/toolsnaps"
+
+func updateToolsnaps() bool { return os.Getenv("UPDATE_TOOLSNAPS") == "true" }
+
+// listedTools is what an MCP client lists from a server with every tool.
+func listedTools(t *testing.T) []*mcp.Tool {
+	t.Helper()
+	ctx := context.Background()
+	s := New(nil, Config{MaxBytes: DefaultMaxBytes})
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "toolsnaps"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var tools []*mcp.Tool
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
+	return tools
+}
+
+func TestToolSnapshots(t *testing.T) {
+	tools := listedTools(t)
+	want := map[string]bool{}
+	for _, tool := range tools {
+		want[tool.Name+".json"] = true
+		data, err := json.MarshalIndent(tool, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, '\n')
+		checkSnapshot(t, filepath.Join(toolsnapsDir, tool.Name+".json"), data)
+	}
+	// No snapshot of a tool that is gone.
+	entries, err := os.ReadDir(toolsnapsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !want[e.Name()] {
+			if updateToolsnaps() {
+				os.Remove(filepath.Join(toolsnapsDir, e.Name()))
+				continue
+			}
+			t.Errorf("%s/%s: a snapshot of no tool; remove it (or run with UPDATE_TOOLSNAPS=true)", toolsnapsDir, e.Name())
+		}
+	}
+}
+
+// checkSnapshot compares got with the file byte for byte, or writes it
+// with UPDATE_TOOLSNAPS=true.
+func checkSnapshot(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if updateToolsnaps() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (create it with UPDATE_TOOLSNAPS=true)", err)
+	}
+	if string(want) != string(got) {
+		t.Errorf("%s: the tool's contract changed; if that is meant, regenerate with UPDATE_TOOLSNAPS=true and review the diff.\ngot:\n%s", path, got)
+	}
+}
