@@ -62,18 +62,8 @@ func sandboxedAndNotAt(t *testing.T, gitDir, workTree string) (on, off *Repo) {
 // Finding: a diff that enters a submodule starts a git child in the
 // submodule's repository, which runs that repository's diff.external.
 func TestHostileSubmoduleDiff(t *testing.T) {
-	base := t.TempDir()
-	sub := testrepo.Init(t, filepath.Join(base, "sub"))
-	commitFile(sub, "f", "one\n", "c1")
-	commitFile(sub, "f", "two\n", "c2")
-	p := testrepo.Init(t, filepath.Join(base, "p"))
-	commitFile(p, "t", "t\n", "base")
-	p.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sub")
-	p.Git("-C", "sub", "checkout", "-q", "HEAD~1")
-	p.Git("add", "sub")
-	c1 := p.Commit("s1")
-	p.Git("-C", "sub", "checkout", "-q", "-")
-	p.Git("add", "sub")
+	p := testrepo.SubmoduleBump(t, t.TempDir())
+	c1 := strings.TrimSpace(p.Git("rev-parse", "HEAD"))
 	c2 := p.Commit("bump")
 	m := newMarker(t, "evil", "exit 0")
 	p.Git("config", "diff.submodule", "diff")
@@ -163,10 +153,7 @@ func TestHostileBloblessCloneWritesNothing(t *testing.T) {
 // host: a submodule's URL then comes from that file (another repository's
 // config with a token), and a FIFO there hangs the call.
 func TestHostileGitmodulesInclude(t *testing.T) {
-	outside := filepath.Join(t.TempDir(), "config")
-	if err := os.WriteFile(outside, []byte("[submodule \"sub\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	outside := testrepo.OutsideSubmoduleConfig(t)
 	r := testrepo.New(t)
 	r.Write(".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = https://example.com/sub.git\n[include]\n\tpath = "+outside+"\n")
 	r.Git("add", ".gitmodules")

@@ -44,18 +44,7 @@ func commitOne(r *testrepo.Repo, path, content, msg string) {
 // A submodule bump with diff.submodule=diff and the submodule's own
 // diff.external: get_diff shows the submodule as commit ids and runs nothing.
 func TestHostileSubmoduleDiffTools(t *testing.T) {
-	base := t.TempDir()
-	sub := testrepo.Init(t, filepath.Join(base, "sub"))
-	commitOne(sub, "f", "one\n", "c1")
-	commitOne(sub, "f", "two\n", "c2")
-	r := testrepo.Init(t, filepath.Join(base, "p"))
-	commitOne(r, "t", "t\n", "base")
-	r.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sub")
-	r.Git("-C", "sub", "checkout", "-q", "HEAD~1")
-	r.Git("add", "sub")
-	r.Commit("s1")
-	r.Git("-C", "sub", "checkout", "-q", "-")
-	r.Git("add", "sub")
+	r := testrepo.SubmoduleBump(t, t.TempDir())
 	r.Commit("bump")
 	script, ran := hostileProgram(t)
 	r.Git("config", "diff.submodule", "diff")
@@ -102,10 +91,7 @@ func TestHostileLazyFetchTools(t *testing.T) {
 // A committed .gitmodules that includes a host file: the submodule's URL
 // is the committed one, and an included FIFO does not hang the call.
 func TestHostileGitmodulesIncludeTools(t *testing.T) {
-	outside := filepath.Join(t.TempDir(), "config")
-	if err := os.WriteFile(outside, []byte("[submodule \"sub\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	outside := testrepo.OutsideSubmoduleConfig(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
@@ -173,25 +159,13 @@ func TestHostileConfigIncludeTools(t *testing.T) {
 func TestHostileRepositoryEveryTool(t *testing.T) {
 	base := t.TempDir()
 	script, ran := hostileProgram(t)
-	outside := filepath.Join(t.TempDir(), "config")
-	if err := os.WriteFile(outside, []byte("[submodule \"sub\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sub := testrepo.Init(t, filepath.Join(base, "sub"))
-	commitOne(sub, "f", "one\n", "c1")
-	commitOne(sub, "f", "two\n", "c2")
-	r := testrepo.Init(t, filepath.Join(base, "p"))
-	commitOne(r, "code.go", "package code\n\nfunc A() {}\n", "base")
-	r.Git("-c", "protocol.file.allow=always", "submodule", "add", "-q", "../sub", "sub")
-	r.Git("-C", "sub", "checkout", "-q", "HEAD~1")
+	outside := testrepo.OutsideSubmoduleConfig(t)
+	r := testrepo.SubmoduleBump(t, base)
 	r.Write(".gitattributes", "* filter=evil diff=evil\n")
 	r.Write(".gitmodules", "[submodule \"sub\"]\n\tpath = sub\n\turl = https://example.com/sub.git\n[include]\n\tpath = "+outside+"\n")
-	r.Git("add", "sub", ".gitattributes", ".gitmodules")
-	r.Commit("s1")
-	r.Git("-C", "sub", "checkout", "-q", "-")
-	commitOne(r, "code.go", "package code\n\nfunc A() { B() }\n", "bump and change")
-	r.Git("add", "sub")
-	r.Commit("bump")
+	r.Write("code.go", "package code\n\nfunc A() { B() }\n")
+	r.Git("add", ".gitattributes", ".gitmodules", "code.go")
+	r.Commit("bump, change, attributes and an include")
 	r.Git("update-ref", "refs/pull/1/head", "HEAD")
 	r.Git("reset", "-q", "--hard", "HEAD~2") // main is the pull request's base
 	hooks := filepath.Join(t.TempDir(), "hooks")
@@ -220,9 +194,9 @@ func TestHostileRepositoryEveryTool(t *testing.T) {
 	h := serve(t, r)
 	calls := map[string][]map[string]any{
 		"list_repositories": {{}},
-		"get_file_content": {fileArgs("code.go"), fileArgs("code.go", "ref", "main"), fileArgs("sub", "with_metadata", true),
+		"get_file_content": {fileArgs("t"), fileArgs("code.go", "ref", "pull/1/head"), fileArgs("sub", "with_metadata", true, "ref", "pull/1/head"),
 			fileArgs("", "with_metadata", true), fileArgs("", "with_metadata", true, "ref", "pull/1/head")},
-		"read_file":               {{"path": "code.go"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": "code.go", "ref": missing}},
+		"read_file":               {{"path": "t"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": "code.go", "ref": missing}},
 		"search_code":             {{"query": "func"}, {"query": "func", "ref": "pull/1/head"}, {"query": "B", "ref": missing}},
 		"get_diff":                {{"base": "main", "head": "pull/1/head"}, {"base": "pull/1/head~1", "head": "pull/1/head", "mode": "direct", "paths": []string{"sub"}}},
 		"list_changed_files":      {{"base": "main", "head": "pull/1/head"}},
