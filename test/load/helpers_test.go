@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -193,41 +192,54 @@ type httpServer struct {
 // at most procs git processes at once, on 127.0.0.1, stateless.
 func startServer(t *testing.T, dir string, procs int) *httpServer {
 	t.Helper()
-	ctx := context.Background()
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	env := newEnv(t, procs)
+	served, err := repo.ServeOne(context.Background(), env, dir, owner+"/"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveHTTP(t, served, 30*time.Second, httpserve.Options{})
+}
+
+// newEnv is a git environment with at most procs git processes at once.
+func newEnv(t *testing.T, procs int) *git.Env {
+	t.Helper()
 	env, err := git.NewEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
 	env.LimitProcesses(procs)
 	t.Cleanup(func() { env.Close() })
-	served, err := repo.ServeOne(ctx, env, dir, owner+"/"+name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return env
+}
+
+// serveHTTP serves what is served through the real HTTP stack (httpserve:
+// its connection cap and read deadlines included) on 127.0.0.1, with the
+// given per-call deadline and HTTP options (Addr is set here).
+func serveHTTP(t *testing.T, served *repo.Served, timeout time.Duration, o httpserve.Options) *httpServer {
+	t.Helper()
 	t.Cleanup(served.Close)
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	policy, err := repo.NewPolicy(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := server.New(served, server.Config{
 		MaxBytes: server.DefaultMaxBytes,
-		Timeout:  30 * time.Second,
+		Timeout:  timeout,
 		Policy:   policy,
 		Version:  "load-test",
 		Logger:   logger,
 	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	o.Addr = "127.0.0.1:0"
+	l, err := httpserve.Listen(srv.MCP(), o, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := &http.Server{
-		Handler:           httpserve.Handler(srv.MCP(), httpserve.Options{Addr: ln.Addr().String()}, logger),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	go hs.Serve(ln)
-	t.Cleanup(func() { hs.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
 	tr := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
 	t.Cleanup(tr.CloseIdleConnections)
 	t.Cleanup(func() {
@@ -235,12 +247,7 @@ func startServer(t *testing.T, dir string, procs int) *httpServer {
 			t.Logf("server warnings and errors:\n%s", truncate(s, 4000))
 		}
 	})
-	return &httpServer{
-		url:  "http://" + ln.Addr().String() + httpserve.Endpoint,
-		tr:   tr,
-		hc:   &http.Client{Transport: tr},
-		logs: logs,
-	}
+	return &httpServer{url: "http://" + l.Addr() + httpserve.Endpoint, tr: tr, hc: &http.Client{Transport: tr}, logs: logs}
 }
 
 // connect opens a client session of its own, as one agent would.

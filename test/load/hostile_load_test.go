@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -20,10 +19,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -288,47 +285,17 @@ func (h *httpServer) slowloris(ctx context.Context, d time.Duration) {
 	}
 }
 
-// startRootServer serves every repository under root over the real HTTP
-// stack (its connection cap and read deadlines included), with a short
+// startRootServer serves every repository under root with a short
 // per-call deadline and a small git memory budget.
 func startRootServer(t *testing.T, root string) *httpServer {
 	t.Helper()
-	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	env, err := git.NewEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env.LimitProcesses(16)
+	env := newEnv(t, 16)
 	env.ShareMemory(hostileBudget, 4<<30)
-	t.Cleanup(func() { env.Close() })
 	served, err := repo.ServeRoot(env, root, repo.RootOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(served.Close)
-	policy, err := repo.NewPolicy(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(served, server.Config{
-		MaxBytes: server.DefaultMaxBytes,
-		Timeout:  hostileTimeout,
-		Policy:   policy,
-		Version:  "load-test",
-		Logger:   logger,
-	})
-	l, err := httpserve.Listen(srv.MCP(), httpserve.Options{Addr: "127.0.0.1:0", ReadTimeout: 2 * time.Second}, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- l.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	tr := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, IdleConnTimeout: time.Minute}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &httpServer{url: "http://" + l.Addr() + httpserve.Endpoint, tr: tr, hc: &http.Client{Transport: tr}, logs: logs}
+	return serveHTTP(t, served, hostileTimeout, httpserve.Options{ReadTimeout: 2 * time.Second})
 }
 
 // residentSet is a process's resident memory (VmRSS), 0 if it is gone.
