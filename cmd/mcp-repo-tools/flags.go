@@ -34,6 +34,10 @@ type options struct {
 	gitMemoryBudget  int
 	maxSearchBytes   int64
 	sandbox          string
+	tools            listFlag // --tools: serve only these
+	excludeTools     listFlag // --exclude-tools: serve all but these
+	// selected is what --tools and --exclude-tools leave (set by validate).
+	selected []*server.ToolDef
 
 	// serve --http only
 	httpToken            string
@@ -92,6 +96,8 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.sandbox, "sandbox", string(git.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
 	fs.IntVar(&o.gitMemoryBudget, "git-memory-budget", 0, "memory of all git processes together in `MiB` (0: half of the machine's); each gets an equal share of it, at most --max-git-memory")
 	fs.Int64Var(&o.maxSearchBytes, "max-search-file-bytes", 16<<20, "search_code skips files larger than this (`bytes`), which git grep would hold whole in memory (0: no limit)")
+	fs.Var(&o.tools, "tools", "serve only the tools named (`NAME`, repeatable or comma-separated; \"mcp-repo-tools tools\" lists them)")
+	fs.Var(&o.excludeTools, "exclude-tools", "serve every tool but those named (`NAME`, repeatable or comma-separated)")
 	fs.IntVar(&o.maxGitMemory, "max-git-memory", 4096, "memory cap of each git process in `MiB` (its data segment; pack files mapped read-only do not count)")
 	if withHTTP {
 		fs.StringVar(&o.http, "http", "", "serve streamable HTTP at `ADDR` (endpoint /mcp) instead of stdio; a non-loopback address needs --http-token")
@@ -177,6 +183,11 @@ func (o *options) validate() error {
 	if o.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive")
 	}
+	selected, err := server.SelectTools(o.tools, o.excludeTools)
+	if err != nil {
+		return fmt.Errorf("--tools, --exclude-tools: %w", err)
+	}
+	o.selected = selected
 	return nil
 }
 

@@ -26,9 +26,10 @@ const usage = `mcp-repo-tools serves git repositories to AI agents over MCP: rea
 Usage:
   mcp-repo-tools serve [--repo PATH | --root DIR] [--http ADDR] [flags]   stdio unless --http
   mcp-repo-tools call [flags] TOOL [key=value ...]                         one tool call, result on stdout
-  mcp-repo-tools tools [flags] [--json]                                    list tools and their parameters
+  mcp-repo-tools tools [flags] [--json]                                    list tools and their parameters (anywhere)
   mcp-repo-tools version
 
+--tools NAME,... serves only those tools, --exclude-tools NAME,... all but those (serve, call, tools).
 Every flag also reads the environment variable MCP_REPO_TOOLS_<FLAG> (--max-bytes: MCP_REPO_TOOLS_MAX_BYTES).
 Run "mcp-repo-tools serve -h" for the flags.
 `
@@ -53,7 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "call":
 		err = call(ctx, args[1:], stdout, stderr)
 	case "tools":
-		err = listTools(ctx, args[1:], stdout, stderr)
+		err = listTools(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "mcp-repo-tools", version())
 		return 0
@@ -181,6 +182,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		Forge:    fc,
 
 		MaxSearchFileBytes: o.maxSearchBytes,
+		Tools:              o.selected,
 	})
 	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox, limits: limits}, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func listTools(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func listTools(args []string, stdout, stderr io.Writer) error {
 	var o options
 	fs := newFlagSet("tools", &o, false)
 	asJSON := fs.Bool("json", false, "print the tools with their full input and output schemas as JSON")
@@ -24,22 +23,14 @@ func listTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return usageError(errors.New("tools takes no arguments besides flags"))
 	}
-	a, err := newApp(ctx, &o, stderr)
-	if err != nil {
+	// The listing comes from the tool registry: no repository is opened,
+	// so it works anywhere.
+	if err := o.validate(); err != nil {
 		return err
 	}
-	defer a.Close()
-	cs, err := connect(ctx, a)
-	if err != nil {
-		return err
-	}
-	defer cs.Close()
-	var tools []*mcp.Tool
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return err
-		}
-		tools = append(tools, t)
+	tools := make([]*mcp.Tool, len(o.selected))
+	for i, d := range o.selected {
+		tools[i] = d.Listed()
 	}
 	if *asJSON {
 		data, err := json.MarshalIndent(tools, "", "  ")

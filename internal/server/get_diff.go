@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -50,22 +49,22 @@ type getDiffOut struct {
 	TotalFiles int        `json:"totalFiles" jsonschema:"files in the whole diff"`
 }
 
-func (s *Server) addGetDiff() {
-	t := &mcp.Tool{
-		Name: "get_diff",
-		Description: "Get the unified diff between two commits, split per file. Defaults to pull-request semantics (changes on head since it branched from base). " +
-			"Output is capped: files that don't fit have patchOmitted: \"size_limit\"; fetch them separately with paths.",
-		Annotations: readOnly("Get diff"),
-	}
-	addTool(s, t, reflect.TypeFor[getDiffOut](), func(in *jsonschema.Schema) {
+// getDiffTool is get_diff's definition (registry.go).
+var getDiffTool = defineTool(toolSpec{
+	Name:  "get_diff",
+	Title: "Get diff",
+	Description: "Get the unified diff between two commits, split per file. Defaults to pull-request semantics (changes on head since it branched from base). " +
+		"Output is capped: files that don't fit have patchOmitted: \"size_limit\"; fetch them separately with paths.",
+	Out: reflect.TypeFor[getDiffOut](),
+	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
 		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
 		setInt(in, "contextLines", 3, 0, 10000)
 		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
-	}, s.getDiff)
-}
+	},
+}, (*Server).getDiff)
 
 func ptr[T any](v T) *T { return &v }
 

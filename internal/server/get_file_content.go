@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -27,18 +26,17 @@ type getFileContentIn struct {
 	WithMetadata bool   `json:"with_metadata,omitempty" jsonschema:"return Gitea's ContentsResponse JSON (base64 content, sha, size, links) instead of text; ignores start_line/end_line"`
 }
 
-func (s *Server) addGetFileContent() {
-	t := &mcp.Tool{
-		Name: "get_file_content",
-		Description: "Get a file's content at a ref as plain text, or lines start_line..end_line of it (1-based, inclusive, split on \\n). " +
-			"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself. " +
-			"with_metadata=true returns Gitea's ContentsResponse JSON instead (a directory returns its listing).",
-		Annotations: readOnly("Get file content"),
-	}
-	addTool(s, t, nil, func(in *jsonschema.Schema) {
+// getFileContentTool is get_file_content's definition (registry.go).
+var getFileContentTool = defineTool(toolSpec{
+	Name:  "get_file_content",
+	Title: "Get file content",
+	Description: "Get a file's content at a ref as plain text, or lines start_line..end_line of it (1-based, inclusive, split on \\n). " +
+		"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself. " +
+		"with_metadata=true returns Gitea's ContentsResponse JSON instead (a directory returns its listing).",
+	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "with_metadata", false)
-	}, s.getFileContent)
-}
+	},
+}, (*Server).getFileContent)
 
 func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply, error) {
 	path, err := s.cfg.Policy.Check(in.FilePath)

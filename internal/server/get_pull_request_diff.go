@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -24,17 +23,16 @@ type getPullRequestDiffIn struct {
 	FilePath string `json:"file_path,omitempty" jsonschema:"return only this file's diff --git section (either side of a rename matches); omit for the whole diff"`
 }
 
-func (s *Server) addGetPullRequestDiff() {
-	t := &mcp.Tool{
-		Name: "get_pull_request_diff",
-		Description: "Get a pull request's unified diff (from the merge base of its base and head, as the forge shows it), or with file_path only that file's diff --git section. " +
-			"A diff too large for one reply is refused with the list of its files and their patch sizes: then pass file_path (list_pull_request_files lists the files).",
-		Annotations: readOnly("Get pull request diff"),
-	}
-	addTool(s, t, nil, func(in *jsonschema.Schema) {
+// getPullRequestDiffTool is get_pull_request_diff's definition (registry.go).
+var getPullRequestDiffTool = defineTool(toolSpec{
+	Name:  "get_pull_request_diff",
+	Title: "Get pull request diff",
+	Description: "Get a pull request's unified diff (from the merge base of its base and head, as the forge shows it), or with file_path only that file's diff --git section. " +
+		"A diff too large for one reply is refused with the list of its files and their patch sizes: then pass file_path (list_pull_request_files lists the files).",
+	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
-	}, s.getPullRequestDiff)
-}
+	},
+}, (*Server).getPullRequestDiff)
 
 func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn) (reply, error) {
 	path, err := s.checkFilePath(in.FilePath)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
@@ -43,22 +42,22 @@ type listChangedFilesOut struct {
 	NextOffset *int          `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
 }
 
-func (s *Server) addListChangedFiles() {
-	t := &mcp.Tool{
-		Name: "list_changed_files",
-		Description: "List the files changed between two commits (path, previous path, status, lines added and deleted, binary, test file), without patches. " +
-			"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit.",
-		Annotations: readOnly("List changed files"),
-	}
-	addTool(s, t, reflect.TypeFor[listChangedFilesOut](), func(in *jsonschema.Schema) {
+// listChangedFilesTool is list_changed_files's definition (registry.go).
+var listChangedFilesTool = defineTool(toolSpec{
+	Name:  "list_changed_files",
+	Title: "List changed files",
+	Description: "List the files changed between two commits (path, previous path, status, lines added and deleted, binary, test file), without patches. " +
+		"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit.",
+	Out: reflect.TypeFor[listChangedFilesOut](),
+	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
 		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
 		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
 		setInt(in, "offset", 0, 0, 1<<31-1)
 		setInt(in, "limit", 500, 1, 5000)
-	}, s.listChangedFiles)
-}
+	},
+}, (*Server).listChangedFiles)
 
 func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (reply, error) {
 	sel, err := s.selectDiff(ctx, in.Owner, in.Repo, in.Base, in.Head, in.Mode, in.Paths, 0)

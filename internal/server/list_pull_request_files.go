@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 )
@@ -41,19 +40,19 @@ type listPullRequestFilesOut struct {
 	HasMore    bool     `json:"hasMore" jsonschema:"true when later pages hold more files"`
 }
 
-func (s *Server) addListPullRequestFiles() {
-	t := &mcp.Tool{
-		Name: "list_pull_request_files",
-		Description: "List the files a pull request changes (path, previous path, status, lines added and deleted) with the total count: " +
-			"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit.",
-		Annotations: readOnly("List pull request files"),
-	}
-	addTool(s, t, reflect.TypeFor[listPullRequestFilesOut](), func(in *jsonschema.Schema) {
+// listPullRequestFilesTool is list_pull_request_files's definition (registry.go).
+var listPullRequestFilesTool = defineTool(toolSpec{
+	Name:  "list_pull_request_files",
+	Title: "List pull request files",
+	Description: "List the files a pull request changes (path, previous path, status, lines added and deleted) with the total count: " +
+		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit.",
+	Out: reflect.TypeFor[listPullRequestFilesOut](),
+	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 		setInt(in, "page", 1, 1, 1<<31-1)
 		setInt(in, "limit", 50, 1, 100)
-	}, s.listPullRequestFiles)
-}
+	},
+}, (*Server).listPullRequestFiles)
 
 func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply, error) {
 	list := s.localPullRequestFiles

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
@@ -23,17 +22,17 @@ type listRepositoriesOut struct {
 	NextOffset   *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
 }
 
-func (s *Server) addListRepositories() {
-	t := &mcp.Tool{
-		Name:        "list_repositories",
-		Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools.",
-		Annotations: readOnly("List repositories"),
-	}
-	addTool(s, t, reflect.TypeFor[listRepositoriesOut](), func(in *jsonschema.Schema) {
+// listRepositoriesTool is list_repositories's definition (registry.go).
+var listRepositoriesTool = defineTool(toolSpec{
+	Name:        "list_repositories",
+	Title:       "List repositories",
+	Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools.",
+	Out:         reflect.TypeFor[listRepositoriesOut](),
+	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "offset", 0, 0, 1_000_000_000)
 		setInt(in, "limit", 100, 1, 500)
-	}, s.listRepositories)
-}
+	},
+}, (*Server).listRepositories)
 
 func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (reply, error) {
 	page, total, err := s.repositoryPage(ctx, in.Offset, in.Limit)

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -35,18 +34,18 @@ type readFileOut struct {
 	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: continue from endLine+1"`
 }
 
-func (s *Server) addReadFile() {
-	t := &mcp.Tool{
-		Name: "read_file",
-		Description: "Read lines of a file (1-based, inclusive), from the work tree or at a ref. " +
-			"Returns as many of the requested lines as fit in one reply; when truncated, continue with startLine=endLine+1. Binary files are detected and not dumped.",
-		Annotations: readOnly("Read file"),
-	}
-	addTool(s, t, reflect.TypeFor[readFileOut](), func(in *jsonschema.Schema) {
+// readFileTool is read_file's definition (registry.go).
+var readFileTool = defineTool(toolSpec{
+	Name:  "read_file",
+	Title: "Read file",
+	Description: "Read lines of a file (1-based, inclusive), from the work tree or at a ref. " +
+		"Returns as many of the requested lines as fit in one reply; when truncated, continue with startLine=endLine+1. Binary files are detected and not dumped.",
+	Out: reflect.TypeFor[readFileOut](),
+	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "startLine", 1, 1, 1<<31-1)
 		setInt(in, "endLine", 0, 1, 1<<31-1)
-	}, s.readFile)
-}
+	},
+}, (*Server).readFile)
 
 func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -54,23 +53,23 @@ type searchCodeOut struct {
 	SkippedLarge int           `json:"skippedLargeFiles" jsonschema:"files not searched because they are larger than the server's limit (--max-search-file-bytes)"`
 }
 
-func (s *Server) addSearchCode() {
-	t := &mcp.Tool{
-		Name: "search_code",
-		Description: "Search file contents with git grep, at a ref or in the work tree: a fixed string by default (case-insensitive), or a POSIX extended regex. " +
-			"Returns path, line and text of each match, with optional context lines; binary files, files hidden by the secrets policy and files larger than the server's limit (default 16 MiB) are skipped. " +
-			"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated.",
-		Annotations: readOnly("Search code"),
-	}
-	addTool(s, t, reflect.TypeFor[searchCodeOut](), func(in *jsonschema.Schema) {
+// searchCodeTool is search_code's definition (registry.go).
+var searchCodeTool = defineTool(toolSpec{
+	Name:  "search_code",
+	Title: "Search code",
+	Description: "Search file contents with git grep, at a ref or in the work tree: a fixed string by default (case-insensitive), or a POSIX extended regex. " +
+		"Returns path, line and text of each match, with optional context lines; binary files, files hidden by the secrets policy and files larger than the server's limit (default 16 MiB) are skipped. " +
+		"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated.",
+	Out: reflect.TypeFor[searchCodeOut](),
+	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "regex", false)
 		setDefault(in, "caseSensitive", false)
 		setInt(in, "maxResults", 100, 1, 500)
 		setInt(in, "contextLines", 0, 0, 5)
 		prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
 		prop(in, "query").MaxLength = ptr(maxQueryLen)
-	}, s.searchCode)
-}
+	},
+}, (*Server).searchCode)
 
 func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error) {
 	if err := checkQuery(in.Query); err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
@@ -29,6 +30,9 @@ type Config struct {
 	// MaxSearchFileBytes: search_code skips files larger than this (0: no
 	// limit); git grep holds a whole file in memory.
 	MaxSearchFileBytes int64
+
+	// Tools are the tools to serve (SelectTools); none: every tool.
+	Tools []*ToolDef
 }
 
 // DefaultMaxBytes keeps a reply under Claude Code's default 25,000-token
@@ -55,7 +59,7 @@ type Server struct {
 const instructions = `Read-only access to git repositories. Every reply is bounded and says what it covers and how to get the rest.
 Start with list_repositories when several repositories are served. read_file pages through a file by lines; get_file_content returns a file or a line range (Gitea-compatible).`
 
-// New builds the MCP server with every tool registered.
+// New builds the MCP server with its tools (cfg.Tools) registered.
 func New(served *repo.Served, cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -67,14 +71,14 @@ func New(served *repo.Served, cfg Config) *Server {
 		// The SDK reports every session at info level: noise in our logs.
 		Logger: slog.New(quietHandler{cfg.Logger.Handler()}),
 	})
-	s.addListRepositories()
-	s.addGetFileContent()
-	s.addReadFile()
-	s.addGetDiff()
-	s.addListChangedFiles()
-	s.addGetPullRequestDiff()
-	s.addListPullRequestFiles()
-	s.addSearchCode()
+	tools := cfg.Tools
+	if len(tools) == 0 {
+		tools = registry
+	}
+	for _, d := range tools {
+		t := d.Tool()
+		d.register(s, t, t.InputSchema.(*jsonschema.Schema))
+	}
 	return s
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -30,35 +29,14 @@ type reply struct {
 // handler is a typed tool handler.
 type handler[In any] func(ctx context.Context, in In) (reply, error)
 
-// readOnly marks every tool: nothing here changes a repository.
-func readOnly(title string) *mcp.ToolAnnotations {
-	no := false
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no}
-}
-
-// addTool registers a tool whose input schema comes from In (adjusted by
-// tune) and whose output schema, if any, from Out. Compared with mcp.AddTool
-// it gives input errors our stable codes, applies the per-call deadline, and
+// addTool registers the tool t (built by its definition, registry.go)
+// whose input schema in comes from In. Compared with mcp.AddTool it gives
+// input errors our stable codes, applies the per-call deadline, and
 // enforces the reply limit over the whole result.
-func addTool[In any](s *Server, t *mcp.Tool, out reflect.Type, tune func(*jsonschema.Schema), h handler[In]) {
-	in, err := jsonschema.For[In](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
-	}
-	if tune != nil {
-		tune(in)
-	}
+func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In]) {
 	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: resolving input schema: %v", t.Name, err))
-	}
-	t.InputSchema = in
-	if out != nil {
-		schema, err := jsonschema.ForType(out, nil)
-		if err != nil {
-			panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
-		}
-		t.OutputSchema = schema
 	}
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()

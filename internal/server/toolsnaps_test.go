@@ -23,8 +23,13 @@ func updateToolsnaps() bool { return os.Getenv("UPDATE_TOOLSNAPS") == "true" }
 // listedTools is what an MCP client lists from a server with every tool.
 func listedTools(t *testing.T) []*mcp.Tool {
 	t.Helper()
+	return listTools(t, New(nil, Config{MaxBytes: DefaultMaxBytes}))
+}
+
+// listTools is what an MCP client lists from s.
+func listTools(t *testing.T, s *Server) []*mcp.Tool {
+	t.Helper()
 	ctx := context.Background()
-	s := New(nil, Config{MaxBytes: DefaultMaxBytes})
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
@@ -45,16 +50,15 @@ func listedTools(t *testing.T) []*mcp.Tool {
 }
 
 func TestToolSnapshots(t *testing.T) {
-	tools := listedTools(t)
 	want := map[string]bool{}
-	for _, tool := range tools {
-		want[tool.Name+".json"] = true
-		data, err := json.MarshalIndent(tool, "", "  ")
+	for _, d := range Tools() {
+		want[d.Name()+".json"] = true
+		data, err := json.MarshalIndent(d.Listed(), "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
 		data = append(data, '\n')
-		checkSnapshot(t, filepath.Join(toolsnapsDir, tool.Name+".json"), data)
+		checkSnapshot(t, filepath.Join(toolsnapsDir, d.Name()+".json"), data)
 	}
 	// No snapshot of a tool that is gone.
 	entries, err := os.ReadDir(toolsnapsDir)
@@ -68,6 +72,23 @@ func TestToolSnapshots(t *testing.T) {
 				continue
 			}
 			t.Errorf("%s/%s: a snapshot of no tool; remove it (or run with UPDATE_TOOLSNAPS=true)", toolsnapsDir, e.Name())
+		}
+	}
+}
+
+// A server lists exactly what the registry defines, byte for byte: the
+// snapshots (made from the registry) are what clients see.
+func TestServedToolsAreTheRegistry(t *testing.T) {
+	listed := listedTools(t)
+	defs := Tools()
+	if len(listed) != len(defs) {
+		t.Fatalf("the server lists %d tools, the registry has %d", len(listed), len(defs))
+	}
+	for i, tool := range listed {
+		got, _ := json.MarshalIndent(tool, "", "  ")
+		want, _ := json.MarshalIndent(defs[i].Listed(), "", "  ")
+		if string(got) != string(want) {
+			t.Errorf("%s: served\n%s\nregistry\n%s", tool.Name, got, want)
 		}
 	}
 }

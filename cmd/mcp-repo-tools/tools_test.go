@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tools and tools --json need no repository: they list the registry.
+// tools --json is, tool by tool, the snapshots of internal/server.
+func TestToolsOutsideARepository(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := runBinary(t, dir, nil, "tools")
+	if code != 0 || !strings.Contains(stdout, "get_file_content") || !strings.Contains(stdout, "start_line integer") {
+		t.Fatalf("tools outside a repository: code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, stderr, code = runBinary(t, dir, nil, "tools", "--json")
+	var tools []json.RawMessage
+	if code != 0 || json.Unmarshal([]byte(stdout), &tools) != nil {
+		t.Fatalf("tools --json outside a repository: code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	snaps, err := filepath.Glob("../../internal/server/testdata/toolsnaps/*.json")
+	if err != nil || len(snaps) == 0 {
+		t.Fatalf("no snapshots: %v", err)
+	}
+	if len(tools) != len(snaps) {
+		t.Fatalf("tools --json lists %d tools, there are %d snapshots", len(tools), len(snaps))
+	}
+	for _, raw := range tools {
+		var tool struct {
+			Name string `json:"name"`
+		}
+		json.Unmarshal(raw, &tool)
+		var v any
+		json.Unmarshal(raw, &v)
+		got, _ := json.MarshalIndent(v, "", "  ")
+		want, err := os.ReadFile(filepath.Join("../../internal/server/testdata/toolsnaps", tool.Name+".json"))
+		if err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		if string(got)+"\n" != string(want) {
+			t.Errorf("%s: tools --json differs from its snapshot:\n%s", tool.Name, got)
+		}
+	}
+}
+
+// --tools and --exclude-tools (and their variables) choose what is served,
+// for serve, call and tools; an unknown name stops the start.
+func TestToolSelection(t *testing.T) {
+	r := project(t)
+	listed := func(env []string, args ...string) []string {
+		t.Helper()
+		stdout, stderr, code := runBinary(t, r.Dir, env, append([]string{"tools", "--json"}, args...)...)
+		var tools []struct {
+			Name string `json:"name"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &tools) != nil {
+			t.Fatalf("tools %v: code %d, %s", args, code, stderr)
+		}
+		var names []string
+		for _, tool := range tools {
+			names = append(names, tool.Name)
+		}
+		return names
+	}
+	if got := strings.Join(listed(nil, "--tools", "search_code,read_file"), " "); got != "read_file search_code" {
+		t.Errorf("--tools: %s", got)
+	}
+	if got := strings.Join(listed([]string{"MCP_REPO_TOOLS_TOOLS=read_file,list_repositories"}), " "); got != "list_repositories read_file" {
+		t.Errorf("MCP_REPO_TOOLS_TOOLS: %s", got)
+	}
+	if got := listed([]string{"MCP_REPO_TOOLS_EXCLUDE_TOOLS=get_diff"}); len(got) != 7 || contains(got, "get_diff") {
+		t.Errorf("MCP_REPO_TOOLS_EXCLUDE_TOOLS: %v", got)
+	}
+	if got := strings.Join(listed(nil, "--tools", "read_file", "--tools", "get_diff", "--exclude-tools", "get_diff"), " "); got != "read_file" {
+		t.Errorf("--tools less --exclude-tools: %s", got)
+	}
+
+	// call: a served tool answers, one left out is unknown.
+	stdout, stderr, code := runBinary(t, r.Dir, nil, "call", "--tools", "read_file", "read_file", "path=main.go", "endLine=1")
+	if code != 0 || !strings.Contains(stdout, "package main") {
+		t.Fatalf("call a selected tool: code %d, %q %q", code, stdout, stderr)
+	}
+	_, stderr, code = runBinary(t, r.Dir, nil, "call", "--exclude-tools", "read_file", "read_file", "path=main.go")
+	if code != 2 || !strings.Contains(stderr, `unknown tool "read_file"`) || !strings.Contains(stderr, "get_diff") {
+		t.Fatalf("call an excluded tool: code %d, %q", code, stderr)
+	}
+
+	// An unknown name is an error at start that lists the tools, for every command.
+	for _, args := range [][]string{
+		{"tools", "--tools", "read_file,grep"},
+		{"call", "--exclude-tools", "grep", "read_file", "path=main.go"},
+		{"serve", "--tools", "grep"},
+	} {
+		_, stderr, code := runBinary(t, r.Dir, nil, args...)
+		if code != 1 || !strings.Contains(stderr, `no tool "grep"`) || !strings.Contains(stderr, "list_repositories, read_file, search_code") {
+			t.Errorf("%v: code %d, %q", args, code, stderr)
+		}
+	}
+	_, stderr, code = runBinary(t, r.Dir, []string{"MCP_REPO_TOOLS_TOOLS=nope"}, "tools")
+	if code != 1 || !strings.Contains(stderr, `no tool "nope"`) {
+		t.Errorf("unknown name from the environment: code %d, %q", code, stderr)
+	}
+}

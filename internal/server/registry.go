@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The registry: every tool's definition, which exists without a server.
+// `mcp-repo-tools tools` lists it anywhere, --tools and --exclude-tools pick
+// from it, New registers what was picked, and the tests check it as a whole
+// (registry_test.go) and snapshot each tool (testdata/toolsnaps).
+//
+// To add a tool: define it in its own file with defineTool and list it here.
+var registry = []*ToolDef{
+	getDiffTool,
+	getFileContentTool,
+	getPullRequestDiffTool,
+	listChangedFilesTool,
+	listPullRequestFilesTool,
+	listRepositoriesTool,
+	readFileTool,
+	searchCodeTool,
+}
+
+// ToolDef is one tool's definition: what an agent is told about it (name,
+// title, description, annotations, input and output schemas) and the
+// handler that answers it.
+type ToolDef struct {
+	name        string
+	title       string
+	description string
+	openWorld   bool
+	// schemas builds the tool's input schema (from its input type, adjusted
+	// by its tune function) and its output schema (nil: text only).
+	schemas func() (in, out *jsonschema.Schema, err error)
+	// register adds the tool to a server with its handler.
+	register func(s *Server, t *mcp.Tool, in *jsonschema.Schema)
+}
+
+// toolSpec is what a tool file says about its tool.
+type toolSpec struct {
+	Name, Title, Description string
+	// OpenWorld: the tool reaches beyond the served repositories. None does:
+	// even in forge mode, every tool reads the one forge the server was
+	// started with.
+	OpenWorld bool
+	// Out is the type of the structured output; nil for a text-only tool.
+	Out reflect.Type
+	// Tune adjusts the input schema made from the handler's input type:
+	// defaults, ranges, enums.
+	Tune func(*jsonschema.Schema)
+}
+
+// defineTool makes a tool's definition from its spec and its handler, a
+// method of Server. The input schema comes from In.
+func defineTool[In any](spec toolSpec, h func(*Server, context.Context, In) (reply, error)) *ToolDef {
+	return &ToolDef{
+		name:        spec.Name,
+		title:       spec.Title,
+		description: spec.Description,
+		openWorld:   spec.OpenWorld,
+		schemas: func() (*jsonschema.Schema, *jsonschema.Schema, error) {
+			in, err := jsonschema.For[In](nil)
+			if err != nil {
+				return nil, nil, fmt.Errorf("input schema: %w", err)
+			}
+			if spec.Tune != nil {
+				spec.Tune(in)
+			}
+			if spec.Out == nil {
+				return in, nil, nil
+			}
+			out, err := jsonschema.ForType(spec.Out, nil)
+			if err != nil {
+				return nil, nil, fmt.Errorf("output schema: %w", err)
+			}
+			return in, out, nil
+		},
+		register: func(s *Server, t *mcp.Tool, in *jsonschema.Schema) {
+			addTool(s, t, in, func(ctx context.Context, x In) (reply, error) { return h(s, ctx, x) })
+		},
+	}
+}
+
+// Name is the tool's name.
+func (d *ToolDef) Name() string { return d.name }
+
+// Tool is the tool's MCP definition, with its schemas. Each call builds it
+// anew: a server may keep and use what it gets.
+func (d *ToolDef) Tool() *mcp.Tool {
+	in, out, err := d.schemas()
+	if err != nil {
+		// A definition that cannot make its schemas is a bug the tests catch.
+		panic(fmt.Sprintf("tool %s: %v", d.name, err))
+	}
+	t := &mcp.Tool{
+		Name:        d.name,
+		Description: d.description,
+		Annotations: readOnly(d.title, d.openWorld),
+		InputSchema: in,
+	}
+	if out != nil {
+		t.OutputSchema = out
+	}
+	return t
+}
+
+// Listed is the tool as an MCP client lists it: its schemas are plain JSON
+// values, as they arrive over the wire. `tools --json` prints these.
+func (d *ToolDef) Listed() *mcp.Tool {
+	t := d.Tool()
+	t.InputSchema = plainJSON(t.InputSchema)
+	if t.OutputSchema != nil {
+		t.OutputSchema = plainJSON(t.OutputSchema)
+	}
+	return t
+}
+
+func plainJSON(v any) any {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var plain any
+	if err := json.Unmarshal(data, &plain); err != nil {
+		panic(err)
+	}
+	return plain
+}
+
+// readOnly marks every tool: nothing here changes a repository.
+func readOnly(title string, openWorld bool) *mcp.ToolAnnotations {
+	no := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &openWorld}
+}
+
+// Tools is every tool's definition, by name.
+func Tools() []*ToolDef { return slices.Clone(registry) }
+
+// ToolNames is the name of every tool, sorted.
+func ToolNames() []string {
+	names := make([]string, len(registry))
+	for i, d := range registry {
+		names[i] = d.name
+	}
+	slices.Sort(names)
+	return names
+}
+
+// SelectTools is the tools named in only (all when only is empty) less
+// those named in exclude. A name that is no tool's is an error that lists
+// the tools; so is a selection that leaves no tool.
+func SelectTools(only, exclude []string) ([]*ToolDef, error) {
+	byName := map[string]*ToolDef{}
+	for _, d := range registry {
+		byName[d.name] = d
+	}
+	var unknown []string
+	for _, n := range slices.Concat(only, exclude) {
+		if _, ok := byName[n]; !ok && !slices.Contains(unknown, n) {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		quoted := make([]string, len(unknown))
+		for i, n := range unknown {
+			quoted[i] = fmt.Sprintf("%q", n)
+		}
+		word := "no tool"
+		if len(unknown) > 1 {
+			word = "no tools"
+		}
+		return nil, fmt.Errorf("there is %s %s; the tools are %s", word, strings.Join(quoted, ", "), strings.Join(ToolNames(), ", "))
+	}
+	var picked []*ToolDef
+	for _, d := range registry {
+		if (len(only) == 0 || slices.Contains(only, d.name)) && !slices.Contains(exclude, d.name) {
+			picked = append(picked, d)
+		}
+	}
+	if len(picked) == 0 {
+		return nil, fmt.Errorf("the selection leaves no tool to serve; the tools are %s", strings.Join(ToolNames(), ", "))
+	}
+	return picked, nil
+}
