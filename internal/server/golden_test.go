@@ -1,0 +1,649 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// Golden replies: what an agent reads from each tool, byte for byte.
+//
+// TestGoldenReplies makes representative calls of every tool on a
+// deterministic repository (goldenRepo: fixed names, contents and dates, so
+// fixed commit ids) and compares each reply with
+// testdata/golden/<tool>/<case>.txt: the arguments, whether it is an error,
+// the text exactly as sent, and the structured content exactly as sent
+// (field order and escaping of the wire), indented. Any change to a header,
+// a continuation line ("More: call … again with …") or an error's wording
+// shows as a diff of those files.
+//
+// Regenerate after an intended change, then review the diff:
+//
+//	go test ./internal/server -run Golden -update-golden
+//	UPDATE_GOLDEN=true go test ./internal/server -run Golden
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden from the replies of today's tools")
+
+func goldenUpdating() bool {
+	return *updateGolden || os.Getenv("UPDATE_GOLDEN") == "true" || os.Getenv("UPDATE_GOLDEN") == "1"
+}
+
+const goldenDir = "testdata/golden"
+
+// goldenSmallMaxBytes is the reply limit of the servers that show partial
+// replies and TOO_LARGE: the smallest the command line accepts.
+const goldenSmallMaxBytes = MinMaxBytes
+
+// goldenRepo builds the repository the golden replies read. Everything in it
+// is fixed (testrepo fixes names and dates), so commit ids are too. On main:
+//
+//   - base commit: cmd/main.go, old.go, img.png (binary), a.txt, docs/naïve.md,
+//     .env (a secret), hundred.txt (100 lines), big.txt (600 lines, larger
+//     than the small reply limit), empty.txt, src/util.go.
+//   - feature (refs/pull/7/head) branches from base: modifies cmd/main.go,
+//     renames old.go to new.go with an edit, changes img.png, adds
+//     src/util_test.go, deletes a.txt, edits docs/naïve.md.
+//   - main then moves on (unrelated.txt), so merge-base and direct differ.
+//   - pr9 (refs/pull/9/head) touches .env and adds ok.txt.
+//   - pr10 (refs/pull/10/head) rewrites every line of big.txt.
+//   - refs/pull/11/head is the base commit itself: an empty pull request.
+//   - pr12 (refs/pull/12/head) adds 60 files with long names.
+func goldenRepo(t *testing.T) *testrepo.Repo {
+	r := testrepo.New(t)
+	r.Write("cmd/main.go", "package main\n\nfunc main() {\n\tprintln(\"one\")\n}\n")
+	r.Write("old.go", "package old\n\n// Old does old things.\nfunc Old() int {\n\treturn 1\n}\n\nfunc Keep() {}\n")
+	r.Write("img.png", "\x89PNG\x00\x01\x02 first")
+	r.Write("a.txt", "to be deleted\n")
+	r.Write("docs/naïve.md", "# naïve\n\nline\n")
+	r.Write(".env", "TOKEN=old\n")
+	r.Write("hundred.txt", numberedLines(100))
+	r.Write("big.txt", goldenBig("big line"))
+	r.Write("empty.txt", "")
+	r.Write("src/util.go", "package src\n\n// Util helps.\nfunc Util() string { return \"util\" }\n\n// Other helps too.\nfunc Other() string { return \"other\" }\n")
+	base := r.Commit("base")
+
+	r.Git("checkout", "-q", "-b", "feature")
+	r.Write("cmd/main.go", "package main\n\nfunc main() {\n\tprintln(\"two\")\n}\n")
+	r.Git("mv", "old.go", "new.go")
+	r.Write("new.go", "package old\n\n// Old does old things.\nfunc Old() int {\n\treturn 2\n}\n\nfunc Keep() {}\n")
+	r.Write("img.png", "\x89PNG\x00\x01\x02 second")
+	r.Write("src/util_test.go", "package src\n\nimport \"testing\"\n\nfunc TestUtil(t *testing.T) {\n\tif Util() != \"util\" {\n\t\tt.Fatal(\"no\")\n\t}\n}\n")
+	r.Git("rm", "-q", "a.txt")
+	r.Write("docs/naïve.md", "# naïve\n\nline changed\n")
+	r.Git("update-ref", "refs/pull/7/head", r.Commit("feature"))
+
+	r.Git("checkout", "-q", "main")
+	r.Write("unrelated.txt", "main moved on\n")
+	r.Commit("main moves on")
+
+	r.Git("checkout", "-q", "-b", "pr9", base)
+	r.Write(".env", "TOKEN=new\n")
+	r.Write("ok.txt", "fine\n")
+	r.Git("update-ref", "refs/pull/9/head", r.Commit("pr9"))
+
+	r.Git("checkout", "-q", "-b", "pr10", base)
+	r.Write("big.txt", goldenBig("BIG LINE"))
+	r.Git("update-ref", "refs/pull/10/head", r.Commit("pr10"))
+
+	r.Git("update-ref", "refs/pull/11/head", base)
+
+	r.Git("checkout", "-q", "-b", "pr12", base)
+	for i := 1; i <= 60; i++ {
+		r.Write(fmt.Sprintf("many/a-file-with-a-rather-long-name-to-fill-a-page-%02d.txt", i), fmt.Sprintf("file %d\n", i))
+	}
+	r.Git("update-ref", "refs/pull/12/head", r.Commit("pr12"))
+
+	r.Git("checkout", "-q", "main")
+	return r
+}
+
+// goldenBig is big.txt: 600 numbered lines, 8 kB.
+func goldenBig(prefix string) string {
+	var b strings.Builder
+	for i := 1; i <= 600; i++ {
+		fmt.Fprintf(&b, "%s %04d\n", prefix, i)
+	}
+	return b.String()
+}
+
+// goldenCase is one call and the file its reply is kept in.
+type goldenCase struct {
+	name string // file name in testdata/golden/<tool>/, without .txt
+	tool string
+	args map[string]any
+	on   string // the server: "" (default limit), "small" or "root"
+}
+
+func goldenCases() []goldenCase {
+	var cs []goldenCase
+	add := func(tool, on, name string, a map[string]any) {
+		cs = append(cs, goldenCase{name: name, tool: tool, args: a, on: on})
+	}
+	repoArgs := func(kv ...any) map[string]any {
+		m := args(kv...)
+		m["owner"], m["repo"] = "acme", "widgets"
+		return m
+	}
+
+	// get_file_content
+	gfc := func(on, name string, a map[string]any) { add("get_file_content", on, name, a) }
+	gfc("", "whole-file", fileArgs("cmd/main.go", "ref", "main"))
+	gfc("", "default-ref", fileArgs("src/util.go"))
+	gfc("", "line-range", fileArgs("hundred.txt", "ref", "main", "start_line", 5, "end_line", 10))
+	gfc("", "end-line-clamped", fileArgs("hundred.txt", "start_line", 98, "end_line", 999))
+	gfc("", "at-a-commit-on-another-branch", fileArgs("new.go", "ref", "feature"))
+	gfc("", "empty-file", fileArgs("empty.txt"))
+	gfc("", "with-metadata", fileArgs("cmd/main.go", "ref", "main", "with_metadata", true))
+	gfc("", "with-metadata-directory", fileArgs("src", "ref", "main", "with_metadata", true))
+	gfc("", "error-not-found", fileArgs("nope.go", "ref", "main"))
+	gfc("", "error-binary", fileArgs("img.png"))
+	gfc("", "error-directory", fileArgs("docs"))
+	gfc("", "error-secret", fileArgs(".env"))
+	gfc("", "error-secret-with-metadata", fileArgs(".env", "with_metadata", true))
+	gfc("", "error-traversal", fileArgs("../outside"))
+	gfc("", "error-unknown-ref", fileArgs("README.md", "ref", "no-such-branch"))
+	gfc("", "error-ref-option", fileArgs("README.md", "ref", "--output=x"))
+	gfc("", "error-inverted", fileArgs("hundred.txt", "start_line", 20, "end_line", 10))
+	gfc("", "error-past-the-end", fileArgs("hundred.txt", "start_line", 150))
+	gfc("", "error-range-on-empty-file", fileArgs("empty.txt", "start_line", 1))
+	gfc("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "filePath", "cmd/main.go"))
+	gfc("", "error-owner-missing", args("repo", "widgets", "filePath", "cmd/main.go"))
+	gfc("", "error-unknown-parameter", fileArgs("cmd/main.go", "path", "x"))
+	gfc("", "error-string-line", fileArgs("cmd/main.go", "start_line", "5"))
+	gfc("small", "too-large-file", fileArgs("big.txt"))
+	gfc("small", "too-large-range", fileArgs("big.txt", "start_line", 100, "end_line", 600))
+	gfc("small", "too-large-with-metadata", fileArgs("big.txt", "with_metadata", true))
+
+	// read_file
+	rf := func(on, name string, a map[string]any) { add("read_file", on, name, a) }
+	rf("", "work-tree", args("path", "cmd/main.go"))
+	rf("", "at-ref-with-range", repoArgs("path", "hundred.txt", "ref", "main", "startLine", 5, "endLine", 10))
+	rf("", "at-another-branch", args("path", "new.go", "ref", "feature"))
+	rf("", "binary", args("path", "img.png"))
+	rf("", "empty", args("path", "empty.txt"))
+	rf("small", "partial-continues", args("path", "big.txt"))
+	rf("small", "partial-continued", args("path", "big.txt", "startLine", 100))
+	rf("small", "partial-with-end-line", args("path", "big.txt", "ref", "main", "startLine", 500, "endLine", 600))
+	rf("small", "last-page", args("path", "big.txt", "startLine", 590))
+	rf("", "error-not-found", args("path", "nope.go"))
+	rf("", "error-not-found-at-ref", args("path", "nope.go", "ref", "main"))
+	rf("", "error-secret", args("path", ".env"))
+	rf("", "error-secret-at-ref", args("path", ".env", "ref", "main"))
+	rf("", "error-traversal", args("path", "../outside"))
+	rf("", "error-absolute", args("path", "/etc/passwd"))
+	rf("", "error-directory", args("path", "docs", "ref", "main"))
+	rf("", "error-end-before-start", args("path", "hundred.txt", "startLine", 10, "endLine", 5))
+	rf("", "error-past-the-end", args("path", "hundred.txt", "startLine", 101))
+	rf("", "error-start-line-zero", args("path", "hundred.txt", "startLine", 0))
+	rf("", "error-unknown-ref", args("path", "hundred.txt", "ref", "no-such-branch"))
+	rf("", "error-path-missing", args())
+	rf("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "path", "hundred.txt"))
+
+	// get_diff
+	gd := func(on, name string, a map[string]any) { add("get_diff", on, name, a) }
+	gd("", "merge-base", args("base", "main", "head", "feature"))
+	gd("", "direct", args("base", "main", "head", "feature", "mode", "direct"))
+	gd("", "rename-both-paths", args("base", "main", "head", "feature", "paths", []string{"old.go", "new.go"}))
+	gd("", "rename-one-path", args("base", "main", "head", "feature", "paths", []string{"new.go"}))
+	gd("", "binary", args("base", "main", "head", "feature", "paths", []string{"img.png"}))
+	gd("", "context-lines-zero", args("base", "main", "head", "feature", "paths", []string{"src/util_test.go"}, "contextLines", 0))
+	gd("", "hidden-file", args("base", "main", "head", "pr9"))
+	gd("", "hidden-file-only", args("base", "main", "head", "pr9", "paths", []string{".env"}))
+	gd("", "empty", args("base", "main", "head", "main"))
+	gd("", "partial-max-bytes", args("base", "main", "head", "feature", "maxBytes", 400))
+	gd("small", "partial-files-not-listed", args("base", "main", "head", "feature"))
+	gd("small", "partial-big-patch", args("base", "main", "head", "pr10"))
+	gd("", "error-base-missing", args("head", "feature"))
+	gd("", "error-unknown-ref", args("base", "no-such-branch"))
+	gd("", "error-ref-option", args("base", "--output=x"))
+	gd("", "error-mode", args("base", "main", "mode", "sideways"))
+	gd("", "error-path-traversal", args("base", "main", "paths", []string{"../x"}))
+	gd("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "base", "main"))
+
+	// list_changed_files
+	lc := func(on, name string, a map[string]any) { add("list_changed_files", on, name, a) }
+	lc("", "merge-base", args("base", "main", "head", "feature"))
+	lc("", "direct", args("base", "main", "head", "feature", "mode", "direct"))
+	lc("", "paths", args("base", "main", "head", "feature", "paths", []string{"old.go", "new.go"}))
+	lc("", "hidden-file", args("base", "main", "head", "pr9"))
+	lc("", "empty", args("base", "main", "head", "main"))
+	lc("", "page-first", args("base", "main", "head", "feature", "limit", 2))
+	lc("", "page-middle", args("base", "main", "head", "feature", "offset", 2, "limit", 2))
+	lc("", "page-last", args("base", "main", "head", "feature", "offset", 4, "limit", 2))
+	lc("", "page-past-the-end", args("base", "main", "head", "feature", "offset", 50))
+	lc("small", "partial-cut-by-size", args("base", "main", "head", "pr12"))
+	lc("", "error-base-missing", args())
+	lc("", "error-unknown-ref", args("base", "main", "head", "no-such-branch"))
+	lc("", "error-limit-zero", args("base", "main", "limit", 0))
+	lc("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "base", "main"))
+
+	// get_pull_request_diff
+	prd := func(on, name string, a map[string]any) { add("get_pull_request_diff", on, name, a) }
+	prd("", "whole", prArgs(7))
+	prd("", "file-modified", prArgs(7, "file_path", "cmd/main.go"))
+	prd("", "file-renamed-new-side", prArgs(7, "file_path", "new.go"))
+	prd("", "file-renamed-old-side", prArgs(7, "file_path", "old.go"))
+	prd("", "file-binary", prArgs(7, "file_path", "img.png"))
+	prd("", "file-deleted", prArgs(7, "file_path", "a.txt"))
+	prd("", "file-next-to-hidden", prArgs(9, "file_path", "ok.txt"))
+	prd("", "empty", prArgs(11))
+	prd("", "error-hidden-whole", prArgs(9))
+	prd("", "error-hidden-file", prArgs(9, "file_path", ".env"))
+	prd("", "error-file-not-in-diff", prArgs(7, "file_path", "nope.txt"))
+	prd("", "error-file-in-empty-diff", prArgs(11, "file_path", "nope.txt"))
+	prd("", "error-no-such-pull-request", prArgs(99))
+	prd("", "error-index-zero", prArgs(0))
+	prd("", "error-file-path-root", prArgs(7, "file_path", "."))
+	prd("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "index", 7))
+	prd("small", "too-large-whole", prArgs(10))
+	prd("small", "too-large-file", prArgs(10, "file_path", "big.txt"))
+
+	// list_pull_request_files
+	lpf := func(on, name string, a map[string]any) { add("list_pull_request_files", on, name, a) }
+	lpf("", "all", prArgs(7))
+	lpf("", "page-first", prArgs(7, "limit", 2))
+	lpf("", "page-second", prArgs(7, "page", 2, "limit", 2))
+	lpf("", "page-last", prArgs(7, "page", 3, "limit", 2))
+	lpf("", "page-past-the-end", prArgs(7, "page", 9, "limit", 2))
+	lpf("", "hidden-file", prArgs(9))
+	lpf("", "empty", prArgs(11))
+	lpf("", "error-no-such-pull-request", prArgs(99))
+	lpf("", "error-limit-too-large", prArgs(7, "limit", 101))
+	lpf("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "index", 7))
+	lpf("small", "too-large-page", prArgs(12))
+
+	// search_code
+	sc := func(on, name string, a map[string]any) { add("search_code", on, name, a) }
+	sc("", "work-tree", args("query", "func"))
+	sc("", "at-ref", repoArgs("query", "println", "ref", "feature"))
+	sc("", "regex-case-sensitive-globs", args("query", "^func [A-Z]", "regex", true, "caseSensitive", true, "pathGlobs", []string{"src/**/*.go"}))
+	sc("", "context-lines", args("query", "Util()", "contextLines", 1))
+	sc("", "partial-max-results", args("query", "line", "maxResults", 3))
+	sc("", "hidden-file-skipped", args("query", "TOKEN"))
+	sc("", "no-match", args("query", "no such text anywhere"))
+	sc("small", "partial-cut-by-size", args("query", "big line", "maxResults", 500))
+	sc("", "error-empty-query", args("query", ""))
+	sc("", "error-bad-regex", args("query", "a(", "regex", true))
+	sc("", "error-regex-refused", args("query", `(a)\1`, "regex", true))
+	sc("", "error-glob-too-wild", args("query", "func", "pathGlobs", []string{"*a*b*c"}))
+	sc("", "error-unknown-ref", args("query", "func", "ref", "no-such-branch"))
+	sc("", "error-max-results-too-large", args("query", "func", "maxResults", 1000))
+	sc("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "query", "func"))
+
+	// list_repositories
+	lr := func(on, name string, a map[string]any) { add("list_repositories", on, name, a) }
+	lr("", "one-repository", args())
+	lr("root", "root", args())
+	lr("root", "page-first", args("limit", 2))
+	lr("root", "page-last", args("offset", 2, "limit", 2))
+	lr("root", "page-past-the-end", args("offset", 10))
+	lr("", "error-limit-too-large", args("limit", 1000))
+	lr("", "error-unknown-parameter", args("owner", "acme"))
+	return cs
+}
+
+func TestGoldenReplies(t *testing.T) {
+	r := goldenRepo(t)
+	servers := map[string]*goldenClient{
+		"":      goldenServe(t, r, DefaultMaxBytes),
+		"small": goldenServe(t, r, goldenSmallMaxBytes),
+		"root":  goldenServeRoot(t),
+	}
+	norm := goldenNormalizer(t, r.Dir)
+
+	want := map[string]bool{} // the golden file of every case
+	ran := 0                  // cases run (-run may select some)
+	for _, c := range goldenCases() {
+		file := filepath.Join(goldenDir, c.tool, c.name+".txt")
+		if want[file] {
+			t.Fatalf("two cases write %s", file)
+		}
+		want[file] = true
+		t.Run(c.tool+"/"+c.name, func(t *testing.T) {
+			ran++
+			g := servers[c.on]
+			got := norm(g.golden(t, c))
+			if goldenUpdating() {
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v\n(regenerate with: go test ./internal/server -run Golden -update-golden)", err)
+			}
+			if string(data) != got {
+				t.Errorf("%s(%s): the reply differs from %s (- golden, + now); if the change is intended, regenerate with -update-golden and review the diff\n%s",
+					c.tool, compactJSON(c.args), file, lineDiff(string(data), got))
+			}
+		})
+	}
+
+	// A golden file no case writes is a case that was removed or renamed.
+	if ran < len(want) {
+		return // not every case ran: the others' files are not stale
+	}
+	files, _ := filepath.Glob(filepath.Join(goldenDir, "*", "*.txt"))
+	for _, f := range files {
+		if want[f] {
+			continue
+		}
+		if goldenUpdating() {
+			if err := os.Remove(f); err != nil {
+				t.Error(err)
+			}
+			continue
+		}
+		t.Errorf("%s: no case writes this golden file any more; regenerate with -update-golden to remove it", f)
+	}
+}
+
+// goldenClient is a client of one server that keeps what the server sent.
+type goldenClient struct {
+	cs       *mcp.ClientSession
+	log      *lineLog
+	maxBytes int
+}
+
+func goldenServe(t *testing.T, r *testrepo.Repo, maxBytes int) *goldenClient {
+	t.Helper()
+	served, err := repo.ServeOne(context.Background(), testEnv(t), r.Dir, "acme/widgets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(served.Close)
+	return goldenConnect(t, served, maxBytes)
+}
+
+// goldenServeRoot serves a root of three small repositories, for
+// list_repositories' pages.
+func goldenServeRoot(t *testing.T) *goldenClient {
+	t.Helper()
+	root := t.TempDir()
+	for _, name := range []string{"acme/gadgets", "acme/widgets", "zeta/tools"} {
+		r := testrepo.Init(t, filepath.Join(root, filepath.FromSlash(name)))
+		r.Write("README.md", "# "+name+"\n")
+		r.Commit("readme")
+		if name == "zeta/tools" {
+			r.CloneBare(filepath.Join(root, "zeta", "tools-mirror.git"))
+		}
+	}
+	served, err := repo.ServeRoot(testEnv(t), root, repo.RootOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(served.Close)
+	return goldenConnect(t, served, DefaultMaxBytes)
+}
+
+func goldenConnect(t *testing.T, served *repo.Served, maxBytes int) *goldenClient {
+	t.Helper()
+	ctx := context.Background()
+	cfg := Config{MaxBytes: maxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test"}
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := New(served, cfg).MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The client's side of the wire is logged: a message is logged before
+	// the client sees it, so a call's reply is in the log when it returns.
+	log := &lineLog{}
+	client := mcp.NewClient(&mcp.Implementation{Name: "golden"}, nil)
+	cs, err := client.Connect(ctx, &mcp.LoggingTransport{Transport: ct, Writer: log}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &goldenClient{cs: cs, log: log, maxBytes: maxBytes}
+}
+
+// lineLog keeps the lines a LoggingTransport writes.
+type lineLog struct {
+	mu      sync.Mutex
+	partial bytes.Buffer
+	lines   []string
+}
+
+func (l *lineLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.partial.Write(p)
+	for {
+		line, err := l.partial.ReadString('\n')
+		if err != nil {
+			l.partial.Reset()
+			l.partial.WriteString(line)
+			return len(p), nil
+		}
+		l.lines = append(l.lines, strings.TrimSuffix(line, "\n"))
+	}
+}
+
+func (l *lineLog) since(n int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines[n:]...)
+}
+
+func (l *lineLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.lines)
+}
+
+// golden makes the call and renders the golden file for its reply.
+func (g *goldenClient) golden(t *testing.T, c goldenCase) string {
+	t.Helper()
+	data, err := json.Marshal(c.args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := g.log.len()
+	res, err := g.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(data)})
+	if err != nil {
+		t.Fatalf("%s(%s): protocol error: %v", c.tool, data, err)
+	}
+	raw := g.rawResult(t, from)
+	if len(raw) > g.maxBytes {
+		t.Fatalf("%s(%s): reply is %d bytes, over the %d-byte limit", c.tool, data, len(raw), g.maxBytes)
+	}
+	var wire struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &wire); err != nil {
+		t.Fatalf("%s(%s): reading the reply %s: %v", c.tool, data, raw, err)
+	}
+	if len(wire.Content) != 1 || wire.Content[0].Type != "text" {
+		t.Fatalf("%s(%s): reply content is not one text: %s", c.tool, data, raw)
+	}
+	if wire.Content[0].Text != textOf(res) || wire.IsError != res.IsError {
+		t.Fatalf("%s(%s): the logged reply is not the one the client got", c.tool, data)
+	}
+	return renderGolden(c, wire.IsError, wire.Content[0].Text, wire.StructuredContent)
+}
+
+// rawResult is the "result" of the last response logged since line from.
+func (g *goldenClient) rawResult(t *testing.T, from int) json.RawMessage {
+	t.Helper()
+	var result json.RawMessage
+	for _, line := range g.log.since(from) {
+		msg, ok := strings.CutPrefix(line, "read: ")
+		if !ok {
+			continue
+		}
+		var resp struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(msg), &resp) == nil && len(resp.Result) > 0 {
+			result = resp.Result
+		}
+	}
+	if result == nil {
+		t.Fatal("no response in the transport's log")
+	}
+	return result
+}
+
+// renderGolden is the golden file of a reply. Sections start with a line
+// "-- name --"; the text section holds the text exactly, and says so when
+// the text does not end with a newline (one is added to end the section).
+func renderGolden(c goldenCase, isError bool, text string, structured json.RawMessage) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %s\n", c.tool, c.name)
+	switch c.on {
+	case "small":
+		fmt.Fprintf(&b, "# server: acme/widgets, reply limit %d bytes\n", goldenSmallMaxBytes)
+	case "root":
+		b.WriteString("# server: a root of acme/gadgets, acme/widgets, zeta/tools, zeta/tools-mirror.git (bare)\n")
+	default:
+		fmt.Fprintf(&b, "# server: acme/widgets, reply limit %d bytes (the default)\n", DefaultMaxBytes)
+	}
+	args, _ := json.MarshalIndent(c.args, "", "  ")
+	fmt.Fprintf(&b, "-- arguments --\n%s\n", args)
+	fmt.Fprintf(&b, "-- isError --\n%t\n", isError)
+	if strings.HasSuffix(text, "\n") || text == "" {
+		fmt.Fprintf(&b, "-- text --\n%s", text)
+	} else {
+		fmt.Fprintf(&b, "-- text (no newline at its end) --\n%s\n", text)
+	}
+	if len(structured) == 0 {
+		b.WriteString("-- structuredContent: none --\n")
+	} else {
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, structured, "", "  "); err != nil {
+			ind.Reset()
+			ind.Write(structured)
+		}
+		fmt.Fprintf(&b, "-- structuredContent --\n%s\n", ind.String())
+	}
+	return b.String()
+}
+
+// goldenNormalizer replaces the test's temporary directories, should a reply
+// name them, with fixed words: the repository's work tree, the test's
+// temporary directories, the system's.
+func goldenNormalizer(t *testing.T, repoDir string) func(string) string {
+	t.Helper()
+	var rep []string
+	for _, d := range []struct{ dir, name string }{
+		{repoDir, "$REPO"},
+		{filepath.Dir(filepath.Dir(repoDir)), "$TESTTMP"},
+		{os.TempDir(), "$TMPDIR"},
+	} {
+		rep = append(rep, d.dir, d.name)
+		if real, err := filepath.EvalSymlinks(d.dir); err == nil && real != d.dir {
+			rep = append(rep, real, d.name)
+		}
+	}
+	return strings.NewReplacer(rep...).Replace
+}
+
+func compactJSON(v any) string {
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
+// lineDiff is a line diff of a and b ("-" a only, "+" b only, " " both),
+// with three lines of context around changes.
+func lineDiff(a, b string) string {
+	x, y := splitLines(a), splitLines(b)
+	if len(x)*len(y) > 4_000_000 {
+		return fmt.Sprintf("(too long to diff: %d and %d lines)\n- %s\n+ %s", len(x), len(y), firstDiff(x, y), firstDiff(y, x))
+	}
+	// lcs[i][j]: length of the longest common subsequence of x[i:], y[j:].
+	lcs := make([][]int, len(x)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type op struct {
+		kind byte
+		line string
+	}
+	var ops []op
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case i < len(x) && j < len(y) && x[i] == y[j]:
+			ops = append(ops, op{' ', x[i]})
+			i, j = i+1, j+1
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
+			ops = append(ops, op{'-', x[i]})
+			i++
+		default:
+			ops = append(ops, op{'+', y[j]})
+			j++
+		}
+	}
+	const context = 3
+	keep := make([]bool, len(ops))
+	for k, o := range ops {
+		if o.kind != ' ' {
+			for m := max(0, k-context); m <= min(len(ops)-1, k+context); m++ {
+				keep[m] = true
+			}
+		}
+	}
+	var out strings.Builder
+	skipped := false
+	for k, o := range ops {
+		if !keep[k] {
+			skipped = true
+			continue
+		}
+		if skipped {
+			out.WriteString("  …\n")
+			skipped = false
+		}
+		fmt.Fprintf(&out, "%c %s\n", o.kind, strings.ReplaceAll(o.line, "\r", `\r`))
+	}
+	return out.String()
+}
+
+func splitLines(s string) []string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
+
+func firstDiff(x, y []string) string {
+	for i := range x {
+		if i >= len(y) || x[i] != y[i] {
+			return fmt.Sprintf("line %d: %s", i+1, x[i])
+		}
+	}
+	return "(end)"
+}
