@@ -1,0 +1,84 @@
+package server
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The README's tool reference ("## Tools") is held to the registry: every
+// tool has its "### `name`" section, every parameter of its input schema is
+// named in that section, and no section names a tool that does not exist.
+func TestReadmeToolReference(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := readmeToolSections(t, string(data))
+	for _, d := range Tools() {
+		body, ok := sections[d.Name()]
+		if !ok {
+			t.Errorf("README.md: no \"### `%s`\" section under \"## Tools\"", d.Name())
+			continue
+		}
+		delete(sections, d.Name())
+		for _, p := range inputParams(t, d) {
+			if !strings.Contains(body, "`"+p+"`") && !regexp.MustCompile("[`, ]"+regexp.QuoteMeta(p)+"[`,}]").MatchString(body) {
+				t.Errorf("README.md, section %s: the parameter %s is not named", d.Name(), p)
+			}
+		}
+	}
+	for name := range sections {
+		t.Errorf("README.md: a section \"### `%s`\" for a tool that does not exist", name)
+	}
+}
+
+// readmeToolSections maps each "### `name`" heading of the Tools section to
+// its text, up to the next heading of the same or a higher level.
+func readmeToolSections(t *testing.T, readme string) map[string]string {
+	t.Helper()
+	_, tools, ok := strings.Cut(readme, "\n## Tools\n")
+	if !ok {
+		t.Fatal("README.md has no \"## Tools\" section")
+	}
+	if end := strings.Index(tools, "\n## "); end >= 0 {
+		tools = tools[:end]
+	}
+	heading := regexp.MustCompile("(?m)^### `([^`]+)`\\s*$")
+	out := map[string]string{}
+	locs := heading.FindAllStringSubmatchIndex(tools, -1)
+	if len(locs) == 0 {
+		t.Fatal("README.md: no \"### `name`\" sections under \"## Tools\"")
+	}
+	for i, loc := range locs {
+		end := len(tools)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		out[tools[loc[2]:loc[3]]] = tools[loc[1]:end]
+	}
+	return out
+}
+
+func inputParams(t *testing.T, d *ToolDef) []string {
+	t.Helper()
+	data, err := json.Marshal(d.Tool().InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
