@@ -47,7 +47,7 @@ var listChangedFilesTool = defineTool(toolSpec{
 	Name:  "list_changed_files",
 	Title: "List changed files",
 	Description: "List the files changed between two commits (path, previous path, status, lines added and deleted, binary, test file), without patches. " +
-		"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit.",
+		"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit: while nextOffset is not null, call again with offset=nextOffset.",
 	Out: reflect.TypeFor[listChangedFilesOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")

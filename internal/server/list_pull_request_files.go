@@ -45,7 +45,7 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
 	Description: "List the files a pull request changes (path, previous path, status, lines added and deleted) with the total count: " +
-		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit.",
+		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit: while hasMore is true, call again with page+1.",
 	Out: reflect.TypeFor[listPullRequestFilesOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)

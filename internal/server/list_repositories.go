@@ -24,10 +24,11 @@ type listRepositoriesOut struct {
 
 // listRepositoriesTool is list_repositories's definition (registry.go).
 var listRepositoriesTool = defineTool(toolSpec{
-	Name:        "list_repositories",
-	Title:       "List repositories",
-	Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools.",
-	Out:         reflect.TypeFor[listRepositoriesOut](),
+	Name:  "list_repositories",
+	Title: "List repositories",
+	Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools. " +
+		"Paged with offset/limit: while nextOffset is not null, call again with offset=nextOffset.",
+	Out: reflect.TypeFor[listRepositoriesOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "offset", 0, 0, 1_000_000_000)
 		setInt(in, "limit", 100, 1, 500)

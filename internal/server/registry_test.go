@@ -48,6 +48,39 @@ func TestRegistryAnnotations(t *testing.T) {
 	}
 }
 
+// Every reply is bounded, so every description tells an agent how to get
+// what a partial reply left out: the words it must contain, per tool. A
+// new tool needs its entry here, and so a sentence in its description.
+func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
+	continues := map[string][]string{
+		"get_diff":                {`patchOmitted: "size_limit"`, "fetch them separately with paths"},
+		"get_file_content":        {"ask for a range, or use read_file"},
+		"get_pull_request_diff":   {"then pass file_path"},
+		"list_changed_files":      {"while nextOffset is not null, call again with offset=nextOffset"},
+		"list_pull_request_files": {"while hasMore is true, call again with page+1"},
+		"list_repositories":       {"while nextOffset is not null, call again with offset=nextOffset"},
+		"read_file":               {"when truncated, continue with startLine=endLine+1"},
+		"search_code":             {"narrow with pathGlobs or a more specific query when truncated"},
+	}
+	for _, d := range Tools() {
+		words, ok := continues[d.Name()]
+		if !ok {
+			t.Errorf("%s: no entry here saying how its description tells an agent to continue a partial reply", d.Name())
+			continue
+		}
+		desc := d.Tool().Description
+		for _, w := range words {
+			if !strings.Contains(desc, w) {
+				t.Errorf("%s: the description does not say how to continue a partial reply (want %q in it):\n%s", d.Name(), w, desc)
+			}
+		}
+		delete(continues, d.Name())
+	}
+	for name := range continues {
+		t.Errorf("%s: listed here but no such tool", name)
+	}
+}
+
 func TestSelectTools(t *testing.T) {
 	names := func(defs []*ToolDef) []string {
 		var out []string
