@@ -29,15 +29,13 @@ type DiffOptions struct {
 //
 // format selects the output: "-p" (with -U, which implies a patch, so it is
 // given only then) or "--raw", "--numstat".
-func diffArgs(o DiffOptions, format ...string) []string {
-	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "-M", "-l" + strconv.Itoa(RenameLimit)}
+func diffArgs(o DiffOptions, format ...arg) *command {
+	c := gitCommand("diff", "--no-color", "--no-ext-diff", "--no-textconv",
+		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "-M", intArg("-l", RenameLimit))
 	if slices.Contains(format, "-p") {
-		args = append(args, "-U"+strconv.Itoa(o.Context))
+		c.flags(intArg("-U", o.Context))
 	}
-	args = append(args, format...)
-	args = append(args, "--end-of-options", o.From, o.To, "--")
-	return append(args, o.Paths...)
+	return c.flags(format...).revs(o.From, o.To).paths(o.Paths...)
 }
 
 // Change is one file of a diff, as git's raw format gives it.
@@ -68,7 +66,7 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if mb, ok := r.memo.get(key); ok {
 		return mb.(string), nil
 	}
-	out, err := r.Output(ctx, "merge-base", "--end-of-options", a, b)
+	out, err := r.output(ctx, gitCommand("merge-base").revs(a, b))
 	var exit *ExitError
 	if errors.As(err, &exit) && exit.Code == 1 {
 		return "", ErrNoMergeBase
@@ -101,7 +99,7 @@ func (r *Repo) EachChange(ctx context.Context, o DiffOptions, each func(i int, c
 	var keep []Change // the whole list, while small enough to remember
 	keepBytes, remember := 0, true
 	n := 0
-	err := r.Stream(ctx, diffArgs(o, "-z", "--raw"), func(stdout io.Reader) error {
+	err := r.stream(ctx, diffArgs(o, "-z", "--raw"), func(stdout io.Reader) error {
 		rd := newRawReader(ctx, stdout)
 		for {
 			c, ok, err := rd.next()
@@ -163,7 +161,7 @@ func changeBytes(c Change) int {
 func (r *Repo) ChangedFilesPage(ctx context.Context, o DiffOptions, from, n int) ([]Change, int, error) {
 	var page []Change
 	total := 0
-	err := r.Stream(ctx, diffArgs(o, "-z", "--raw", "--numstat"), func(stdout io.Reader) error {
+	err := r.stream(ctx, diffArgs(o, "-z", "--raw", "--numstat"), func(stdout io.Reader) error {
 		rd := newRawReader(ctx, stdout)
 		for {
 			c, ok, err := rd.next()
@@ -187,7 +185,7 @@ func (r *Repo) ChangedFilesPage(ctx context.Context, o DiffOptions, from, n int)
 // Patch streams the unified diff to read. When read returns early, git is
 // stopped: the cost follows what is read.
 func (r *Repo) Patch(ctx context.Context, o DiffOptions, read func(patch io.Reader) error) error {
-	return r.Stream(ctx, diffArgs(o, "-p"), read)
+	return r.stream(ctx, diffArgs(o, "-p"), read)
 }
 
 // rawReader reads NUL-terminated raw records (":old new oid oid status\0

@@ -87,40 +87,31 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 		return res, err
 	}
 	res.Skipped = counted
-	args := []string{"grep", "--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name"}
+	c := grepCommand("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
 	if o.Regex {
-		args = append(args, "-E")
+		c.flags("-E")
 	} else {
-		args = append(args, "-F")
+		c.flags("-F")
 	}
 	if !o.CaseSensitive {
-		args = append(args, "-i")
+		c.flags("-i")
 	}
-	args = append(args, "-e", o.Pattern)
+	c.flagValue("-e", o.Pattern)
 	if o.Rev != "" {
 		// git grep (2.39) takes no --end-of-options; Rev is a full
 		// commit id, never a caller's text.
-		args = append(args, o.Rev)
+		c.rev(o.Rev)
+	} else {
+		c.onWorkTree()
 	}
-	args = append(args, "--")
-	for _, g := range o.Globs {
-		args = append(args, ":(glob)"+g)
-	}
-	for _, g := range o.Exclude {
-		args = append(args, ":(exclude,glob,icase)"+g)
-	}
-	for _, p := range skip {
-		args = append(args, ":(exclude,literal)"+p)
-	}
-	run := r.Stream
-	if o.Rev == "" {
-		run = r.StreamWorkTree
-	}
+	c.pathspecs(":(glob)", o.Globs...).
+		pathspecs(":(exclude,glob,icase)", o.Exclude...).
+		pathspecs(":(exclude,literal)", skip...)
 	prefix := ""
 	if o.Rev != "" {
 		prefix = o.Rev + ":"
 	}
-	err = run(ctx, args, func(stdout io.Reader) error {
+	err = r.stream(ctx, c, func(stdout io.Reader) error {
 		err := parseGrep(stdout, prefix, each)
 		if err == ErrStopGrep {
 			return nil // git is stopped
@@ -260,7 +251,7 @@ func (r *Repo) largeBlobs(ctx context.Context, commit string, max int64) ([]stri
 		return v.([]string), nil
 	}
 	var large []string
-	err := r.Stream(ctx, []string{"ls-tree", "-r", "-l", "-z", "--full-tree", commit}, func(stdout io.Reader) error {
+	err := r.stream(ctx, gitCommand("ls-tree", "-r", "-l", "-z", "--full-tree").rev(commit), func(stdout io.Reader) error {
 		br := bufio.NewReaderSize(stdout, 64<<10)
 		var rec []byte
 		for {
@@ -324,7 +315,7 @@ func (r *Repo) largeWorkTreeFiles(ctx context.Context, max int64) ([]string, err
 			}
 		}()
 	}
-	err := r.Stream(ctx, []string{"ls-files", "-z"}, func(stdout io.Reader) error {
+	err := r.stream(ctx, gitCommand("ls-files", "-z"), func(stdout io.Reader) error {
 		br := bufio.NewReaderSize(stdout, 64<<10)
 		var rec []byte
 		last := ""

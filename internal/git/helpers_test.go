@@ -144,7 +144,9 @@ func mustPlainGit(t testing.TB, dir string, env []string, args ...string) string
 // else, stops the hostile behaviour.
 func runWithout(t testing.TB, r *Repo, withWorkTree bool, drop []string, args ...string) (string, error) {
 	t.Helper()
-	cmd := r.command(context.Background(), r.workTreeFor(withWorkTree), args)
+	c := rawCommand(args...)
+	c.workTree = withWorkTree // any command, as the runner would run it there
+	cmd := r.execCmd(context.Background(), c)
 	var argv []string
 	for i := 0; i < len(cmd.Args); i++ {
 		if cmd.Args[i] == "-c" && i+1 < len(cmd.Args) && slices.ContainsFunc(drop, func(k string) bool {
@@ -167,21 +169,48 @@ func runWithout(t testing.TB, r *Repo, withWorkTree bool, drop []string, args ..
 	return string(out), err
 }
 
-// output runs our runner's Output and fails the test on error.
+// rawCommand builds a command from raw arguments, as only tests may: each
+// becomes a trusted argument. A grep is built as grepCommand builds it.
+func rawCommand(args ...string) *command {
+	if len(args) == 0 {
+		return &command{}
+	}
+	c := gitCommand(arg(args[0]))
+	if args[0] == "grep" {
+		c = grepCommand()
+	}
+	for _, a := range args[1:] {
+		c.flags(arg(a))
+	}
+	return c
+}
+
+// outputRaw runs the runner's output for a raw command line.
+func outputRaw(ctx context.Context, r *Repo, args ...string) ([]byte, error) {
+	return r.output(ctx, rawCommand(args...))
+}
+
+// streamRaw runs the runner's stream for a raw command line.
+func streamRaw(ctx context.Context, r *Repo, args []string, consume func(stdout io.Reader) error) error {
+	return r.stream(ctx, rawCommand(args...), consume)
+}
+
+// output runs our runner's output and fails the test on error.
 func output(t testing.TB, r *Repo, args ...string) string {
 	t.Helper()
-	out, err := r.Output(context.Background(), args...)
+	out, err := outputRaw(context.Background(), r, args...)
 	if err != nil {
 		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
 	}
 	return string(out)
 }
 
-// workTreeOutput runs our runner's StreamWorkTree and returns stdout.
+// workTreeOutput runs a raw command on the work tree (onWorkTree) and
+// returns stdout.
 func workTreeOutput(t testing.TB, r *Repo, args ...string) (string, error) {
 	t.Helper()
 	var out []byte
-	err := r.StreamWorkTree(context.Background(), args, func(stdout io.Reader) error {
+	err := r.stream(context.Background(), rawCommand(args...).onWorkTree(), func(stdout io.Reader) error {
 		var err error
 		out, err = io.ReadAll(stdout)
 		return err
@@ -287,7 +316,7 @@ func idlePids(r *Repo) []int {
 	defer p.mu.Unlock()
 	var pids []int
 	for _, c := range p.idle {
-		pids = append(pids, c.cmd.Process.Pid)
+		pids = append(pids, c.proc.cmd.Process.Pid)
 	}
 	return pids
 }

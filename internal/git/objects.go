@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,13 +88,11 @@ func (p *objectPool) retireOldestIdle() *catFile {
 }
 
 type catFile struct {
-	cmd       *exec.Cmd
+	proc      *process
 	in        io.WriteCloser
 	out       *bufio.Reader
-	stderr    *capped // read only after stop
 	cancel    context.CancelFunc
-	release   func() // gives back its room in the Env's reader table
-	used      bool   // has answered a request: it was alive when it went idle
+	used      bool // has answered a request: it was alive when it went idle
 	stopped   bool
 	idleSince time.Time
 }
@@ -196,40 +193,16 @@ func (p *objectPool) release() {
 	}
 }
 
+// start starts a reader. It takes room in the Env's reader table (waiting
+// under callCtx), given back when the reader stops.
 func (p *objectPool) start(callCtx context.Context) (*catFile, error) {
-	table := p.repo.env.readers
-	if err := table.acquire(callCtx); err != nil {
-		return nil, err
-	}
-	c, err := p.startProcess()
-	if err != nil {
-		table.release()
-		return nil, err
-	}
-	c.release = table.release
-	return c, nil
-}
-
-func (p *objectPool) startProcess() (*catFile, error) {
 	ctx, cancel := context.WithCancel(context.Background()) // the reader outlives the call that starts it
-	cmd := p.repo.command(ctx, p.repo.workTreeFor(false), []string{"cat-file", "--batch-command", "-z"})
-	in, err := cmd.StdinPipe()
+	proc, err := p.repo.start(callCtx, ctx, gitCommand("cat-file", "--batch-command", "-z").longLived(), true)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	stderr := &capped{max: maxStderr}
-	cmd.Stderr = stderr
-	if err := p.repo.start(cmd, false); err != nil {
-		cancel()
-		return nil, fmt.Errorf("starting git cat-file: %w", err)
-	}
-	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 64<<10), stderr: stderr, cancel: cancel}, nil
+	return &catFile{proc: proc, in: proc.stdin, out: bufio.NewReaderSize(proc.stdout, 64<<10), cancel: cancel}, nil
 }
 
 func (c *catFile) stop() {
@@ -239,8 +212,7 @@ func (c *catFile) stop() {
 	c.stopped = true
 	c.in.Close()
 	c.cancel()
-	c.cmd.Wait()
-	c.release()
+	c.proc.wait() // gives back its room in the Env's reader table
 }
 
 func (p *objectPool) close() {
@@ -395,7 +367,7 @@ func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err e
 		return errStale
 	}
 	c.stop() // waits for git, so its stderr is complete
-	msg := strings.TrimSpace(c.stderr.String())
+	msg := strings.TrimSpace(c.proc.stderr.String())
 	switch {
 	case strings.HasPrefix(msg, "fatal: "):
 		return fmt.Errorf("%w: %q: git cat-file: %s", ErrMissing, name, msg)

@@ -91,7 +91,7 @@ func TestSearchesTakeAtMostHalfTheSlots(t *testing.T) {
 	hold := make(chan struct{})
 	started := make(chan struct{}, 2)
 	for range 2 {
-		go g.Stream(context.Background(), []string{"grep", "-e", "a", "HEAD", "--"}, func(io.Reader) error {
+		go streamRaw(context.Background(), g, []string{"grep", "-e", "a", "HEAD", "--"}, func(io.Reader) error {
 			started <- struct{}{}
 			<-hold
 			return nil
@@ -102,12 +102,12 @@ func TestSearchesTakeAtMostHalfTheSlots(t *testing.T) {
 	defer close(hold)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := g.Output(ctx, "grep", "-e", "a", "HEAD", "--"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := outputRaw(ctx, g, "grep", "-e", "a", "HEAD", "--"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("a third search with two of four slots searching = %v, want it to wait", err)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, err := g.Output(ctx, "rev-parse", "HEAD"); err != nil {
+	if _, err := outputRaw(ctx, g, "rev-parse", "HEAD"); err != nil {
 		t.Fatalf("another command while searches hold their half: %v", err)
 	}
 }

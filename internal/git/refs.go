@@ -24,13 +24,13 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 
 // HasRef reports whether the full ref name exists.
 func (r *Repo) HasRef(ctx context.Context, ref string) bool {
-	_, err := r.Output(ctx, "show-ref", "--verify", "--quiet", "--end-of-options", ref)
+	_, err := r.output(ctx, gitCommand("show-ref", "--verify", "--quiet").revs(ref))
 	return err == nil
 }
 
 // DefaultBranch is the branch HEAD points at ("" when HEAD is detached).
 func (r *Repo) DefaultBranch(ctx context.Context) string {
-	out, err := r.Output(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
+	out, err := r.output(ctx, gitCommand("symbolic-ref", "--quiet", "--short", "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -39,7 +39,7 @@ func (r *Repo) DefaultBranch(ctx context.Context) string {
 
 // ConfigValue reads one key of the repository's config ("" when unset).
 func (r *Repo) ConfigValue(ctx context.Context, key string) string {
-	out, err := r.Output(ctx, "config", "--get", "--end-of-options", key)
+	out, err := r.output(ctx, gitCommand("config", "--get").revs(key))
 	if err != nil {
 		return ""
 	}
@@ -54,11 +54,11 @@ type LastCommit struct {
 
 // LastCommitFor runs `git log -1` for one path ("" for the whole tree).
 func (r *Repo) LastCommitFor(ctx context.Context, commit, path string) (LastCommit, error) {
-	args := []string{"log", "-1", "--no-show-signature", "--format=%H%x00%cI%x00%aI", "--end-of-options", commit, "--"}
+	c := gitCommand("log", "-1", "--no-show-signature", "--format=%H%x00%cI%x00%aI").revs(commit).paths()
 	if path != "" {
-		args = append(args, path)
+		c.paths(path)
 	}
-	out, err := r.Output(ctx, args...)
+	out, err := r.output(ctx, c)
 	if err != nil {
 		return LastCommit{}, err
 	}
@@ -73,7 +73,7 @@ func (r *Repo) LastCommitFor(ctx context.Context, commit, path string) (LastComm
 // commit ("" when there is none). The blob's [include] sections are not
 // followed: a committed file must not make git read one of the host's.
 func (r *Repo) SubmoduleURL(ctx context.Context, commit, path string) string {
-	out, err := r.Output(ctx, "config", "--no-includes", "--null", "--list", "--blob", commit+":.gitmodules")
+	out, err := r.output(ctx, gitCommand("config", "--no-includes", "--null", "--list").flagValue("--blob", commit+":.gitmodules"))
 	if err != nil {
 		return ""
 	}

@@ -19,7 +19,7 @@ import (
 // maxStderr caps what is kept of a git process's stderr.
 const maxStderr = 8 << 10
 
-// maxOutput caps what Output collects; larger answers must be streamed.
+// maxOutput caps what output collects; larger answers must be streamed.
 const maxOutput = 16 << 20
 
 // Repo runs git against one repository.
@@ -81,31 +81,36 @@ func (e *ExitError) Error() string {
 	return fmt.Sprintf("git %s: %s", e.Args[0], msg)
 }
 
-// command builds the git command line: fixed global options first, then the
-// caller's arguments. Callers put user values only after --end-of-options or
-// "--", never where git parses options. workTree is what --work-tree names
-// (see workTreeFor); "" names none, which only git init needs.
-func (r *Repo) command(ctx context.Context, workTree string, args []string) *exec.Cmd {
-	argv := make([]string, 0, 2+2*len(safeConfig)+len(args))
+// execCmd turns a command into the process to run: fixed global options
+// first, then the command's own. Every git process is made here, and
+// started by Repo.start. The command puts values from outside the package
+// only after --end-of-options or "--", or as the value of an option that
+// takes one (see command).
+func (r *Repo) execCmd(ctx context.Context, c *command) *exec.Cmd {
+	argv := make([]string, 0, 3+2*len(safeConfig)+len(c.global)+len(c.args))
 	argv = append(argv, "--git-dir="+r.gitDir)
-	if len(args) == 0 || args[0] != "grep" {
+	if !c.magicPathspecs {
 		// Paths are literal. The exception is grep, whose pathspecs Grep
 		// builds itself, each with explicit magic (glob, exclude).
 		argv = append(argv, "--literal-pathspecs")
 	}
-	if workTree != "" {
-		argv = append(argv, "--work-tree="+workTree)
+	if !c.noWorkTree {
+		argv = append(argv, "--work-tree="+r.workTreeFor(c.workTree))
 	}
 	if !withoutSettings {
 		for _, kv := range safeConfig {
 			argv = append(argv, "-c", kv)
 		}
 	}
-	argv = append(argv, args...)
+	argv = append(argv, c.global...)
+	argv = append(argv, c.args...)
 	cmd := exec.CommandContext(ctx, "git", argv...)
 	cmd.Env = r.env.vars
 	if withoutSettings {
 		cmd.Env = slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return slices.Contains(transportBan, kv) })
+	}
+	if len(c.env) > 0 {
+		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], c.env...) // later entries win
 	}
 	cmd.Dir = r.env.dir // never the repository: git must not discover anything from cwd
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -137,24 +142,98 @@ var withoutSettings bool
 // transportBan are the environment entries that allow no transport.
 var transportBan = []string{"GIT_ALLOW_PROTOCOL=", "GIT_PROTOCOL_FROM_USER=0"}
 
-// start starts a command of this repository: in the sandbox, allowed to
-// read the repository's own directories (and its work tree when the command
-// reads it), then caps its memory.
-func (r *Repo) start(cmd *exec.Cmd, withWorkTree bool) error {
+// process is a started git process.
+type process struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser // nil unless asked for
+	stdout  io.ReadCloser  // nil for a writing command (its output is discarded)
+	stderr  *capped
+	release func() // gives back the process's room
+}
+
+// wait waits for the process to end and gives back its room.
+func (p *process) wait() error {
+	err := p.cmd.Wait()
+	p.release()
+	return err
+}
+
+// start is the one way a git process starts. It waits (under wait) for the
+// room the command's kind takes (a process slot, also a search slot for a
+// search, room in the reader table for a long-lived reader; a writing
+// command is bounded by its caller), makes the command line with the clean
+// environment and the -c settings (execCmd: its own process group, ended
+// with ctx), starts it in the sandbox with the grants the command needs
+// (the repository's store; its work tree for a command on the work tree;
+// writing its git directory, and the network, for a writing command), and
+// caps its memory. The caller ends it with wait.
+func (r *Repo) start(wait, ctx context.Context, c *command, stdin bool) (*process, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	release, err := r.acquire(wait, c.room)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.startProcess(ctx, c, stdin)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	p.release = release
+	return p, nil
+}
+
+// acquire waits for the room a kind of process takes.
+func (r *Repo) acquire(ctx context.Context, kind room) (release func(), err error) {
+	switch kind {
+	case roomReader:
+		table := r.env.readers
+		if err := table.acquire(ctx); err != nil {
+			return nil, err
+		}
+		return table.release, nil
+	case roomCaller:
+		return func() {}, nil
+	}
+	return r.env.acquire(ctx, kind == roomSearch)
+}
+
+func (r *Repo) startProcess(ctx context.Context, c *command, stdin bool) (*process, error) {
+	cmd := r.execCmd(ctx, c)
+	p := &process{cmd: cmd, stderr: &capped{max: maxStderr}}
+	cmd.Stderr = p.stderr
 	var err error
-	if r.env.sandbox == nil {
+	if stdin {
+		if p.stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+	}
+	if c.writes {
+		cmd.Stdout = io.Discard
+	} else if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.writes:
+		err = r.env.startIn(cmd, []grant{{r.gitDir, accessWrite}}, c.network != "")
+	case r.env.sandbox == nil:
 		err = cmd.Start()
-	} else {
+	default:
 		var rules *os.File
-		if rules, err = r.ruleset(withWorkTree && r.workTree != ""); err == nil {
+		if rules, err = r.ruleset(c.workTree && r.workTree != ""); err == nil {
 			err = r.env.sandbox.startWith(cmd, rules)
 		}
 	}
 	if err != nil {
-		return err
+		name := "git"
+		if c.room == roomReader {
+			name += " " + c.sub()
+		}
+		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
 	r.env.capMemory(cmd.Process.Pid)
-	return nil
+	return p, nil
 }
 
 // ruleset is the repository's sandbox ruleset, made on first use: building
@@ -211,65 +290,40 @@ func below(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
-// Output runs git and returns its stdout, which must stay under maxOutput.
-func (r *Repo) Output(ctx context.Context, args ...string) ([]byte, error) {
+// output runs a command and returns its stdout, which must stay under
+// maxOutput.
+func (r *Repo) output(ctx context.Context, c *command) ([]byte, error) {
 	var out []byte
-	err := r.Stream(ctx, args, func(stdout io.Reader) error {
+	err := r.stream(ctx, c, func(stdout io.Reader) error {
 		var err error
 		out, err = io.ReadAll(io.LimitReader(stdout, maxOutput+1))
 		if err == nil && len(out) > maxOutput {
-			err = fmt.Errorf("git %s: output over %d bytes", args[0], maxOutput)
+			err = fmt.Errorf("git %s: output over %d bytes", c.sub(), maxOutput)
 		}
 		return err
 	})
 	return out, err
 }
 
-// Stream runs git and hands its stdout to consume. When consume returns before
-// the end of the output, git is killed: nothing is produced that is not read.
-func (r *Repo) Stream(ctx context.Context, args []string, consume func(stdout io.Reader) error) error {
-	return r.stream(ctx, false, args, consume)
-}
-
-// StreamWorkTree is Stream for commands that read the work tree, which is
-// only `git grep`: it reads work-tree files as they are. Commands that
-// compare the work tree with the index (status, diff without two revisions,
-// ls-files -m) hash changed files through the repository's clean filters
-// (filter.<driver>.clean, chosen by .gitattributes), programs the repository
-// names that no command-line setting turns off in git 2.39.
-func (r *Repo) StreamWorkTree(ctx context.Context, args []string, consume func(stdout io.Reader) error) error {
-	if len(args) == 0 || args[0] != "grep" {
-		return fmt.Errorf("git: %q does not run on the work tree (only grep does: other commands can run the repository's filters)", strings.Join(args[:min(1, len(args))], ""))
-	}
-	return r.stream(ctx, true, args, consume)
-}
-
-func (r *Repo) stream(ctx context.Context, withWorkTree bool, args []string, consume func(io.Reader) error) error {
-	release, err := r.env.acquire(ctx, len(args) > 0 && args[0] == "grep")
-	if err != nil {
-		return err
-	}
-	defer release()
+// stream runs a command and hands its stdout to consume. When consume
+// returns before the end of the output, git is killed: nothing is produced
+// that is not read. A command on the work tree (onWorkTree) is only ever
+// git grep: it reads work-tree files as they are.
+func (r *Repo) stream(ctx context.Context, c *command, consume func(stdout io.Reader) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := r.command(ctx, r.workTreeFor(withWorkTree), args)
-	stderr := &capped{max: maxStderr}
-	cmd.Stderr = stderr
-	stdout, err := cmd.StdoutPipe()
+	p, err := r.start(ctx, ctx, c, false)
 	if err != nil {
 		return err
 	}
-	if err := r.start(cmd, withWorkTree); err != nil {
-		return fmt.Errorf("starting git: %w", err)
-	}
-	consumeErr := consume(stdout)
+	consumeErr := consume(p.stdout)
 	// Whatever consume left unread is not wanted: stop git rather than
 	// letting it produce the rest.
-	drained := consumeErr == nil && isDrained(stdout)
+	drained := consumeErr == nil && isDrained(p.stdout)
 	if !drained {
 		cancel()
 	}
-	waitErr := cmd.Wait()
+	waitErr := p.wait()
 	if consumeErr != nil {
 		return consumeErr
 	}
@@ -281,9 +335,25 @@ func (r *Repo) stream(ctx context.Context, withWorkTree bool, args []string, con
 	}
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
-		return &ExitError{Args: args, Code: exit.ExitCode(), Stderr: stderr.String()}
+		return &ExitError{Args: c.args, Code: exit.ExitCode(), Stderr: p.stderr.String()}
 	}
 	return waitErr
+}
+
+// runWriting runs one of the commands that write a mirror (init, fetch,
+// symbolic-ref; see command.writing) to its end.
+func (r *Repo) runWriting(ctx context.Context, c *command) error {
+	if !c.writes {
+		return fmt.Errorf("git %s: not a writing command", c.sub())
+	}
+	p, err := r.start(ctx, ctx, c, false)
+	if err != nil {
+		return err
+	}
+	if err := p.wait(); err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(p.stderr.String()))
+	}
+	return nil
 }
 
 // isDrained reports whether r is at EOF, reading at most one byte.

@@ -47,7 +47,7 @@ func TestStreamEarlyReturnStopsGit(t *testing.T) {
 		var read int64
 		var err error
 		within(t, 10*time.Second, func() {
-			err = g.Stream(context.Background(), args, func(stdout io.Reader) error {
+			err = streamRaw(context.Background(), g, args, func(stdout io.Reader) error {
 				read, _ = io.CopyN(io.Discard, stdout, 64<<10)
 				return nil
 			})
@@ -61,7 +61,7 @@ func TestStreamEarlyReturnStopsGit(t *testing.T) {
 	}
 	// The consumer's own error is returned as it is.
 	boom := errors.New("boom")
-	err := g.Stream(context.Background(), []string{"cat-file", "blob", big}, func(stdout io.Reader) error {
+	err := streamRaw(context.Background(), g, []string{"cat-file", "blob", big}, func(stdout io.Reader) error {
 		io.CopyN(io.Discard, stdout, 100)
 		return boom
 	})
@@ -69,7 +69,7 @@ func TestStreamEarlyReturnStopsGit(t *testing.T) {
 		t.Fatalf("Stream = %v, want the consumer's error", err)
 	}
 	// Stdin is empty: a command reading it ends at once.
-	out, err := g.Output(context.Background(), "cat-file", "--batch-check")
+	out, err := outputRaw(context.Background(), g, "cat-file", "--batch-check")
 	if err != nil || len(out) != 0 {
 		t.Fatalf("cat-file --batch-check with no input = %q, %v", out, err)
 	}
@@ -81,7 +81,7 @@ func TestStreamExitError(t *testing.T) {
 	g := open(t, r)
 	ctx := context.Background()
 
-	_, err := g.Output(ctx, "rev-parse", "--verify", "--end-of-options", "nope^{commit}")
+	_, err := outputRaw(ctx, g, "rev-parse", "--verify", "--end-of-options", "nope^{commit}")
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != 128 || !strings.Contains(ee.Stderr, "fatal: Needed a single revision") || ee.Args[0] != "rev-parse" {
 		t.Fatalf("Output(rev-parse nope) = %#v", err)
@@ -91,7 +91,7 @@ func TestStreamExitError(t *testing.T) {
 	}
 
 	// git grep: exit 1 and no stderr means no match.
-	err = g.StreamWorkTree(ctx, []string{"grep", "-e", "nothing-matches"}, func(stdout io.Reader) error {
+	err = g.stream(ctx, grepCommand().flagValue("-e", "nothing-matches").onWorkTree(), func(stdout io.Reader) error {
 		_, err := io.Copy(io.Discard, stdout)
 		return err
 	})
@@ -108,7 +108,7 @@ func TestStreamExitError(t *testing.T) {
 	if len(plain) <= 2*maxStderr {
 		t.Fatalf("control: plain git printed only %d bytes", len(plain))
 	}
-	_, err = g.Output(ctx, args...)
+	_, err = outputRaw(ctx, g, args...)
 	if !errors.As(err, &ee) || ee.Code != 1 {
 		t.Fatalf("Output(ls-files --error-unmatch) = %v", err)
 	}
@@ -121,11 +121,11 @@ func TestOutputLimit(t *testing.T) {
 	r := testrepo.New(t)
 	big := bigBlob(t, r, maxOutput+1)
 	g := open(t, r)
-	_, err := g.Output(context.Background(), "cat-file", "blob", big)
+	_, err := outputRaw(context.Background(), g, "cat-file", "blob", big)
 	if err == nil || !strings.Contains(err.Error(), "output over") {
 		t.Fatalf("Output of %d bytes = %v", maxOutput+1, err)
 	}
-	if out, err := g.Output(context.Background(), "cat-file", "-s", big); err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(maxOutput+1) {
+	if out, err := outputRaw(context.Background(), g, "cat-file", "-s", big); err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(maxOutput+1) {
 		t.Fatalf("cat-file -s = %q, %v", out, err)
 	}
 }
@@ -158,7 +158,7 @@ func TestStreamDeadlineKillsProcessGroup(t *testing.T) {
 	// kill: git dies at the deadline, its child lives on.
 	pidFile := filepath.Join(t.TempDir(), "control.pid")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	cmd := g.command(ctx, g.workTreeFor(false), hang(pidFile))
+	cmd := g.execCmd(ctx, rawCommand(hang(pidFile)...))
 	cmd.SysProcAttr = nil
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
 	cmd.WaitDelay = 200 * time.Millisecond
@@ -178,7 +178,7 @@ func TestStreamDeadlineKillsProcessGroup(t *testing.T) {
 	start := time.Now()
 	var err error
 	within(t, 10*time.Second, func() {
-		err = g.Stream(ctx, hang(pidFile), func(stdout io.Reader) error {
+		err = streamRaw(ctx, g, hang(pidFile), func(stdout io.Reader) error {
 			_, err := io.Copy(io.Discard, stdout)
 			return err
 		})
@@ -199,7 +199,7 @@ func TestStreamDeadlineKillsProcessGroup(t *testing.T) {
 	}
 
 	// A context that is already done starts nothing.
-	if err := g.Stream(ctx, []string{"log"}, func(io.Reader) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
+	if err := streamRaw(ctx, g, []string{"log"}, func(io.Reader) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Stream with an expired context = %v", err)
 	}
 }

@@ -30,7 +30,7 @@ var diffFlags = []string{"--no-ext-diff", "--no-textconv", "--no-color"}
 
 // projectDiff is the command line the project's diffs run with (diff.go).
 func projectDiff(from, to string) []string {
-	return diffArgs(DiffOptions{From: from, To: to, Context: 3}, "-p")
+	return diffArgs(DiffOptions{From: from, To: to, Context: 3}, "-p").args
 }
 
 // twoCommits is a repository whose commits c1 and c2 change a.txt.
@@ -57,7 +57,9 @@ func openSettingsOnly(t testing.TB, r *testrepo.Repo) *Repo {
 // returns all of stdout.
 func streamAll(g *Repo, withWorkTree bool, args ...string) (string, error) {
 	var out []byte
-	err := g.stream(context.Background(), withWorkTree, args, func(stdout io.Reader) error {
+	c := rawCommand(args...)
+	c.workTree = withWorkTree // any command: onWorkTree would refuse most
+	err := g.stream(context.Background(), c, func(stdout io.Reader) error {
 		var err error
 		out, err = io.ReadAll(stdout)
 		return err
@@ -344,7 +346,7 @@ func TestSafetyPager(t *testing.T) {
 	onTerminal(r.Dir, plainEnv(t), []string{"git", "log", "-1"})
 	m.mustRun("plain git log on a terminal")
 
-	cmd := g.command(context.Background(), g.workTreeFor(false), []string{"log", "-1"})
+	cmd := g.execCmd(context.Background(), gitCommand("log", "-1"))
 	onTerminal(cmd.Dir, cmd.Env, cmd.Args)
 	m.mustNotRun("runner's git log on a terminal")
 	output(t, g, "log", "-1")
@@ -625,7 +627,7 @@ func TestSafetyCoreWorktree(t *testing.T) {
 	// status there would run the clean filter on the changed a.txt.
 	mustPlainGit(t, outside, plain, "--git-dir="+gitDir(r), "status", "--porcelain")
 	m.mustRun("plain git --git-dir status")
-	if _, err := g.Output(context.Background(), "status", "--porcelain"); err != nil {
+	if _, err := outputRaw(context.Background(), g, "status", "--porcelain"); err != nil {
 		t.Fatal(err)
 	}
 	m.mustNotRun("runner status")

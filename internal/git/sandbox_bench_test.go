@@ -60,7 +60,7 @@ func BenchmarkSpawn(b *testing.B) {
 			}
 			g := openIn(b, env, r)
 			for b.Loop() {
-				if _, err := g.Output(context.Background(), "rev-parse", "HEAD"); err != nil {
+				if _, err := outputRaw(context.Background(), g, "rev-parse", "HEAD"); err != nil {
 					b.Fatal(err)
 				}
 			}
