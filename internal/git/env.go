@@ -83,12 +83,14 @@ func NewEnv() (*Env, error) {
 }
 
 // LimitProcesses lets at most n git commands run at once, searches at most
-// half of them, and at most n cat-file readers live across repositories;
-// others wait. Call it before the Env is used.
+// half of them, and at most n cat-file readers live across repositories
+// (never fewer than one repository may keep: with a small n, reads of one
+// repository would queue behind each other); others wait. Call it before
+// the Env is used.
 func (e *Env) LimitProcesses(n int) {
 	e.slots = make(chan struct{}, n)
 	e.searchSlots = make(chan struct{}, max(1, n/2))
-	e.readers.max = n
+	e.readers.max = max(n, MaxObjectReaders)
 }
 
 // MaxProcesses is the most git processes alive at once (commands and

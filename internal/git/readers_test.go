@@ -26,7 +26,7 @@ func readerRepos(t *testing.T, env *Env, n int) []*Repo {
 // repository retires the reader idle the longest in another one.
 func TestReadersBoundedAcrossRepositories(t *testing.T) {
 	env := newEnv(t)
-	env.LimitProcesses(2)
+	env.readers.max = 2 // LimitProcesses allows at least MaxObjectReaders
 	repos := readerRepos(t, env, 3)
 	ctx := context.Background()
 	for _, g := range repos {
@@ -53,7 +53,7 @@ func TestReadersBoundedAcrossRepositories(t *testing.T) {
 // the caller's deadline.
 func TestReadersWaitWhenAllAreBusy(t *testing.T) {
 	env := newEnv(t)
-	env.LimitProcesses(1)
+	env.readers.max = 1
 	repos := readerRepos(t, env, 2)
 	hold, holding := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)
