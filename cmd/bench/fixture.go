@@ -37,7 +37,6 @@ type textFile struct {
 }
 
 // want is the slice as both read tools return it: lines joined with "\n".
-func (t textFile) want() string { return strings.Join(t.lines[t.start-1:t.end], "\n") }
 
 // totalLines counts lines the way read_file does: a trailing "\n" ends the
 // last line rather than starting an empty one.
@@ -199,8 +198,8 @@ func isText(g gitRunner, dir, oid string) (bool, error) {
 		return false, err
 	}
 	head, err := io.ReadAll(io.LimitReader(bufio.NewReader(stdout), 8000))
-	cmd.Process.Kill()
-	cmd.Wait()
+	_ = cmd.Process.Kill() // only the head was wanted
+	_ = cmd.Wait()
 	if err != nil {
 		return false, err
 	}

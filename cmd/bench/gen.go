@@ -64,7 +64,7 @@ func ensureRepo(g gitRunner, cacheDir, name string, gen generator, logf logFunc)
 // dirSize sums the sizes of the files under dir.
 func dirSize(dir string) int64 {
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error { // what cannot be read is not counted
 		if err == nil && !d.IsDir() {
 			if fi, err := d.Info(); err == nil {
 				n += fi.Size()

@@ -325,7 +325,9 @@ func searchSpec(fx *fixture, query string, maxResults int) (*spec, error) {
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			var k int
 			if i := strings.LastIndexByte(line, ':'); i >= 0 {
-				fmt.Sscan(line[i+1:], &k)
+				if _, err := fmt.Sscan(line[i+1:], &k); err != nil {
+					return fmt.Errorf("git grep -c: bad count in %q", line)
+				}
 			}
 			n += k
 		}

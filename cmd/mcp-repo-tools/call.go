@@ -71,9 +71,12 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		for _, c := range res.Content {
 			if t, ok := c.(*mcp.TextContent); ok {
-				io.WriteString(out, t.Text)
-				if !strings.HasSuffix(t.Text, "\n") {
-					io.WriteString(out, "\n")
+				text := t.Text
+				if !strings.HasSuffix(text, "\n") {
+					text += "\n"
+				}
+				if _, err := io.WriteString(out, text); err != nil {
+					return err
 				}
 			}
 		}

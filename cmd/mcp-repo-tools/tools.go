@@ -110,8 +110,10 @@ type schemaProperty struct {
 
 func parseSchema(schema any) inputSchema {
 	var s inputSchema
+	// The schema is the registry's own, made by jsonschema-go: it always
+	// round-trips, and a field it lacks is left empty in the listing.
 	data, _ := json.Marshal(schema)
-	json.Unmarshal(data, &s)
+	_ = json.Unmarshal(data, &s)
 	return s
 }
 

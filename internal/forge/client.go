@@ -144,7 +144,7 @@ func statusError(status int, path string, body []byte, secrets scrubber) error {
 	var msg struct {
 		Message string `json:"message"`
 	}
-	json.Unmarshal(body, &msg)
+	_ = json.Unmarshal(body, &msg) // not JSON: no message to quote
 	detail := strings.Join(strings.Fields(secrets.String(msg.Message)), " ")
 	if len(detail) > maxDetail {
 		detail = strings.ToValidUTF8(detail[:maxDetail], "") + " …"

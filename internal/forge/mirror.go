@@ -423,7 +423,7 @@ func removeTemporary(gitDir string) {
 // whole 4 KiB blocks.
 func diskSize(dir string) int64 {
 	var total int64
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error { // what cannot be read is not counted
 		if err != nil {
 			return nil
 		}

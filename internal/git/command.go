@@ -186,9 +186,7 @@ func (c *command) paths(paths ...string) *command {
 		return c.refuse("plain paths on a command whose pathspecs carry magic")
 	}
 	c.dashes()
-	for _, p := range paths {
-		c.args = append(c.args, p)
-	}
+	c.args = append(c.args, paths...)
 	return c
 }
 

@@ -135,10 +135,11 @@ func MachineMemory() uint64 {
 
 // capMemory applies the memory cap to a started process. The few
 // microseconds before it applies are spent starting git, not working.
-func (e *Env) capMemory(pid int) {
-	if e.memory > 0 {
-		unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: e.memory, Max: e.memory}, nil)
+func (e *Env) capMemory(pid int) error {
+	if e.memory == 0 {
+		return nil
 	}
+	return unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: e.memory, Max: e.memory}, nil)
 }
 
 // acquire waits for a process slot (a search also for a search slot);

@@ -424,7 +424,7 @@ func globMatcher(globs []string, fold bool) *regexp.Regexp {
 // git skips those files and searches the rest.
 func onlyDenials(stderr string) bool {
 	for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
-		if line != "" && !(strings.HasPrefix(line, "error: ") && strings.HasSuffix(line, ": Permission denied")) {
+		if line != "" && (!strings.HasPrefix(line, "error: ") || !strings.HasSuffix(line, ": Permission denied")) {
 			return false
 		}
 	}

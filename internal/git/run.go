@@ -104,7 +104,7 @@ func (r *Repo) execCmd(ctx context.Context, c *command) *exec.Cmd {
 	}
 	argv = append(argv, c.global...)
 	argv = append(argv, c.args...)
-	cmd := exec.CommandContext(ctx, "git", argv...)
+	cmd := exec.CommandContext(ctx, "git", argv...) //nolint:gosec // G204: the one place git starts; argv is built by the command builder
 	cmd.Env = r.env.vars
 	if withoutSettings {
 		cmd.Env = slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return slices.Contains(transportBan, kv) })
@@ -232,7 +232,12 @@ func (r *Repo) startProcess(ctx context.Context, c *command, stdin bool) (*proce
 		}
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	r.env.capMemory(cmd.Process.Pid)
+	if err := r.env.capMemory(cmd.Process.Pid); err != nil {
+		// Uncapped, it must not run: end it before it does any work.
+		_ = cmd.Cancel()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("capping the memory of git: %w", err)
+	}
 	return p, nil
 }
 

@@ -119,7 +119,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// From here on nothing more is read from the client but the next
 	// request: a call, or a --stateful event stream, may outlast the read
 	// timeout (and net/http cancels the request when a read times out).
-	rc.SetReadDeadline(time.Time{})
+	_ = rc.SetReadDeadline(time.Time{}) // the body is in; a connection that cannot take deadlines never got this far
 
 	if isBatch(body) {
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest,
@@ -154,7 +154,9 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request, rc *http.Respon
 	tc := connFrom(r.Context())
 	tc.setPhase(phaseReceiving)
 	defer tc.setPhase(phaseServing)
-	rc.SetReadDeadline(time.Now().Add(g.o.ReadTimeout))
+	if err := rc.SetReadDeadline(time.Now().Add(g.o.ReadTimeout)); err != nil {
+		return nil, err // without a deadline the body could trickle forever
+	}
 	limit := g.o.MaxBodyBytes
 	if limit <= 0 {
 		limit = mcp.DefaultMaxRequestBodyBytes
@@ -170,7 +172,7 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request, rc *http.Respon
 // headers may already be buffered).
 func refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	w.Header().Set("Connection", "close")
-	http.NewResponseController(w).SetReadDeadline(time.Now())
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now()) // best effort: the connection closes anyway
 	http.Error(w, msg, status)
 }
 
@@ -206,7 +208,7 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	}{"2.0", id, rpcError{code, msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(append(data, '\n'))
+	_, _ = w.Write(append(data, '\n')) // a client gone away has nothing more to hear
 }
 
 // sessionCap counts the server's sessions, and the requests that may be

@@ -91,7 +91,7 @@ func closedWithin(c net.Conn, r io.Reader, d time.Duration) bool {
 	c.SetReadDeadline(time.Now().Add(d))
 	_, err := io.Copy(io.Discard, r)
 	ne, ok := err.(net.Error)
-	return !(ok && ne.Timeout())
+	return !ok || !ne.Timeout()
 }
 
 // Finding 7: headers announcing Content-Length: 200000, then a body
@@ -421,8 +421,7 @@ func TestFinding8StatefulSessionsCappedAndExpire(t *testing.T) {
 	}
 
 	// A session in use outlives the idle timeout.
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "busy"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err == nil {
+	if _, err := mcp.NewClient(&mcp.Implementation{Name: "busy"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil); err == nil {
 		t.Fatal("a fifth session was accepted")
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -439,7 +438,7 @@ func TestFinding8StatefulSessionsCappedAndExpire(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err = mcp.NewClient(&mcp.Implementation{Name: "busy"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "busy"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
 		t.Fatalf("a new session after the others expired: %v", err)
 	}

@@ -279,7 +279,6 @@ func TestGetDiffHugeFileIsSkippedNotRead(t *testing.T) {
 func TestGetDiffBadInput(t *testing.T) {
 	r := newPRRepo(t)
 	h := serve(t, r.Repo)
-	before := r.Snapshot()
 	marker := filepath.Join(t.TempDir(), "written")
 	cases := []struct {
 		name string
@@ -304,7 +303,7 @@ func TestGetDiffBadInput(t *testing.T) {
 	r.Git("checkout", "-q", "--orphan", "orphan")
 	r.Git("commit", "-q", "--allow-empty", "-m", "orphan")
 	r.Git("checkout", "-q", "main")
-	before = r.Snapshot()
+	before := r.Snapshot()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.code == "" {

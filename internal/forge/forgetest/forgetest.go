@@ -81,14 +81,14 @@ func New(t *testing.T) *Forge {
 			if status := int(f.EchoAPI.Load()); status != 0 && req.URL.Path != "/api/v1/version" {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(status)
-				json.NewEncoder(w).Encode(map[string]string{"message": echo(req)})
+				_ = json.NewEncoder(w).Encode(map[string]string{"message": echo(req)})
 				return
 			}
 		}
 		owner, name, isRepo := f.repoPath(req.URL.Path)
 		switch {
 		case req.URL.Path == "/api/v1/version":
-			io.WriteString(w, `{"version":"1.26.0"}`)
+			_, _ = io.WriteString(w, `{"version":"1.26.0"}`)
 		case isRepo:
 			fmt.Fprintf(w, `{"full_name":"%s/%s","clone_url":"%s/git/%s/%s.git","default_branch":"main"}`, owner, name, f.URL, owner, name)
 		case req.URL.Path == "/api/v1/repos/search":
@@ -102,7 +102,7 @@ func New(t *testing.T) *Forge {
 				// A smart-HTTP answer whose first packet is an error:
 				// git prints it as "remote error: ...".
 				w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
-				io.WriteString(w, pkt("# service=git-upload-pack\n")+"0000"+pkt("ERR "+echo(req)+"\n"))
+				_, _ = io.WriteString(w, pkt("# service=git-upload-pack\n")+"0000"+pkt("ERR "+echo(req)+"\n"))
 				return
 			}
 			http.StripPrefix("/git", backend).ServeHTTP(w, req)
@@ -158,8 +158,8 @@ func (f *Forge) search(w http.ResponseWriter, req *http.Request) {
 	all = append(all, f.Listed...)
 	sort.Strings(all)
 	page, limit := 1, 50
-	fmt.Sscan(req.URL.Query().Get("page"), &page)
-	fmt.Sscan(req.URL.Query().Get("limit"), &limit)
+	_, _ = fmt.Sscan(req.URL.Query().Get("page"), &page) // absent or bad: the defaults
+	_, _ = fmt.Sscan(req.URL.Query().Get("limit"), &limit)
 	page, limit = max(page, 1), min(max(limit, 1), 50)
 	from := min((page-1)*limit, len(all))
 	type entry struct {
@@ -177,7 +177,7 @@ func (f *Forge) search(w http.ResponseWriter, req *http.Request) {
 		data = append(data, e)
 	}
 	w.Header().Set("X-Total-Count", fmt.Sprint(len(all)))
-	json.NewEncoder(w).Encode(map[string]any{"ok": true, "data": data})
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "data": data})
 }
 
 // APICalls is how many API requests were made for path (such as
