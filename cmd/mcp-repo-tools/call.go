@@ -35,6 +35,7 @@ func call(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageError(errors.New("call needs a tool name: mcp-repo-tools call TOOL [key=value ...]"))
 	}
+	o.quietFailedCalls = true // the error is printed below
 	a, err := newApp(ctx, &o, stderr)
 	if err != nil {
 		return err

@@ -24,6 +24,9 @@ type options struct {
 	deny             listFlag
 	baseURL          string
 	logLevel         string
+	// quietFailedCalls: the call command prints a failed call's error
+	// itself, so the server's warning about it is not logged.
+	quietFailedCalls bool
 	forge, token     string
 	cacheDir         string
 	cacheTTL         time.Duration

@@ -113,6 +113,24 @@ func newLogger(level string, w io.Writer) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
 }
 
+// dropFailedCalls drops the server's warning about a failed call.
+type dropFailedCalls struct{ slog.Handler }
+
+func (h dropFailedCalls) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == server.FailedCallLog {
+		return nil
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h dropFailedCalls) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return dropFailedCalls{h.Handler.WithAttrs(attrs)}
+}
+
+func (h dropFailedCalls) WithGroup(name string) slog.Handler {
+	return dropFailedCalls{h.Handler.WithGroup(name)}
+}
+
 // app is a configured server with what it must close.
 type app struct {
 	srv     *server.Server
@@ -135,6 +153,9 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	log, err := newLogger(o.logLevel, stderr)
 	if err != nil {
 		return nil, err
+	}
+	if o.quietFailedCalls {
+		log = slog.New(dropFailedCalls{log.Handler()})
 	}
 	policy, err := repo.NewPolicy(o.deny)
 	if err != nil {

@@ -45,7 +45,7 @@ func BenchmarkReadFileHandler(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.resultSize(s.result(rep))
+		s.resultSize(s.result(rep.wire()))
 	}
 }
 

@@ -23,13 +23,13 @@ func forgeRepo(owner, name string) error {
 	return nil
 }
 
-func (s *Server) forgePullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (reply, error) {
+func (s *Server) forgePullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	body, err := s.cfg.Forge.PullDiff(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
-		return reply{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+		return textReply{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
 	}
 	defer body.Close()
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
@@ -41,15 +41,15 @@ func (s *Server) forgePullRequestDiff(ctx context.Context, in getPullRequestDiff
 		return s.cfg.Policy.Denied(h.OldPath) || s.cfg.Policy.Denied(h.NewPath)
 	})
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	if !found {
-		return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, len(names), fileList(names, nil, s.errorRoom()))
+		return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, len(names), fileList(names, nil, s.errorRoom()))
 	}
 	if raw == nil {
-		return reply{}, s.sectionTooLarge(name, path, size, "the pull request's base and head", "the pull request's head")
+		return textReply{}, s.sectionTooLarge(name, path, size, "the pull request's base and head", "the pull request's head")
 	}
-	return reply{text: string(raw)}, nil
+	return textReply{text: string(raw)}, nil
 }
 
 // pullNotFound words the forge's 404 for a pull request.
@@ -63,56 +63,56 @@ func pullNotFound(err error, owner, name string, index int) error {
 // forgeFileContent answers get_file_content from the forge's API: its own
 // ContentsResponse with metadata, else the raw bytes sliced like a local
 // file.
-func (s *Server) forgeFileContent(ctx context.Context, in getFileContentIn, path string) (reply, error) {
+func (s *Server) forgeFileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	f := s.cfg.Forge
 	if in.WithMetadata {
 		data, err := f.Contents(ctx, in.Owner, in.Repo, path, in.Ref)
 		if err != nil {
-			return reply{}, err
+			return textReply{}, err
 		}
 		if data, err = s.hideDenied(data); err != nil {
-			return reply{}, err
+			return textReply{}, err
 		}
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, data); err == nil {
 			data = compact.Bytes()
 		}
-		out := reply{text: string(data)}
+		out := textReply{text: string(data)}
 		if n := s.replySize(out); n > s.cfg.MaxBytes {
-			return reply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 		}
 		return out, nil
 	}
 	if path == "" {
-		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
+		return textReply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
 	}
 	ref := in.Ref
 	if ref != "" {
 		if err := repo.CheckRev(ref); err != nil {
-			return reply{}, err
+			return textReply{}, err
 		}
 		var err error
 		if ref, err = f.ResolveRef(ctx, in.Owner, in.Repo, ref); err != nil {
-			return reply{}, err
+			return textReply{}, err
 		}
 	}
 	body, err := f.Raw(ctx, in.Owner, in.Repo, path, ref)
 	if errcode.Of(err) == errcode.NotFound {
 		// The raw endpoint has no directories: tell one from a missing path.
 		if data, cerr := f.Contents(ctx, in.Owner, in.Repo, path, ref); cerr == nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
-			return reply{}, errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", path)
+			return textReply{}, errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", path)
 		}
 		at := "the default branch"
 		if in.Ref != "" {
 			at = describeRef(in.Ref, ref)
 		}
-		return reply{}, errcode.New(errcode.NotFound, "%q does not exist at %s in %s/%s", path, at, in.Owner, in.Repo)
+		return textReply{}, errcode.New(errcode.NotFound, "%q does not exist at %s in %s/%s", path, at, in.Owner, in.Repo)
 	}
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	defer body.Close()
 	return s.sliceFile(path, -1, body, in)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -55,7 +54,6 @@ var getDiffTool = defineTool(toolSpec{
 	Title: "Get diff",
 	Description: "Get the unified diff between two commits, split per file. Defaults to pull-request semantics (changes on head since it branched from base). " +
 		"Output is capped: files that don't fit have patchOmitted: \"size_limit\"; fetch them separately with paths.",
-	Out: reflect.TypeFor[getDiffOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
@@ -76,10 +74,10 @@ const (
 	minSection   = 48 // no diff --git section is smaller
 )
 
-func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply, error) {
+func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], error) {
 	sel, err := s.selectDiff(ctx, in.Owner, in.Repo, in.Base, in.Head, in.Mode, in.Paths, in.ContextLines)
 	if err != nil {
-		return reply{}, err
+		return reply[getDiffOut]{}, err
 	}
 	budget := int64(s.cfg.MaxBytes)
 	if in.MaxBytes > 0 {
@@ -88,7 +86,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply, error) {
 	out := getDiffOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase}
 	f := &diffFiller{s: s, sel: sel, out: &out, patchLeft: budget}
 	if err := f.run(ctx); err != nil {
-		return reply{}, err
+		return reply[getDiffOut]{}, err
 	}
 	return f.render(), nil
 }
@@ -238,7 +236,7 @@ func (f *diffFiller) read(patch io.Reader) error {
 // the memory and the policy checks follow the reply, not the range.
 func (f *diffFiller) list(ctx context.Context) error {
 	f.out.Files = []diffFile{}
-	empty := f.s.replySize(reply{text: f.header(), structured: f.out})
+	empty := f.s.replySize(reply[getDiffOut]{text: f.header(), out: *f.out})
 	room := f.s.cfg.MaxBytes - empty - hintReserve
 	used, full := 0, false
 	total, err := f.sel.repo.Git.EachChange(ctx, f.sel.opts, func(_ int, c git.Change) error {
@@ -405,9 +403,9 @@ func (f *diffFiller) header() string {
 // render builds the reply: header, the patches as git printed them, then
 // what was left out and how to get it. If the estimate was off, patches are
 // dropped from the end until the reply fits.
-func (f *diffFiller) render() reply {
+func (f *diffFiller) render() reply[getDiffOut] {
 	for {
-		r := reply{text: f.text(), structured: f.out}
+		r := reply[getDiffOut]{text: f.text(), out: *f.out}
 		if f.s.replySize(r) <= f.s.cfg.MaxBytes {
 			return r
 		}

@@ -38,32 +38,32 @@ var getFileContentTool = defineTool(toolSpec{
 	},
 }, (*Server).getFileContent)
 
-func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply, error) {
+func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textReply, error) {
 	path, err := s.cfg.Policy.Check(in.FilePath)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	if in.EndLine < 0 || (in.EndLine > 0 && in.StartLine > in.EndLine) {
-		return reply{}, inversion(in.StartLine, in.EndLine)
+		return textReply{}, inversion(in.StartLine, in.EndLine)
 	}
 	if s.cfg.Forge != nil {
 		return s.forgeFileContent(ctx, in, path)
 	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, true)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	commit, err := r.ResolveCommit(ctx, in.Ref)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	if in.WithMetadata {
 		return s.metadataReply(ctx, r, in.Ref, commit, path)
 	}
 	if path == "" {
-		return reply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
+		return textReply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
 	}
-	var out reply
+	var out textReply
 	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
 		var err error
 		out, err = s.sliceFile(path, blob.Size, body, in)
@@ -76,10 +76,10 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (reply
 // whole file, or lines start_line..end_line (split on "\n", clamped), as
 // docs/contracts.md ("get_file_content") says; refused with TOO_LARGE when
 // it does not fit. size is the file's size when known, else -1.
-func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileContentIn) (reply, error) {
+func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileContentIn) (textReply, error) {
 	ranged := in.StartLine != 0 || in.EndLine != 0
 	// What the reply can hold: the limit less the envelope of an empty reply.
-	room := s.cfg.MaxBytes - s.replySize(reply{}) - 2
+	room := s.cfg.MaxBytes - s.replySize(textReply{}) - 2
 	used := 0
 	slicer := text.Slicer{From: 1, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2 // the line and its "\n"
@@ -91,10 +91,10 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 	}
 	res, err := slicer.Read(body)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	if res.Binary {
-		return reply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file%s; with_metadata=true returns it base64-encoded", path, sizeNote(size))
+		return textReply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file%s; with_metadata=true returns it base64-encoded", path, sizeNote(size))
 	}
 	if ranged {
 		last := res.Total
@@ -103,23 +103,23 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 		}
 		if slicer.From > last {
 			if res.Total == 0 {
-				return reply{}, pastTheEnd(path, "start_line", slicer.From, 0)
+				return textReply{}, pastTheEnd(path, "start_line", slicer.From, 0)
 			}
-			return reply{}, inversionAfterClamp(path, slicer.From, last, res.Total)
+			return textReply{}, inversionAfterClamp(path, slicer.From, last, res.Total)
 		}
 		if res.Stopped {
-			return reply{}, rangeTooLarge(path, slicer.From, last, res, s.cfg.MaxBytes)
+			return textReply{}, rangeTooLarge(path, slicer.From, last, res, s.cfg.MaxBytes)
 		}
-		return reply{text: string(res.Content)}, nil
+		return textReply{text: string(res.Content)}, nil
 	}
 	if res.Stopped {
-		return reply{}, fileTooLarge(path, res, s.cfg.MaxBytes)
+		return textReply{}, fileTooLarge(path, res, s.cfg.MaxBytes)
 	}
 	content := res.Content
 	if res.EndsWithNewline {
 		content = append(content, '\n')
 	}
-	return reply{text: string(content)}, nil
+	return textReply{text: string(content)}, nil
 }
 
 // sizeNote is " (N bytes)" when the size is known.
@@ -183,21 +183,21 @@ func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error
 }
 
 // metadataReply answers with_metadata=true.
-func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, commit, path string) (reply, error) {
+func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, commit, path string) (textReply, error) {
 	v, err := s.contents(ctx, r, ref, commit, path)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	// Compact and without HTML escaping, as the forge writes it.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
-	out := reply{text: strings.TrimSuffix(buf.String(), "\n")}
+	out := textReply{text: strings.TrimSuffix(buf.String(), "\n")}
 	if n := s.replySize(out); n > s.cfg.MaxBytes {
-		return reply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 	}
 	return out, nil
 }

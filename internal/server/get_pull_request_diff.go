@@ -34,17 +34,17 @@ var getPullRequestDiffTool = defineTool(toolSpec{
 	},
 }, (*Server).getPullRequestDiff)
 
-func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn) (reply, error) {
+func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn) (textReply, error) {
 	path, err := s.checkFilePath(in.FilePath)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	if s.cfg.Forge != nil {
 		return s.forgePullRequestDiff(ctx, in, path)
 	}
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	if path == "" {
 		return s.wholePullRequestDiff(ctx, r, pr, opts)
@@ -57,37 +57,37 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 	one.Paths = []string{path}
 	raw, size, found, err := sectionsFor(ctx, r, one, path, keep)
 	if err != nil {
-		return reply{}, err
+		return textReply{}, err
 	}
 	if !found || startsOrEndsFile(raw) {
 		c, ok, total, names, err := s.findChange(ctx, r, opts, path)
 		if err != nil {
-			return reply{}, err
+			return textReply{}, err
 		}
 		if !ok && total == 0 {
-			return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d: %s",
+			return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d: %s",
 				path, r.FullName(), pr.Index, whyEmpty(pr))
 		}
 		if !ok {
-			return reply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d (%d files: %s)",
+			return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d (%d files: %s)",
 				path, r.FullName(), pr.Index, total, names)
 		}
 		if s.deniedChange(c) {
-			return reply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
+			return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 		}
 		if c.OldPath != c.Path {
 			both := opts
 			both.Paths = c.Paths()
 			if raw, size, _, err = sectionsFor(ctx, r, both, path, keep); err != nil {
-				return reply{}, err
+				return textReply{}, err
 			}
 		}
 	}
 	if raw == nil || int64(text.JSONLen(raw)) > keep {
-		return reply{}, s.sectionTooLarge(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), path, size,
+		return textReply{}, s.sectionTooLarge(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), path, size,
 			fmt.Sprintf("base=%s head=%s", pr.MergeBase, pr.Head), pr.Head)
 	}
-	return reply{text: string(raw)}, nil
+	return textReply{text: string(raw)}, nil
 }
 
 // checkFilePath cleans file_path ("" when omitted) and applies the policy.
@@ -144,8 +144,8 @@ func (s *Server) findChange(ctx context.Context, r *repo.Repository, opts git.Di
 
 // wholePullRequestDiff returns the whole diff if it fits; else TOO_LARGE
 // with every file's patch size, measured without keeping the patches.
-func (s *Server) wholePullRequestDiff(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (reply, error) {
-	var res reply
+func (s *Server) wholePullRequestDiff(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (textReply, error) {
+	var res textReply
 	err := r.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
 		res, err = s.wholeDiffOr(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), patch)
@@ -165,13 +165,13 @@ func whyEmpty(pr *repo.PullRequest) string {
 // wholeDiff answers with a pull request's whole diff, read from patch, if it
 // fits and touches no hidden file; else with an error that lists its files
 // and their patch sizes, measured without keeping the patches.
-func (s *Server) wholeDiff(name string, patch io.Reader) (reply, error) {
+func (s *Server) wholeDiff(name string, patch io.Reader) (textReply, error) {
 	return s.wholeDiffOr(name, "no file differs between its head and its merge base with its base", patch)
 }
 
 // wholeDiffOr is wholeDiff that, for an empty diff, says so, and why: an
 // empty reply would leave an agent wondering whether anything was read.
-func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (reply, error) {
+func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (textReply, error) {
 	room := s.replyRoom()
 	var buf []byte
 	used, fits := 0, true
@@ -189,7 +189,7 @@ func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (reply, err
 		}
 		var he *diff.HeaderError
 		if err != nil && !errors.As(err, &he) {
-			return reply{}, err
+			return textReply{}, err
 		}
 		names.add(sec.Header.NewPath, sec.Size, true)
 		total += sec.Size
@@ -207,17 +207,17 @@ func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (reply, err
 		fits, buf = false, nil
 	}
 	if fits && names.count == 0 {
-		return reply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty)}, nil
+		return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty)}, nil
 	}
 	if fits {
-		return reply{text: string(buf)}, nil
+		return textReply{text: string(buf)}, nil
 	}
 	if denied.count > 0 {
-		return reply{}, errcode.New(errcode.PathDenied, "the diff of %s touches %s, hidden by the server's secrets policy, so it is not returned whole; "+
+		return textReply{}, errcode.New(errcode.PathDenied, "the diff of %s touches %s, hidden by the server's secrets policy, so it is not returned whole; "+
 			"pass file_path to get another file's section. Files (patch bytes): %s",
 			name, denied.String(), names.String())
 	}
-	return reply{}, errcode.New(errcode.TooLarge, "the diff of %s is %d bytes in %d files, over the %d-byte reply limit; "+
+	return textReply{}, errcode.New(errcode.TooLarge, "the diff of %s is %d bytes in %d files, over the %d-byte reply limit; "+
 		"pass file_path to get one file's section. Files (patch bytes): %s",
 		name, total, names.count, s.cfg.MaxBytes, names.String())
 }

@@ -3,12 +3,14 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -23,6 +25,10 @@ type harness struct {
 	repo     *testrepo.Repo
 	cs       *mcp.ClientSession
 	maxBytes int
+	// outSchemas is each listed tool's advertised output schema, resolved
+	// (nil for a text-only tool): every call's structured result is
+	// validated against it.
+	outSchemas map[string]*jsonschema.Resolved
 }
 
 type option func(*Config)
@@ -81,10 +87,86 @@ func connectClient(t testing.TB, s *Server, r *testrepo.Repo, maxBytes int) *har
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &harness{server: s, t: t, repo: r, cs: cs, maxBytes: maxBytes}
+	return &harness{server: s, t: t, repo: r, cs: cs, maxBytes: maxBytes, outSchemas: advertisedOutputSchemas(t, cs)}
 }
 
-// call calls a tool and checks the reply limit on what came over the wire.
+// advertisedOutputSchemas lists the tools as a client sees them and
+// resolves each output schema, exactly as advertised over the wire.
+func advertisedOutputSchemas(t testing.TB, cs *mcp.ClientSession) map[string]*jsonschema.Resolved {
+	t.Helper()
+	schemas := map[string]*jsonschema.Resolved{}
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatalf("listing tools: %v", err)
+		}
+		schemas[tool.Name] = resolveOutputSchema(t, tool.Name, tool.OutputSchema)
+	}
+	return schemas
+}
+
+// resolveOutputSchema resolves a tool's output schema given as any JSON
+// value (nil: the tool has none).
+func resolveOutputSchema(t testing.TB, name string, schema any) *jsonschema.Resolved {
+	t.Helper()
+	if schema == nil {
+		return nil
+	}
+	data, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js jsonschema.Schema
+	if err := json.Unmarshal(data, &js); err != nil {
+		t.Fatalf("%s: reading its output schema: %v", name, err)
+	}
+	resolved, err := js.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: resolving its output schema: %v", name, err)
+	}
+	return resolved
+}
+
+// checkOutput validates a result's structured content against the output
+// schema the tool advertises: a successful call of a tool with an output
+// schema must send structured content that fits it; a text-only tool, and
+// any error, sends none.
+func (h *harness) checkOutput(name string, args any, res *mcp.CallToolResult) {
+	h.t.Helper()
+	if err := checkStructured(h.outSchemas, name, res); err != nil {
+		h.t.Fatalf("%s(%v): %v", name, args, err)
+	}
+}
+
+func checkStructured(schemas map[string]*jsonschema.Resolved, name string, res *mcp.CallToolResult) error {
+	schema, listed := schemas[name]
+	switch {
+	case !listed:
+		return nil // not served: the call fails, as a test may want
+	case res.IsError || schema == nil:
+		if res.StructuredContent != nil {
+			return fmt.Errorf("structured content in an error or from a text-only tool: %v", res.StructuredContent)
+		}
+		return nil
+	case res.StructuredContent == nil:
+		return errors.New("no structured content, but the tool advertises an output schema")
+	}
+	// Validate what came over the wire, as plain JSON values.
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	if err := schema.Validate(v); err != nil {
+		return fmt.Errorf("structured content does not fit the advertised output schema: %v\n%s", err, data)
+	}
+	return nil
+}
+
+// call calls a tool and checks, on what came over the wire, the reply
+// limit and that its structured content fits the advertised output schema.
 func (h *harness) call(name string, args map[string]any) *mcp.CallToolResult {
 	h.t.Helper()
 	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
@@ -98,6 +180,7 @@ func (h *harness) call(name string, args map[string]any) *mcp.CallToolResult {
 	if len(data) > h.maxBytes {
 		h.t.Fatalf("%s(%v): reply is %d bytes, over the %d-byte limit", name, args, len(data), h.maxBytes)
 	}
+	h.checkOutput(name, args, res)
 	return res
 }
 

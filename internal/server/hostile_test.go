@@ -85,7 +85,11 @@ func hostileCall(h *harness, tool string, arguments any) (*mcp.CallToolResult, t
 	defer cancel()
 	start := time.Now()
 	res, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
-	return res, time.Since(start), err
+	d := time.Since(start)
+	if err == nil {
+		h.checkOutput(tool, arguments, res)
+	}
+	return res, d, err
 }
 
 // hostileMaxCall is how long one call may take: hostile input must be

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -48,7 +47,6 @@ var listChangedFilesTool = defineTool(toolSpec{
 	Title: "List changed files",
 	Description: "List the files changed between two commits (path, previous path, status, lines added and deleted, binary, test file), without patches. " +
 		"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit: while nextOffset is not null, call again with offset=nextOffset.",
-	Out: reflect.TypeFor[listChangedFilesOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
@@ -59,14 +57,14 @@ var listChangedFilesTool = defineTool(toolSpec{
 	},
 }, (*Server).listChangedFiles)
 
-func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (reply, error) {
+func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (reply[listChangedFilesOut], error) {
 	sel, err := s.selectDiff(ctx, in.Owner, in.Repo, in.Base, in.Head, in.Mode, in.Paths, 0)
 	if err != nil {
-		return reply{}, err
+		return reply[listChangedFilesOut]{}, err
 	}
 	page, total, err := sel.repo.Git.ChangedFilesPage(ctx, sel.opts, in.Offset, in.Limit)
 	if err != nil {
-		return reply{}, err
+		return reply[listChangedFilesOut]{}, err
 	}
 	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: total}
 	from := min(in.Offset, total)
@@ -74,7 +72,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	for i, c := range page {
 		files[i] = s.changedFile(c)
 	}
-	render := func(n int) reply {
+	render := func(n int) reply[listChangedFilesOut] {
 		out.Files = files[:n]
 		out.NextOffset = nil
 		if next := from + n; next < total {
@@ -95,13 +93,13 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		if out.NextOffset != nil {
 			fmt.Fprintf(&b, "More: call list_changed_files again with offset=%d.\n", *out.NextOffset)
 		}
-		return reply{text: b.String(), structured: out}
+		return reply[listChangedFilesOut]{text: b.String(), out: out}
 	}
-	return s.fitPage(len(files), render), nil
+	return fitPage(s, len(files), render), nil
 }
 
 // fitPage renders the largest prefix of n items whose reply fits the limit.
-func (s *Server) fitPage(n int, render func(n int) reply) reply {
+func fitPage[Out any](s *Server, n int, render func(n int) reply[Out]) reply[Out] {
 	r := render(n)
 	if s.replySize(r) <= s.cfg.MaxBytes {
 		return r

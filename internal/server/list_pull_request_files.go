@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -46,7 +45,6 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 	Title: "List pull request files",
 	Description: "List the files a pull request changes (path, previous path, status, lines added and deleted) with the total count: " +
 		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit: while hasMore is true, call again with page+1.",
-	Out: reflect.TypeFor[listPullRequestFilesOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 		setInt(in, "page", 1, 1, 1<<31-1)
@@ -54,14 +52,14 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 	},
 }, (*Server).listPullRequestFiles)
 
-func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply, error) {
+func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply[listPullRequestFilesOut], error) {
 	list := s.localPullRequestFiles
 	if s.cfg.Forge != nil {
 		list = s.forgePullRequestFiles
 	}
 	out, err := list(ctx, in)
 	if err != nil {
-		return reply{}, err
+		return reply[listPullRequestFilesOut]{}, err
 	}
 	files := out.Files
 	from := (in.Page - 1) * in.Limit
@@ -79,9 +77,9 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	if out.HasMore {
 		fmt.Fprintf(&b, "More: call list_pull_request_files with page=%d.\n", in.Page+1)
 	}
-	res := reply{text: b.String(), structured: out}
+	res := reply[listPullRequestFilesOut]{text: b.String(), out: out}
 	if n := s.replySize(res); n > s.cfg.MaxBytes {
-		return reply{}, errcode.New(errcode.TooLarge, "%d files with their names take %d bytes, over the %d-byte reply limit; ask for fewer per page with a smaller limit", len(files), n, s.cfg.MaxBytes)
+		return reply[listPullRequestFilesOut]{}, errcode.New(errcode.TooLarge, "%d files with their names take %d bytes, over the %d-byte reply limit; ask for fewer per page with a smaller limit", len(files), n, s.cfg.MaxBytes)
 	}
 	return res, nil
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -28,21 +27,20 @@ var listRepositoriesTool = defineTool(toolSpec{
 	Title: "List repositories",
 	Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools. " +
 		"Paged with offset/limit: while nextOffset is not null, call again with offset=nextOffset.",
-	Out: reflect.TypeFor[listRepositoriesOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "offset", 0, 0, 1_000_000_000)
 		setInt(in, "limit", 100, 1, 500)
 	},
 }, (*Server).listRepositories)
 
-func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (reply, error) {
+func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (reply[listRepositoriesOut], error) {
 	page, total, err := s.repositoryPage(ctx, in.Offset, in.Limit)
 	if err != nil {
-		return reply{}, err
+		return reply[listRepositoriesOut]{}, err
 	}
 	from := min(in.Offset, total)
 	out := listRepositoriesOut{Total: total}
-	render := func(n int) reply {
+	render := func(n int) reply[listRepositoriesOut] {
 		out.Repositories = page[:n]
 		out.NextOffset = nil
 		var b strings.Builder
@@ -62,9 +60,9 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			out.NextOffset = &next
 			fmt.Fprintf(&b, "More: call list_repositories with offset=%d.\n", next)
 		}
-		return reply{text: b.String(), structured: out}
+		return reply[listRepositoriesOut]{text: b.String(), out: out}
 	}
-	return s.fitPage(len(page), render), nil
+	return fitPage(s, len(page), render), nil
 }
 
 // repositoryPage is the page offset..offset+limit of the served

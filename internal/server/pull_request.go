@@ -123,4 +123,4 @@ func (t *fileTally) String() string {
 func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - 1024) / 2 }
 
 // replyRoom is how much raw text fits in a text-only reply, counted in JSON.
-func (s *Server) replyRoom() int { return s.cfg.MaxBytes - s.replySize(reply{}) }
+func (s *Server) replyRoom() int { return s.cfg.MaxBytes - s.replySize(textReply{}) }

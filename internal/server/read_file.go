@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -40,27 +39,26 @@ var readFileTool = defineTool(toolSpec{
 	Title: "Read file",
 	Description: "Read lines of a file (1-based, inclusive), from the work tree or at a ref. " +
 		"Returns as many of the requested lines as fit in one reply; when truncated, continue with startLine=endLine+1. Binary files are detected and not dumped.",
-	Out: reflect.TypeFor[readFileOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "startLine", 1, 1, 1<<31-1)
 		setInt(in, "endLine", 0, 1, 1<<31-1)
 	},
 }, (*Server).readFile)
 
-func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
+func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut], error) {
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
-		return reply{}, err
+		return reply[readFileOut]{}, err
 	}
 	path, err := s.cfg.Policy.Check(in.Path)
 	if err != nil {
-		return reply{}, err
+		return reply[readFileOut]{}, err
 	}
 	if path == "" {
-		return reply{}, errcode.New(errcode.InvalidArgument, "path is empty: give the path of a file")
+		return reply[readFileOut]{}, errcode.New(errcode.InvalidArgument, "path is empty: give the path of a file")
 	}
 	if in.EndLine != 0 && in.EndLine < in.StartLine {
-		return reply{}, errcode.New(errcode.InvalidArgument, "endLine %d is before startLine %d: endLine must be at least startLine, or left out to read as far as fits", in.EndLine, in.StartLine)
+		return reply[readFileOut]{}, errcode.New(errcode.InvalidArgument, "endLine %d is before startLine %d: endLine must be at least startLine, or left out to read as far as fits", in.EndLine, in.StartLine)
 	}
 	out := readFileOut{Path: path, StartLine: in.StartLine}
 	where := "work tree"
@@ -80,7 +78,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	if in.Ref != "" || r.Bare() {
 		commit, err := r.ResolveCommit(ctx, in.Ref)
 		if err != nil {
-			return reply{}, err
+			return reply[readFileOut]{}, err
 		}
 		out.Ref, where = &commit, "commit "+commit
 		read = func(read func(blob git.Object, body io.Reader) error) error {
@@ -99,7 +97,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := (s.cfg.MaxBytes-s.replySize(reply{text: header(probe) + continuation(probe, 1<<31-1), structured: probe}))/2 - 2
+	room := (s.cfg.MaxBytes-s.replySize(reply[readFileOut]{text: header(probe) + continuation(probe, 1<<31-1), out: probe}))/2 - 2
 	used := 0
 	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2
@@ -123,24 +121,24 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply, error) {
 		return err
 	})
 	if err != nil {
-		return reply{}, err
+		return reply[readFileOut]{}, err
 	}
 	if out.IsBinary = res.Binary; out.IsBinary {
 		out.EndLine = out.StartLine - 1
-		return reply{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, size), structured: out}, nil
+		return reply[readFileOut]{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, size), out: out}, nil
 	}
 	if in.StartLine > max(res.Total, 1) {
-		return reply{}, pastTheEnd(path, "startLine", in.StartLine, res.Total)
+		return reply[readFileOut]{}, pastTheEnd(path, "startLine", in.StartLine, res.Total)
 	}
 	if res.Oversized != 0 && res.Last < res.First {
-		return reply{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
+		return reply[readFileOut]{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Content, out.Truncated = res.Last, res.Total, string(res.Content), res.Stopped
 	wanted := res.Total
 	if in.EndLine != 0 {
 		wanted = min(in.EndLine, res.Total)
 	}
-	return reply{text: header(out) + out.Content + continuation(out, wanted), structured: out}, nil
+	return reply[readFileOut]{text: header(out) + out.Content + continuation(out, wanted), out: out}, nil
 }
 
 // continuation is the hint that ends a truncated reply.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -51,16 +50,17 @@ type toolSpec struct {
 	// even in forge mode, every tool reads the one forge the server was
 	// started with.
 	OpenWorld bool
-	// Out is the type of the structured output; nil for a text-only tool.
-	Out reflect.Type
 	// Tune adjusts the input schema made from the handler's input type:
 	// defaults, ranges, enums.
 	Tune func(*jsonschema.Schema)
 }
 
 // defineTool makes a tool's definition from its spec and its handler, a
-// method of Server. The input schema comes from In.
-func defineTool[In any](spec toolSpec, h func(*Server, context.Context, In) (reply, error)) *ToolDef {
+// method of Server. The input schema comes from In; the output schema from
+// Out, the type of the value the handler returns beside its text, so what a
+// tool advertises and what it sends cannot part. A text-only tool has Out
+// textOnly and no output schema.
+func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In) (reply[Out], error)) *ToolDef {
 	return &ToolDef{
 		name:        spec.Name,
 		title:       spec.Title,
@@ -74,17 +74,20 @@ func defineTool[In any](spec toolSpec, h func(*Server, context.Context, In) (rep
 			if spec.Tune != nil {
 				spec.Tune(in)
 			}
-			if spec.Out == nil {
+			if isTextOnly[Out]() {
 				return in, nil, nil
 			}
-			out, err := jsonschema.ForType(spec.Out, nil)
+			out, err := jsonschema.For[Out](nil)
 			if err != nil {
 				return nil, nil, fmt.Errorf("output schema: %w", err)
 			}
 			return in, out, nil
 		},
 		register: func(s *Server, t *mcp.Tool, in *jsonschema.Schema) {
-			addTool(s, t, in, func(ctx context.Context, x In) (reply, error) { return h(s, ctx, x) })
+			addTool(s, t, in, func(ctx context.Context, x In) (wireReply, error) {
+				r, err := h(s, ctx, x)
+				return r.wire(), err
+			})
 		},
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -60,7 +59,6 @@ var searchCodeTool = defineTool(toolSpec{
 	Description: "Search file contents with git grep, at a ref or in the work tree: a fixed string by default (case-insensitive), or a POSIX extended regex. " +
 		"Returns path, line and text of each match, with optional context lines; binary files, files hidden by the secrets policy and files larger than the server's limit (default 16 MiB) are skipped. " +
 		"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated.",
-	Out: reflect.TypeFor[searchCodeOut](),
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "regex", false)
 		setDefault(in, "caseSensitive", false)
@@ -71,25 +69,25 @@ var searchCodeTool = defineTool(toolSpec{
 	},
 }, (*Server).searchCode)
 
-func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error) {
+func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchCodeOut], error) {
 	if err := checkQuery(in.Query); err != nil {
-		return reply{}, err
+		return reply[searchCodeOut]{}, err
 	}
 	if in.Regex {
 		if err := checkRegex(in.Query); err != nil {
-			return reply{}, err
+			return reply[searchCodeOut]{}, err
 		}
 	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
-		return reply{}, err
+		return reply[searchCodeOut]{}, err
 	}
 	globs, err := cleanList("pathGlobs", in.PathGlobs)
 	if err != nil {
-		return reply{}, err
+		return reply[searchCodeOut]{}, err
 	}
 	if err := checkGlobs(globs); err != nil {
-		return reply{}, err
+		return reply[searchCodeOut]{}, err
 	}
 	opts := git.GrepOptions{Pattern: in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive,
 		Globs: globs, Exclude: s.cfg.Policy.GrepExcludes(), MaxFileBytes: s.cfg.MaxSearchFileBytes}
@@ -98,7 +96,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error)
 	if in.Ref != "" || r.Bare() {
 		commit, err := r.ResolveCommit(ctx, in.Ref)
 		if err != nil {
-			return reply{}, err
+			return reply[searchCodeOut]{}, err
 		}
 		opts.Rev, out.Ref, where = commit, &commit, commit
 	}
@@ -108,18 +106,18 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply, error)
 	// Unmatched ( ...") is the caller's to fix; any other failure is not.
 	var exit *git.ExitError
 	if errors.As(err, &exit) && strings.HasPrefix(strings.TrimSpace(exit.Stderr), "fatal: -e option") {
-		return reply{}, errcode.New(errcode.InvalidArgument, "git grep refused the query: %s", strings.TrimPrefix(strings.TrimSpace(exit.Stderr), "fatal: "))
+		return reply[searchCodeOut]{}, errcode.New(errcode.InvalidArgument, "git grep refused the query: %s", strings.TrimPrefix(strings.TrimSpace(exit.Stderr), "fatal: "))
 	}
 	var many *git.TooManyLargeFilesError
 	if errors.As(err, &many) {
-		return reply{}, errcode.New(errcode.TooLarge, "%d files in %s are larger than the server's %s search limit (--max-search-file-bytes), too many to skip one by one: narrow the search with pathGlobs", many.Files, where, byteSize(many.Max))
+		return reply[searchCodeOut]{}, errcode.New(errcode.TooLarge, "%d files in %s are larger than the server's %s search limit (--max-search-file-bytes), too many to skip one by one: narrow the search with pathGlobs", many.Files, where, byteSize(many.Max))
 	}
 	if err != nil {
-		return reply{}, err
+		return reply[searchCodeOut]{}, err
 	}
 	if in.ContextLines > 0 {
 		if err := c.addContext(ctx, in.ContextLines); err != nil {
-			return reply{}, err
+			return reply[searchCodeOut]{}, err
 		}
 	}
 	out.Truncated, out.SkippedLarge = c.more, res.Skipped
@@ -306,8 +304,8 @@ func (c *grepCollector) allowed(path string) bool {
 }
 
 // fitMatches renders the reply with as many matches as fit.
-func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, all []searchMatch) reply {
-	render := func(n int) reply {
+func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, all []searchMatch) reply[searchCodeOut] {
+	render := func(n int) reply[searchCodeOut] {
 		out.Matches = all[:n:n]
 		if out.Matches == nil {
 			out.Matches = []searchMatch{} // [] in the structured result, never null
@@ -356,7 +354,7 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 			}
 			b.WriteString("]\n")
 		}
-		return reply{text: b.String(), structured: o}
+		return reply[searchCodeOut]{text: b.String(), out: o}
 	}
-	return s.fitPage(len(all), render)
+	return fitPage(s, len(all), render)
 }

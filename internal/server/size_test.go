@@ -9,7 +9,7 @@ import (
 // The arithmetic measure of a result equals its JSON encoding.
 func TestResultSizeIsExact(t *testing.T) {
 	s := New(nil, Config{MaxBytes: DefaultMaxBytes, Policy: mustPolicy(nil), Version: "v1.2.3 abcdef"})
-	replies := []reply{
+	replies := []wireReply{
 		{},
 		{text: "plain"},
 		{text: "<html> & \"quotes\" \\ \n\t\r\x00\x1f \u2028 ünïcödé \xff\xfe"},

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,15 +21,44 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
-// reply is what a handler returns: the text an agent reads and, for tools
-// with an output schema, the structured value.
-type reply struct {
-	text       string
-	structured any // nil for text-only tools
+// reply is what a handler returns: the text an agent reads and, for a tool
+// with structured output, its value. The tool's output schema is made from
+// Out (defineTool), so the value sent is of the type the schema describes;
+// a text-only tool has Out textOnly.
+type reply[Out any] struct {
+	text string
+	out  Out
 }
 
-// handler is a typed tool handler.
-type handler[In any] func(ctx context.Context, in In) (reply, error)
+// textOnly is the Out of a tool without structured output: it sends text
+// only and advertises no output schema.
+type textOnly struct{}
+
+// textReply is a text-only tool's reply.
+type textReply = reply[textOnly]
+
+func isTextOnly[Out any]() bool { return reflect.TypeFor[Out]() == reflect.TypeFor[textOnly]() }
+
+// wireReply is a reply as the wrapper sends and measures it: the text and
+// the structured value (nil for text-only tools).
+type wireReply struct {
+	text       string
+	structured any
+}
+
+func (r reply[Out]) wire() wireReply {
+	w := wireReply{text: r.text}
+	if !isTextOnly[Out]() {
+		w.structured = r.out
+	}
+	return w
+}
+
+// wirer is any reply, whatever its Out: what sizes are measured on.
+type wirer interface{ wire() wireReply }
+
+// handler is a tool handler as the wrapper calls it.
+type handler[In any] func(ctx context.Context, in In) (wireReply, error)
 
 // addTool registers the tool t (built by its definition, registry.go)
 // whose input schema in comes from In. Compared with mcp.AddTool it gives
@@ -40,16 +71,54 @@ func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In
 	}
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		res := callTool(ctx, s, req.Params.Arguments, in, resolved, h)
-		s.cfg.Logger.Debug("tool call", "tool", t.Name, "ms", time.Since(start).Milliseconds(), "isError", res.IsError)
+		res, err := callTool(ctx, s, req.Params.Arguments, in, resolved, h)
+		ms := time.Since(start).Milliseconds()
+		if err != nil {
+			// For operators: which tool failed, how and how fast. Never the
+			// message, which may quote arguments or file contents, and of the
+			// arguments only the names the tool knows.
+			s.cfg.Logger.Warn(FailedCallLog, "tool", t.Name, "code", string(errcode.Of(err)), "ms", ms, "args", argNames(req.Params.Arguments, in))
+		} else {
+			s.cfg.Logger.Debug("tool call", "tool", t.Name, "ms", ms)
+		}
 		return res, nil
 	})
 }
 
-func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema *jsonschema.Schema, resolved *jsonschema.Resolved, h handler[In]) *mcp.CallToolResult {
+// FailedCallLog is the message of the warning logged for each failed call.
+const FailedCallLog = "tool call failed"
+
+// argNames is the names of the parameters a call passed that are the
+// tool's, sorted, with a count of the others: names an agent made up are
+// not repeated.
+func argNames(args json.RawMessage, schema *jsonschema.Schema) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	var names []string
+	other := 0
+	for k := range m {
+		if _, ok := schema.Properties[k]; ok {
+			names = append(names, k)
+		} else {
+			other++
+		}
+	}
+	slices.Sort(names)
+	list := strings.Join(names, ",")
+	if other > 0 {
+		list += fmt.Sprintf(" (+%d unknown)", other)
+	}
+	return list
+}
+
+// callTool answers one call. The error is what made the result an error
+// (nil when it is not), for the log.
+func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema *jsonschema.Schema, resolved *jsonschema.Resolved, h handler[In]) (*mcp.CallToolResult, error) {
 	in, err := decodeArgs[In](args, schema, resolved)
 	if err != nil {
-		return s.errorResult(err)
+		return s.errorResult(err), err
 	}
 	if s.cfg.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -72,7 +141,7 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 			err = cause
 		}
 		// A note can explain an error (a ref missing from a stale mirror).
-		return s.errorResult(err, remarks.All()...)
+		return s.errorResult(err, remarks.All()...), err
 	}
 	r.text += renderNotes(remarks.All())
 	res := s.result(r)
@@ -80,9 +149,13 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		// Tools fit their replies themselves; this is the backstop that
 		// keeps the promise if one of them gets it wrong.
 		s.cfg.Logger.Error("reply over the limit", "bytes", n, "limit", s.cfg.MaxBytes)
-		return s.errorResult(errcode.New(errcode.TooLarge, "the reply would be %d bytes, over the server's %d-byte limit; narrow the request", n, s.cfg.MaxBytes))
+		err := errcode.New(errcode.TooLarge, "the reply would be %d bytes, over the server's %d-byte limit; narrow the request", n, s.cfg.MaxBytes)
+		return s.errorResult(err), err
 	}
-	return res
+	if res.IsError { // the structured value could not be encoded
+		return res, errcode.New(errcode.Unavailable, "encoding the result")
+	}
+	return res, nil
 }
 
 // decodeArgs checks the arguments against the schema (checkArgs: plain
@@ -121,7 +194,7 @@ func decodeArgs[In any](args json.RawMessage, schema *jsonschema.Schema, resolve
 
 // result builds the tool result, with the _meta the SDK would add anyway
 // (server info), so that its size is measured as sent.
-func (s *Server) result(r reply) *mcp.CallToolResult {
+func (s *Server) result(r wireReply) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.text}}}
 	res.SetMeta(mcp.Meta{mcp.MetaKeyServerInfo: s.impl})
 	if r.structured != nil {
@@ -186,7 +259,7 @@ func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
 // envelopeSize is the size of a successful result with empty text and no
 // structured content.
 func (s *Server) envelopeSize() int {
-	data, err := json.Marshal(s.result(reply{}))
+	data, err := json.Marshal(s.result(wireReply{}))
 	if err != nil {
 		panic(err)
 	}
@@ -198,7 +271,7 @@ const noteReserve = 512
 
 // replySize measures a reply as it would be sent, with room for notes: the
 // size tools fit their replies to.
-func (s *Server) replySize(r reply) int { return s.resultSize(s.result(r)) + noteReserve }
+func (s *Server) replySize(r wirer) int { return s.resultSize(s.result(r.wire())) + noteReserve }
 
 // renderNotes ends a reply's text with its notes, within noteReserve.
 func renderNotes(all []string) string {
