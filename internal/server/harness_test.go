@@ -35,7 +35,6 @@ type option func(*Config)
 
 func withMaxBytes(n int) option          { return func(c *Config) { c.MaxBytes = n } }
 func withBaseURL(u string) option        { return func(c *Config) { c.BaseURL = u } }
-func withDeny(p ...string) option        { return func(c *Config) { c.Policy = mustPolicy(p) } }
 func withTimeout(d time.Duration) option { return func(c *Config) { c.Timeout = d } }
 
 func mustPolicy(extra []string) *repo.Policy {
