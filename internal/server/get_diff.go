@@ -64,8 +64,6 @@ var getDiffTool = defineTool(toolSpec{
 	},
 }, (*Server).getDiff)
 
-func ptr[T any](v T) *T { return &v }
-
 // Patch-reading limits. A section larger than abortSection is not read to
 // its end: git is stopped and restarted on the files after it, so the cost
 // of an answer does not grow with the size of the patches it leaves out.
@@ -269,16 +267,13 @@ func (f *diffFiller) list(ctx context.Context) error {
 	return nil
 }
 
-// hintReserve keeps room for the lines that say what was left out.
-const hintReserve = 1024
-
 // entryCost is what an entry adds to the reply: its JSON (with every field
 // at its longest null-or-number form) and a line in the text's list.
 func entryCost(e diffFile) int {
 	e.Additions, e.Deletions, e.PatchBytes = ptr(1<<31), ptr(1<<31), ptr(int64(1)<<40)
 	e.IsBinary, e.PatchOmitted = ptr(false), ptr("size_limit")
 	data, _ := json.Marshal(e)
-	return len(data) + 1 + text.JSONLen(e.Path) + 64
+	return len(data) + 1 + text.JSONLen(e.Path) + lineSlack
 }
 
 // match finds the change a section belongs to: the expected one, or the

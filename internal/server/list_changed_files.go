@@ -98,24 +98,6 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	return fitPage(s, len(files), render), nil
 }
 
-// fitPage renders the largest prefix of n items whose reply fits the limit.
-func fitPage[Out any](s *Server, n int, render func(n int) reply[Out]) reply[Out] {
-	r := render(n)
-	if s.replySize(r) <= s.cfg.MaxBytes {
-		return r
-	}
-	lo, hi := 0, n // render(lo) fits, render(hi) does not
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if s.replySize(render(mid)) <= s.cfg.MaxBytes {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return render(lo)
-}
-
 // changedFile lists a change; a hidden one shows its names and status only:
 // no counts, and not whether it is binary.
 func (s *Server) changedFile(c git.Change) changedFile {

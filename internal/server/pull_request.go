@@ -78,7 +78,7 @@ func fileList(names []string, sizes []int64, room int) string {
 		if sizes != nil {
 			item = fmt.Sprintf("%s (%d bytes)", n, sizes[i])
 		}
-		if b.Len()+len(item)+64 > room {
+		if b.Len()+len(item)+lineSlack > room {
 			fmt.Fprintf(&b, "; and %d more (list_pull_request_files lists them all)", len(names)-i)
 			break
 		}
@@ -118,9 +118,3 @@ func (t *fileTally) String() string {
 	}
 	return list
 }
-
-// errorRoom is how much of an error message a file list may take.
-func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - 1024) / 2 }
-
-// replyRoom is how much raw text fits in a text-only reply, counted in JSON.
-func (s *Server) replyRoom() int { return s.cfg.MaxBytes - s.replySize(textReply{}) }

@@ -215,17 +215,13 @@ func (s *Server) errorResult(err error, notes ...string) *mcp.CallToolResult {
 		msg += " (note: " + n + ")"
 	}
 	msg = oneLine(msg)
-	// JSON escaping can grow text up to six times; leave room for the envelope.
-	if limit := (s.cfg.MaxBytes - 512) / 6; text.JSONLen(msg) > s.cfg.MaxBytes-512 {
+	if room := s.cfg.MaxBytes - errorEnvelope; text.JSONLen(msg) > room {
+		limit := room / maxEscape // cut by bytes, each escaped at worst
 		msg, _ = text.CutUTF8(msg, limit)
 		msg += " …[cut]"
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
-
-// envelopeReserve covers what the SDK adds to a result after our handler
-// returns (`"resultType":"complete"` today) with room to spare.
-const envelopeReserve = 64
 
 // resultSize is the size of the result as JSON with HTML escaping on, which
 // is at least what the MCP wire carries.
@@ -267,19 +263,13 @@ func (s *Server) envelopeSize() int {
 }
 
 // noteReserve is kept free in every reply for notes (see renderNotes).
-const noteReserve = 512
-
-// replySize measures a reply as it would be sent, with room for notes: the
-// size tools fit their replies to.
-func (s *Server) replySize(r wirer) int { return s.resultSize(s.result(r.wire())) + noteReserve }
-
 // renderNotes ends a reply's text with its notes, within noteReserve.
 func renderNotes(all []string) string {
 	var b strings.Builder
 	for _, n := range all {
 		line := "\n[note: " + n + "]"
 		if text.JSONLen(b.String()+line) > noteReserve {
-			cut, _ := text.CutUTF8(line, max(0, (noteReserve-text.JSONLen(b.String()))/6-2))
+			cut, _ := text.CutUTF8(line, max(0, (noteReserve-text.JSONLen(b.String()))/maxEscape-2))
 			b.WriteString(cut + "…]")
 			break
 		}

@@ -1,0 +1,61 @@
+package server
+
+// The reply budget: every reply, error or not, must fit --max-bytes measured
+// over the whole result as it goes over the wire (JSON-escaped, with the
+// SDK's envelope). These are the reserves the tools keep and the ways they
+// measure; docs/architecture.md, "Reply budget", explains them.
+
+const (
+	// noteReserve is kept free in every reply for its notes (a stale
+	// mirror, say), which are added after the tool has filled it.
+	noteReserve = 512
+	// errorEnvelope is kept free in an error reply for the result's own
+	// JSON around the message.
+	errorEnvelope = 512
+	// envelopeReserve covers what the SDK adds to a result after our
+	// handler returns (`"resultType":"complete"` today) with room to spare.
+	envelopeReserve = 64
+	// maxEscape is how much JSON escaping can grow text: a control byte
+	// becomes \u00XX, six bytes.
+	maxEscape = 6
+	// hintReserve keeps room in get_diff for the lines that say what was
+	// left out.
+	hintReserve = 1024
+	// errorReserve is what an error listing files keeps free for the rest
+	// of its message; the list takes half of what is left.
+	errorReserve = 1024
+	// lineSlack covers what a listed entry adds besides its name: status,
+	// counts, separators and the text line that repeats it.
+	lineSlack = 64
+)
+
+// errorRoom is how much of an error message a file list may take.
+func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - errorReserve) / 2 }
+
+// replyRoom is how much raw text fits in a text-only reply, counted in JSON.
+func (s *Server) replyRoom() int { return s.cfg.MaxBytes - s.replySize(textReply{}) }
+
+// replySize measures a reply as it would be sent, with room for notes: the
+// size tools fit their replies to.
+func (s *Server) replySize(r wirer) int { return s.resultSize(s.result(r.wire())) + noteReserve }
+
+// fitPage renders the largest prefix of n items whose reply fits the limit.
+func fitPage[Out any](s *Server, n int, render func(n int) reply[Out]) reply[Out] {
+	r := render(n)
+	if s.replySize(r) <= s.cfg.MaxBytes {
+		return r
+	}
+	lo, hi := 0, n // render(lo) fits, render(hi) does not
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if s.replySize(render(mid)) <= s.cfg.MaxBytes {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return render(lo)
+}
+
+// ptr is a pointer to a copy of v, for the optional fields of outputs.
+func ptr[T any](v T) *T { return &v }
