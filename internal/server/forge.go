@@ -44,7 +44,7 @@ func (s *Server) forgePullRequestDiff(ctx context.Context, in getPullRequestDiff
 		return textReply{}, err
 	}
 	if !found {
-		return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, len(names), fileList(names, nil, s.errorRoom()))
+		return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, len(names), fileList(names, nil, len(names), s.errorRoom()))
 	}
 	if raw == nil {
 		return textReply{}, s.sectionTooLarge(name, path, size, "the pull request's base and head", "the pull request's head")

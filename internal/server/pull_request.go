@@ -69,23 +69,28 @@ func selectSections(patch io.Reader, path string, keep int64, denied func(diff.H
 	}
 }
 
-// fileList renders "path (N bytes), ..." for an error, as many as fit in
-// room bytes, and how many were left out.
-func fileList(names []string, sizes []int64, room int) string {
+// fileList renders "path (N bytes), ..." for an error, as many of names as
+// fit in room bytes, and how many of the total files were left out (total
+// may be more than names: a tally keeps only what a message can show).
+func fileList(names []string, sizes []int64, total, room int) string {
 	var b strings.Builder
+	shown := 0
 	for i, n := range names {
 		item := n
 		if sizes != nil {
 			item = fmt.Sprintf("%s (%d bytes)", n, sizes[i])
 		}
 		if b.Len()+len(item)+lineSlack > room {
-			fmt.Fprintf(&b, "; and %d more (list_pull_request_files lists them all)", len(names)-i)
 			break
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(item)
+		shown++
+	}
+	if more := total - shown; more > 0 {
+		fmt.Fprintf(&b, "; and %d more (list_pull_request_files lists them all)", more)
 	}
 	return b.String()
 }
@@ -111,10 +116,4 @@ func (t *fileTally) add(name string, size int64, withSize bool) {
 }
 
 // String lists what was kept, and how many files were not.
-func (t *fileTally) String() string {
-	list := fileList(t.names, t.sizes, t.room)
-	if more := t.count - len(t.names); more > 0 {
-		list += fmt.Sprintf("; and %d more (list_pull_request_files lists them all)", more)
-	}
-	return list
-}
+func (t *fileTally) String() string { return fileList(t.names, t.sizes, t.count, t.room) }

@@ -1,0 +1,24 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A tally of more files than its message can show says once, and exactly,
+// how many it left out, with sizes (longer items) or without.
+func TestFileTallySaysHowManyAreLeftOut(t *testing.T) {
+	for _, withSize := range []bool{false, true} {
+		tally := fileTally{room: 600}
+		for i := range 1000 {
+			tally.add(fmt.Sprintf("f%d", i%10), int64(1)<<60+int64(i), withSize)
+		}
+		got := tally.String()
+		shown := strings.Count(got, ", ") + 1
+		want := fmt.Sprintf("; and %d more (list_pull_request_files lists them all)", 1000-shown)
+		if strings.Count(got, "more (") != 1 || !strings.HasSuffix(got, want) || len(got) > 600 {
+			t.Errorf("sizes %v: %d bytes, %q", withSize, len(got), got)
+		}
+	}
+}
