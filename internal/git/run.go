@@ -282,7 +282,7 @@ func (r *Repo) storeGrants() []grant {
 			dirs = st.Dirs()
 		}
 		for _, d := range dirs {
-			if r.confine == nil || slices.ContainsFunc(r.confine, func(c string) bool { return below(c, d) }) {
+			if r.confine == nil || slices.ContainsFunc(r.confine, func(c string) bool { return Within(c, d) }) {
 				r.store = append(r.store, grant{d, accessRead})
 			}
 		}
@@ -290,8 +290,8 @@ func (r *Repo) storeGrants() []grant {
 	return r.store
 }
 
-// below reports whether p is dir or below it (both clean and absolute).
-func below(dir, p string) bool {
+// Within reports whether p is dir or below it (both clean and absolute).
+func Within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 

@@ -342,19 +342,14 @@ func (s *Served) check(gitDir, workTree string) candidate {
 // inside resolves symlinks and checks both paths stay under the root.
 func (s *Served) inside(gitDir, workTree string) (string, string, bool) {
 	gd, err := filepath.EvalSymlinks(gitDir)
-	if err != nil || !within(s.root, gd) {
+	if err != nil || !git.Within(s.root, gd) {
 		return "", "", false
 	}
 	wt, err := filepath.EvalSymlinks(workTree)
-	if err != nil || !within(s.root, wt) {
+	if err != nil || !git.Within(s.root, wt) {
 		return "", "", false
 	}
 	return gd, wt, true
-}
-
-// within reports whether p is dir or below it (both clean and absolute).
-func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 func unique(a, b string) []string {

@@ -55,7 +55,7 @@ func readStore(gitDir string) (git.Store, *storeRefused) {
 // symlinked objects or refs directory, a repository would serve another
 // repository's files.
 func containedStore(s git.Store, dirs []string, where string) *storeRefused {
-	inside := func(p string) bool { return slices.ContainsFunc(dirs, func(d string) bool { return within(d, p) }) }
+	inside := func(p string) bool { return slices.ContainsFunc(dirs, func(d string) bool { return git.Within(d, p) }) }
 	for _, d := range storeDirs(s) {
 		if !inside(d.path) {
 			return &storeRefused{
@@ -88,9 +88,9 @@ func ownDirs(s git.Store, workTree string) []string {
 		return []string{s.GitDir}
 	}
 	dirs := []string{workTree}
-	if !within(workTree, s.GitDir) {
+	if !git.Within(workTree, s.GitDir) {
 		home := s.GitDir
-		if within(s.CommonDir, s.GitDir) {
+		if git.Within(s.CommonDir, s.GitDir) {
 			home = s.CommonDir
 		}
 		dirs = append(dirs, home)
@@ -127,7 +127,7 @@ func storeInWorkTree(s git.Store, workTree string) []string {
 	}
 	var out []string
 	for _, d := range s.Dirs() {
-		if rel, err := filepath.Rel(workTree, d); err == nil && within(workTree, d) {
+		if rel, err := filepath.Rel(workTree, d); err == nil && git.Within(workTree, d) {
 			out = append(out, filepath.ToSlash(rel))
 		}
 	}
