@@ -23,11 +23,12 @@ func forgeRepo(owner, name string) error {
 	return nil
 }
 
-func (s *Server) forgePullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
+func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return textReply{}, err
 	}
-	body, err := s.cfg.Forge.PullDiff(ctx, in.Owner, in.Repo, in.Index)
+	s := b.s
+	body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return textReply{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
 	}
@@ -60,14 +61,14 @@ func pullNotFound(err error, owner, name string, index int) error {
 	return err
 }
 
-// forgeFileContent answers get_file_content from the forge's API: its own
+// fileContent answers get_file_content from the forge's API: its own
 // ContentsResponse with metadata, else the raw bytes sliced like a local
 // file.
-func (s *Server) forgeFileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error) {
+func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return textReply{}, err
 	}
-	f := s.cfg.Forge
+	s, f := b.s, b.f
 	if in.WithMetadata {
 		data, err := f.Contents(ctx, in.Owner, in.Repo, path, in.Ref)
 		if err != nil {

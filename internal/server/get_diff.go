@@ -26,14 +26,9 @@ type getDiffIn struct {
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"lines of context around each change"`
 }
 
-// diffFile is one file of a diff.
+// diffFile is one file of a diff with its patch.
 type diffFile struct {
-	Path         string  `json:"path"`
-	OldPath      *string `json:"oldPath" jsonschema:"the previous path of a renamed or copied file, else null"`
-	Status       string  `json:"status" jsonschema:"added, modified, deleted, renamed, copied or type_changed"`
-	Additions    *int    `json:"additions" jsonschema:"lines added; null when the patch was not read (the budget was spent, or the file is hidden)"`
-	Deletions    *int    `json:"deletions" jsonschema:"lines deleted; null when the patch was not read"`
-	IsBinary     *bool   `json:"isBinary" jsonschema:"null when the patch was not read"`
+	changedFile
 	Patch        *string `json:"patch" jsonschema:"the file's diff --git section exactly as git diff prints it, or null"`
 	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied or size_limit"`
 	PatchBytes   *int64  `json:"patchBytes,omitempty" jsonschema:"size of an omitted patch, when known"`
@@ -241,7 +236,7 @@ func (f *diffFiller) list(ctx context.Context) error {
 		if full {
 			return nil
 		}
-		e := diffFile{Path: c.Path, Status: statusName(c)}
+		e := diffFile{changedFile: changedFile{Path: c.Path, Status: statusName(c), IsTest: isTestPath(c.Path)}}
 		if c.OldPath != c.Path {
 			e.OldPath = ptr(c.OldPath)
 		}

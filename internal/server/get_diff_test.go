@@ -343,7 +343,7 @@ func TestListChangedFiles(t *testing.T) {
 		if f.Path == "evil.txt" && (*f.Additions != 4 || f.Status != "added") {
 			t.Errorf("evil.txt: %+v", f)
 		}
-		if f.Path == "img.png" && !f.IsBinary {
+		if f.Path == "img.png" && (f.IsBinary == nil || !*f.IsBinary) {
 			t.Errorf("img.png not binary")
 		}
 	}

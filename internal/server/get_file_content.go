@@ -46,9 +46,11 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textR
 	if in.EndLine < 0 || (in.EndLine > 0 && in.StartLine > in.EndLine) {
 		return textReply{}, inversion(in.StartLine, in.EndLine)
 	}
-	if s.cfg.Forge != nil {
-		return s.forgeFileContent(ctx, in, path)
-	}
+	return s.backend.fileContent(ctx, in, path)
+}
+
+func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error) {
+	s := b.s
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, true)
 	if err != nil {
 		return textReply{}, err

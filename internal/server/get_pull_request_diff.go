@@ -39,9 +39,11 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 	if err != nil {
 		return textReply{}, err
 	}
-	if s.cfg.Forge != nil {
-		return s.forgePullRequestDiff(ctx, in, path)
-	}
+	return s.backend.pullRequestDiff(ctx, in, path)
+}
+
+func (b localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
+	s := b.s
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return textReply{}, err

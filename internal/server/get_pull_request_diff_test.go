@@ -171,14 +171,14 @@ func TestListPullRequestFiles(t *testing.T) {
 	if out.TotalCount != len(strings.Split(strings.TrimSpace(numstat), "\n")) || out.TotalCount != len(out.Files) || out.HasMore {
 		t.Fatalf("files: %+v\nnumstat:\n%s", out, numstat)
 	}
-	byPath := map[string]prFile{}
+	byPath := map[string]changedFile{}
 	for _, f := range out.Files {
 		byPath[f.Path] = f
 	}
-	if f := byPath["new.go"]; f.Status != "renamed" || f.PreviousPath == nil || *f.PreviousPath != "old.go" || *f.Additions != 1 || *f.Deletions != 1 {
+	if f := byPath["new.go"]; f.Status != "renamed" || f.OldPath == nil || *f.OldPath != "old.go" || *f.Additions != 1 || *f.Deletions != 1 {
 		t.Errorf("rename: %+v", f)
 	}
-	if f := byPath["img.png"]; !f.IsBinary || f.Status != "modified" {
+	if f := byPath["img.png"]; f.IsBinary == nil || !*f.IsBinary || f.Status != "modified" {
 		t.Errorf("binary: %+v", f)
 	}
 	if f := byPath["a.txt"]; f.Status != "deleted" || *f.Deletions != 1 {

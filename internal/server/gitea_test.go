@@ -52,7 +52,7 @@ func TestGitea(t *testing.T) {
 	t.Run("list_pull_request_files", func(t *testing.T) {
 		var out listPullRequestFilesOut
 		h.structured("list_pull_request_files", prArgs(pr), &out)
-		names := map[string]prFile{}
+		names := map[string]changedFile{}
 		for _, f := range out.Files {
 			names[f.Path] = f
 		}

@@ -228,6 +228,7 @@ func goldenCases() []goldenCase {
 	lc("", "error-base-missing", args())
 	lc("", "error-unknown-ref", args("base", "main", "head", "no-such-branch"))
 	lc("", "error-limit-zero", args("base", "main", "limit", 0))
+	lc("", "error-limit-over-max", args("base", "main", "limit", 5001))
 	lc("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "base", "main"))
 
 	// get_pull_request_diff
@@ -288,6 +289,7 @@ func goldenCases() []goldenCase {
 	lr("", "one-repository", args())
 	lr("root", "root", args())
 	lr("root", "page-first", args("limit", 2))
+	lr("root", "page-middle", args("offset", 1, "limit", 2))
 	lr("root", "page-last", args("offset", 2, "limit", 2))
 	lr("root", "page-past-the-end", args("offset", 10))
 	lr("", "error-limit-too-large", args("limit", 1000))

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
 
 type listChangedFilesIn struct {
@@ -19,17 +17,6 @@ type listChangedFilesIn struct {
 	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs)"`
 	Offset int      `json:"offset,omitempty" jsonschema:"files to skip (nextOffset of the previous call)"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"most files to return"`
-}
-
-// changedFile is one file of a diff, without its patch.
-type changedFile struct {
-	Path      string  `json:"path"`
-	OldPath   *string `json:"oldPath" jsonschema:"the previous path of a renamed or copied file, else null"`
-	Status    string  `json:"status" jsonschema:"added, modified, deleted, renamed, copied or type_changed"`
-	Additions *int    `json:"additions" jsonschema:"lines added (0 for a binary file; null for a file hidden by the secrets policy)"`
-	Deletions *int    `json:"deletions" jsonschema:"lines deleted (as additions)"`
-	IsBinary  bool    `json:"isBinary"`
-	IsTest    bool    `json:"isTest" jsonschema:"the path follows a common test convention"`
 }
 
 type listChangedFilesOut struct {
@@ -96,40 +83,4 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		return reply[listChangedFilesOut]{text: b.String(), out: out}
 	}
 	return fitPage(s, len(files), render), nil
-}
-
-// changedFile lists a change; a hidden one shows its names and status only:
-// no counts, and not whether it is binary.
-func (s *Server) changedFile(c git.Change) changedFile {
-	f := changedFile{Path: c.Path, Status: statusName(c), IsTest: isTestPath(c.Path)}
-	if c.OldPath != c.Path {
-		f.OldPath = ptr(c.OldPath)
-	}
-	if !s.deniedChange(c) {
-		f.Additions, f.Deletions, f.IsBinary = ptr(c.Added), ptr(c.Deleted), c.Binary
-	}
-	return f
-}
-
-// line is the file's line in a text listing: "modified +12 -3 path (from old)".
-func (f changedFile) line() string {
-	return fileLine(f.Path, f.OldPath, f.Status, f.Additions, f.Deletions, f.IsBinary, f.IsTest)
-}
-
-func fileLine(path string, oldPath *string, status string, added, deleted *int, binary, test bool) string {
-	counts := "hidden"
-	if added != nil {
-		counts = fmt.Sprintf("+%d -%d", *added, *deleted)
-	}
-	if binary {
-		counts = "binary"
-	}
-	s := fmt.Sprintf("%-12s %-14s %s", status, counts, path)
-	if oldPath != nil {
-		s += " (from " + *oldPath + ")"
-	}
-	if test {
-		s += " [test]"
-	}
-	return s + "\n"
 }

@@ -18,25 +18,15 @@ type listPullRequestFilesIn struct {
 	Limit int    `json:"limit,omitempty" jsonschema:"files per page"`
 }
 
-// prFile is one file of a pull request.
-type prFile struct {
-	Path         string  `json:"path"`
-	PreviousPath *string `json:"previousPath" jsonschema:"the path before a rename or copy, else null"`
-	Status       string  `json:"status" jsonschema:"added, modified, deleted, renamed, copied or type_changed"`
-	Additions    *int    `json:"additions" jsonschema:"lines added (0 for a binary file; null for a file hidden by the secrets policy)"`
-	Deletions    *int    `json:"deletions"`
-	IsBinary     bool    `json:"isBinary"`
-}
-
 type listPullRequestFilesOut struct {
-	Index      int      `json:"index"`
-	Base       string   `json:"base" jsonschema:"the base commit"`
-	Head       string   `json:"head" jsonschema:"the head commit"`
-	MergeBase  string   `json:"mergeBase" jsonschema:"where the pull request's diff starts"`
-	Files      []prFile `json:"files"`
-	TotalCount int      `json:"totalCount"`
-	Page       int      `json:"page"`
-	HasMore    bool     `json:"hasMore" jsonschema:"true when later pages hold more files"`
+	Index      int           `json:"index"`
+	Base       string        `json:"base" jsonschema:"the base commit"`
+	Head       string        `json:"head" jsonschema:"the head commit"`
+	MergeBase  string        `json:"mergeBase" jsonschema:"where the pull request's diff starts"`
+	Files      []changedFile `json:"files"`
+	TotalCount int           `json:"totalCount"`
+	Page       int           `json:"page"`
+	HasMore    bool          `json:"hasMore" jsonschema:"true when later pages hold more files"`
 }
 
 // listPullRequestFilesTool is list_pull_request_files's definition (registry.go).
@@ -53,11 +43,7 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 }, (*Server).listPullRequestFiles)
 
 func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply[listPullRequestFilesOut], error) {
-	list := s.localPullRequestFiles
-	if s.cfg.Forge != nil {
-		list = s.forgePullRequestFiles
-	}
-	out, err := list(ctx, in)
+	out, err := s.backend.pullRequestFiles(ctx, in)
 	if err != nil {
 		return reply[listPullRequestFilesOut]{}, err
 	}
@@ -72,7 +58,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	}
 	b.WriteString("\n")
 	for _, f := range files {
-		b.WriteString(fileLine(f.Path, f.PreviousPath, f.Status, f.Additions, f.Deletions, f.IsBinary, false))
+		b.WriteString(f.line())
 	}
 	if out.HasMore {
 		fmt.Fprintf(&b, "More: call list_pull_request_files with page=%d.\n", in.Page+1)
@@ -84,7 +70,8 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	return res, nil
 }
 
-func (s *Server) localPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
+func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
+	s := b.s
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return listPullRequestFilesOut{}, err
@@ -95,22 +82,21 @@ func (s *Server) localPullRequestFiles(ctx context.Context, in listPullRequestFi
 		return listPullRequestFilesOut{}, err
 	}
 	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page}
-	out.Files = make([]prFile, len(page))
+	out.Files = make([]changedFile, len(page))
 	for i, c := range page {
-		f := s.changedFile(c)
-		out.Files[i] = prFile{Path: f.Path, PreviousPath: f.OldPath, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, IsBinary: f.IsBinary}
+		out.Files[i] = s.changedFile(c)
 	}
 	out.HasMore = from+len(out.Files) < total
 	return out, nil
 }
 
-// forgePullRequestFiles reports what the forge says, status words included
-// (a changed binary file may come back as "unchanged" with 0/0).
-func (s *Server) forgePullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
+// pullRequestFiles reports what the forge says, status words included (a
+// changed binary file may come back as "unchanged" with 0/0).
+func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	f := s.cfg.Forge
+	s, f := b.s, b.f
 	pr, err := f.Pull(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return listPullRequestFilesOut{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
@@ -119,11 +105,11 @@ func (s *Server) forgePullRequestFiles(ctx context.Context, in listPullRequestFi
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	out := listPullRequestFilesOut{Index: in.Index, Base: pr.Base.SHA, Head: pr.Head.SHA, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, Files: []prFile{}}
+	out := listPullRequestFilesOut{Index: in.Index, Base: pr.Base.SHA, Head: pr.Head.SHA, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, Files: []changedFile{}}
 	for _, cf := range files {
-		p := prFile{Path: cf.Filename, Status: cf.Status}
+		p := changedFile{Path: cf.Filename, Status: cf.Status, IsTest: isTestPath(cf.Filename)}
 		if cf.PreviousFilename != "" && cf.PreviousFilename != cf.Filename {
-			p.PreviousPath = ptr(cf.PreviousFilename)
+			p.OldPath = ptr(cf.PreviousFilename)
 		}
 		if !s.cfg.Policy.Denied(cf.Filename) && !s.cfg.Policy.Denied(cf.PreviousFilename) {
 			p.Additions, p.Deletions = ptr(cf.Additions), ptr(cf.Deletions)

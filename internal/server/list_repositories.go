@@ -34,7 +34,7 @@ var listRepositoriesTool = defineTool(toolSpec{
 }, (*Server).listRepositories)
 
 func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (reply[listRepositoriesOut], error) {
-	page, total, err := s.repositoryPage(ctx, in.Offset, in.Limit)
+	page, total, err := s.backend.repositoryPage(ctx, in.Offset, in.Limit)
 	if err != nil {
 		return reply[listRepositoriesOut]{}, err
 	}
@@ -63,19 +63,4 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 		return reply[listRepositoriesOut]{text: b.String(), out: out}
 	}
 	return fitPage(s, len(page), render), nil
-}
-
-// repositoryPage is the page offset..offset+limit of the served
-// repositories and how many there are. A forge is asked only for the API
-// pages that hold it (cached for the TTL), not for its whole listing.
-func (s *Server) repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error) {
-	if s.cfg.Forge != nil {
-		return s.cfg.Forge.ListPage(ctx, offset, limit)
-	}
-	all, err := s.served.List(ctx)
-	if err != nil {
-		return nil, 0, err
-	}
-	from := min(offset, len(all))
-	return all[from:min(from+limit, len(all))], len(all), nil
 }

@@ -46,8 +46,10 @@ const MinMaxBytes = 4 << 10
 type Server struct {
 	cfg    Config
 	served *repo.Served
-	mcp    *mcp.Server
-	impl   *mcp.Implementation
+	// backend answers the forge-compatible tools (backend.go).
+	backend backend
+	mcp     *mcp.Server
+	impl    *mcp.Implementation
 	// envelope is the JSON size of a result with empty text, which
 	// resultSize adds the text and structured content to.
 	envelope int
@@ -65,6 +67,7 @@ func New(served *repo.Served, cfg Config) *Server {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{cfg: cfg, served: served, impl: &mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}}
+	s.backend = newBackend(s)
 	s.envelope = s.envelopeSize()
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,

@@ -1,0 +1,57 @@
+package server
+
+import (
+	"context"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// backend answers what a forge would: the tools whose contract is the
+// Forgejo/Gitea-compatible one (docs/contracts.md) and the repository list.
+// localBackend reads the served repositories and their pull request refs;
+// forgeBackend (forge.go) asks the forge's API. The server picks one when it
+// starts, so no handler asks which mode it is in. The other tools read
+// repositories through s.served in both modes (mirrors of the forge's, in
+// forge mode).
+type backend interface {
+	repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error)
+	pullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error)
+	// pullRequestDiff: path is file_path checked ("" for the whole diff).
+	pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error)
+	// fileContent: path is filePath checked by the policy.
+	fileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error)
+}
+
+// localBackend answers from the served repositories.
+type localBackend struct{ s *Server }
+
+// forgeBackend answers from a forge's API.
+type forgeBackend struct {
+	s *Server
+	f *forge.Client
+}
+
+func newBackend(s *Server) backend {
+	if s.cfg.Forge != nil {
+		return forgeBackend{s: s, f: s.cfg.Forge}
+	}
+	return localBackend{s: s}
+}
+
+// repositoryPage is the page offset..offset+limit of the served
+// repositories and how many there are.
+func (b localBackend) repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error) {
+	all, err := b.s.served.List(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	from := min(offset, len(all))
+	return all[from:min(from+limit, len(all))], len(all), nil
+}
+
+// repositoryPage asks the forge only for the API pages that hold the page
+// (cached for the TTL), not for its whole listing.
+func (b forgeBackend) repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error) {
+	return b.f.ListPage(ctx, offset, limit)
+}
