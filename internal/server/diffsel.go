@@ -29,7 +29,7 @@ type diffSelection struct {
 
 // selectDiff resolves base and head once and, in merge-base mode, their
 // merge base, which is where the diff starts (what a pull request shows).
-func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode string, paths []string, context int) (*diffSelection, error) {
+func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode string, paths []string, contextLines int) (*diffSelection, error) {
 	r, err := s.served.Get(ctx, owner, name, false)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode s
 	if err != nil {
 		return nil, err
 	}
-	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: context}}
+	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: contextLines}}
 	if sel.base, err = r.ResolveCommit(ctx, base); err != nil {
 		return nil, err
 	}

@@ -209,9 +209,9 @@ func (s *Server) result(r wireReply) *mcp.CallToolResult {
 
 // errorResult is an error reply cut, if it must be, to fit the reply limit.
 // Tools that list alternatives in an error keep them short themselves.
-func (s *Server) errorResult(err error, notes ...string) *mcp.CallToolResult {
+func (s *Server) errorResult(err error, remarks ...string) *mcp.CallToolResult {
 	msg := errcode.Message(err)
-	for _, n := range notes {
+	for _, n := range remarks {
 		msg += " (note: " + n + ")"
 	}
 	msg = oneLine(msg)
