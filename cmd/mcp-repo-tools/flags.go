@@ -37,6 +37,7 @@ type options struct {
 	gitMemoryBudget  int
 	maxSearchBytes   int64
 	sandbox          string
+	structured       bool
 	tools            listFlag // --tools: serve only these
 	excludeTools     listFlag // --exclude-tools: serve all but these
 	// selected is what --tools and --exclude-tools leave (set by validate).
@@ -99,6 +100,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.sandbox, "sandbox", string(git.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
 	fs.IntVar(&o.gitMemoryBudget, "git-memory-budget", 0, "memory of all git processes together in `MiB` (0: half of the machine's); each gets an equal share of it, at most --max-git-memory")
 	fs.Int64Var(&o.maxSearchBytes, "max-search-file-bytes", 16<<20, "search_code skips files larger than this (`bytes`), which git grep would hold whole in memory (0: no limit)")
+	fs.BoolVar(&o.structured, "structured", false, "tools advertise output schemas and send structuredContent beside the text, for programmatic clients (by default a result is text only: each payload is sent once)")
 	fs.Var(&o.tools, "tools", "serve only the tools named (`NAME`, repeatable or comma-separated; \"mcp-repo-tools tools\" lists them)")
 	fs.Var(&o.excludeTools, "exclude-tools", "serve every tool but those named (`NAME`, repeatable or comma-separated)")
 	fs.IntVar(&o.maxGitMemory, "max-git-memory", 4096, "memory cap of each git process in `MiB` (its data segment; pack files mapped read-only do not count)")

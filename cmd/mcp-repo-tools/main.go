@@ -204,6 +204,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 
 		MaxSearchFileBytes: o.maxSearchBytes,
 		Tools:              o.selected,
+		Structured:         o.structured,
 	})
 	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox, limits: limits}, nil
 }

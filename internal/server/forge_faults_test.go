@@ -45,7 +45,7 @@ func serveForgeWith(t *testing.T, url, token string, r *testrepo.Repo, timeout, 
 	}
 	served := repo.ServeSource(env, mirrors)
 	t.Cleanup(served.Close)
-	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: timeout, Policy: mustPolicy(nil), Version: "test", Forge: fc}
+	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: timeout, Policy: mustPolicy(nil), Version: "test", Forge: fc, Structured: true}
 	if log != nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

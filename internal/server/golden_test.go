@@ -357,11 +357,17 @@ func TestGoldenReplies(t *testing.T) {
 	}
 }
 
-// goldenClient is a client of one server that keeps what the server sent.
+// goldenClient calls the same server as served by default and with
+// --structured, and keeps what each sent.
 type goldenClient struct {
-	cs       *mcp.ClientSession
-	log      *lineLog
-	maxBytes int
+	plain, structured *loggedSession
+	maxBytes          int
+}
+
+// loggedSession is a client session whose wire is logged.
+type loggedSession struct {
+	cs  *mcp.ClientSession
+	log *lineLog
 }
 
 func goldenServe(t *testing.T, r *testrepo.Repo, maxBytes int) *goldenClient {
@@ -395,10 +401,21 @@ func goldenServeRoot(t *testing.T) *goldenClient {
 	return goldenConnect(t, served, DefaultMaxBytes)
 }
 
+// goldenConnect serves served twice, as by default (text only) and with
+// --structured, and connects a client to each.
 func goldenConnect(t *testing.T, served *repo.Served, maxBytes int) *goldenClient {
 	t.Helper()
+	return &goldenClient{
+		plain:      goldenSession(t, served, maxBytes, false),
+		structured: goldenSession(t, served, maxBytes, true),
+		maxBytes:   maxBytes,
+	}
+}
+
+func goldenSession(t *testing.T, served *repo.Served, maxBytes int, structured bool) *loggedSession {
+	t.Helper()
 	ctx := context.Background()
-	cfg := Config{MaxBytes: maxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test"}
+	cfg := Config{MaxBytes: maxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Structured: structured}
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := New(served, cfg).MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
@@ -412,7 +429,7 @@ func goldenConnect(t *testing.T, served *repo.Served, maxBytes int) *goldenClien
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &goldenClient{cs: cs, log: log, maxBytes: maxBytes}
+	return &loggedSession{cs: cs, log: log}
 }
 
 // lineLog keeps the lines a LoggingTransport writes.
@@ -449,30 +466,46 @@ func (l *lineLog) len() int {
 	return len(l.lines)
 }
 
-// golden makes the call and renders the golden file for its reply.
+// wireResult is a tool result as it went over the wire.
+type wireResult struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent json.RawMessage            `json:"structuredContent"`
+	IsError           bool                       `json:"isError"`
+	Meta              map[string]json.RawMessage `json:"_meta"`
+}
+
+// golden makes the call on both servers and renders the golden file: the
+// default server's text and next call, and the --structured server's
+// structured content (and its text, where it differs).
 func (g *goldenClient) golden(t *testing.T, c goldenCase) string {
+	t.Helper()
+	plain := g.call(t, g.plain, c)
+	structured := g.call(t, g.structured, c)
+	if len(plain.StructuredContent) > 0 {
+		t.Errorf("%s: structuredContent without --structured", c.tool)
+	}
+	return renderGolden(c, plain, structured)
+}
+
+func (g *goldenClient) call(t *testing.T, ls *loggedSession, c goldenCase) wireResult {
 	t.Helper()
 	data, err := json.Marshal(c.args)
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := g.log.len()
-	res, err := g.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(data)})
+	from := ls.log.len()
+	res, err := ls.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: json.RawMessage(data)})
 	if err != nil {
 		t.Fatalf("%s(%s): protocol error: %v", c.tool, data, err)
 	}
-	raw := g.rawResult(t, from)
+	raw := ls.rawResult(t, from)
 	if len(raw) > g.maxBytes {
 		t.Fatalf("%s(%s): reply is %d bytes, over the %d-byte limit", c.tool, data, len(raw), g.maxBytes)
 	}
-	var wire struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-	}
+	var wire wireResult
 	if err := json.Unmarshal(raw, &wire); err != nil {
 		t.Fatalf("%s(%s): reading the reply %s: %v", c.tool, data, raw, err)
 	}
@@ -482,14 +515,14 @@ func (g *goldenClient) golden(t *testing.T, c goldenCase) string {
 	if wire.Content[0].Text != textOf(res) || wire.IsError != res.IsError {
 		t.Fatalf("%s(%s): the logged reply is not the one the client got", c.tool, data)
 	}
-	return renderGolden(c, wire.IsError, wire.Content[0].Text, wire.StructuredContent)
+	return wire
 }
 
 // rawResult is the "result" of the last response logged since line from.
-func (g *goldenClient) rawResult(t *testing.T, from int) json.RawMessage {
+func (ls *loggedSession) rawResult(t *testing.T, from int) json.RawMessage {
 	t.Helper()
 	var result json.RawMessage
-	for _, line := range g.log.since(from) {
+	for _, line := range ls.log.since(from) {
 		msg, ok := strings.CutPrefix(line, "read: ")
 		if !ok {
 			continue
@@ -510,7 +543,7 @@ func (g *goldenClient) rawResult(t *testing.T, from int) json.RawMessage {
 // renderGolden is the golden file of a reply. Sections start with a line
 // "-- name --"; the text section holds the text exactly, and says so when
 // the text does not end with a newline (one is added to end the section).
-func renderGolden(c goldenCase, isError bool, text string, structured json.RawMessage) string {
+func renderGolden(c goldenCase, plain, structured wireResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %s\n", c.tool, c.name)
 	switch c.on {
@@ -523,23 +556,35 @@ func renderGolden(c goldenCase, isError bool, text string, structured json.RawMe
 	}
 	args, _ := json.MarshalIndent(c.args, "", "  ")
 	fmt.Fprintf(&b, "-- arguments --\n%s\n", args)
-	fmt.Fprintf(&b, "-- isError --\n%t\n", isError)
-	if strings.HasSuffix(text, "\n") || text == "" {
-		fmt.Fprintf(&b, "-- text --\n%s", text)
-	} else {
-		fmt.Fprintf(&b, "-- text (no newline at its end) --\n%s\n", text)
-	}
-	if len(structured) == 0 {
-		b.WriteString("-- structuredContent: none --\n")
-	} else {
-		var ind bytes.Buffer
-		if err := json.Indent(&ind, structured, "", "  "); err != nil {
-			ind.Reset()
-			ind.Write(structured)
+	fmt.Fprintf(&b, "-- isError --\n%t\n", plain.IsError)
+	writeText := func(name, text string) {
+		if strings.HasSuffix(text, "\n") || text == "" {
+			fmt.Fprintf(&b, "-- %s --\n%s", name, text)
+		} else {
+			fmt.Fprintf(&b, "-- %s (no newline at its end) --\n%s\n", name, text)
 		}
-		fmt.Fprintf(&b, "-- structuredContent --\n%s\n", ind.String())
+	}
+	writeText("text", plain.Content[0].Text)
+	if next, ok := plain.Meta[MetaKeyNext]; ok {
+		fmt.Fprintf(&b, "-- _meta %s --\n%s\n", MetaKeyNext, indentJSON(next))
+	}
+	if st := structured.Content[0].Text; st != plain.Content[0].Text {
+		writeText("text with --structured", st)
+	}
+	if len(structured.StructuredContent) == 0 {
+		b.WriteString("-- structuredContent with --structured: none --\n")
+	} else {
+		fmt.Fprintf(&b, "-- structuredContent with --structured --\n%s\n", indentJSON(structured.StructuredContent))
 	}
 	return b.String()
+}
+
+func indentJSON(raw json.RawMessage) string {
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return ind.String()
 }
 
 // goldenNormalizer replaces the test's temporary directories, should a reply

@@ -37,6 +37,11 @@ func withMaxBytes(n int) option          { return func(c *Config) { c.MaxBytes =
 func withBaseURL(u string) option        { return func(c *Config) { c.BaseURL = u } }
 func withTimeout(d time.Duration) option { return func(c *Config) { c.Timeout = d } }
 
+// textOnly serves as by default, without --structured: results are text
+// only. The harness otherwise serves with --structured, so that tests can
+// check the structured fields the contract names.
+func withTextOnly() option { return func(c *Config) { c.Structured = false } }
+
 func mustPolicy(extra []string) *repo.Policy {
 	p, err := repo.NewPolicy(extra)
 	if err != nil {
@@ -66,7 +71,7 @@ func serve(t testing.TB, r *testrepo.Repo, opts ...option) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(served.Close)
-	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test"}
+	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Structured: true}
 	for _, o := range opts {
 		o(&cfg)
 	}

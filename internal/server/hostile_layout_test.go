@@ -24,7 +24,7 @@ func serveRootDir(t *testing.T, root string, opts repo.RootOptions) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(served.Close)
-	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test"}
+	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Structured: true}
 	return connectClient(t, New(served, cfg), nil, cfg.MaxBytes)
 }
 

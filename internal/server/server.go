@@ -33,6 +33,11 @@ type Config struct {
 
 	// Tools are the tools to serve (SelectTools); none: every tool.
 	Tools []*ToolDef
+
+	// Structured: tools advertise output schemas and send
+	// structuredContent beside the text (--structured). By default a
+	// result is text only, so each payload is sent once.
+	Structured bool
 }
 
 // DefaultMaxBytes keeps a reply under Claude Code's default 25,000-token
@@ -80,6 +85,9 @@ func New(served *repo.Served, cfg Config) *Server {
 	}
 	for _, d := range tools {
 		t := d.Tool()
+		if !cfg.Structured {
+			t.OutputSchema = nil
+		}
 		d.register(s, t, t.InputSchema.(*jsonschema.Schema))
 	}
 	return s

@@ -21,13 +21,15 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
-// reply is what a handler returns: the text an agent reads and, for a tool
-// with structured output, its value. The tool's output schema is made from
-// Out (defineTool), so the value sent is of the type the schema describes;
-// a text-only tool has Out textOnly.
+// reply is what a handler returns: the text an agent reads, the typed
+// value of the same answer for --structured (defineTool makes the tool's
+// output schema from Out, so the value sent is of the type the schema
+// describes; a text-only tool has Out textOnly), and for a partial reply
+// the call that continues it.
 type reply[Out any] struct {
 	text string
 	out  Out
+	next *nextCall
 }
 
 // textOnly is the Out of a tool without structured output: it sends text
@@ -39,17 +41,22 @@ type textReply = reply[textOnly]
 
 func isTextOnly[Out any]() bool { return reflect.TypeFor[Out]() == reflect.TypeFor[textOnly]() }
 
-// wireReply is a reply as the wrapper sends and measures it: the text and
-// the structured value (nil for text-only tools).
+// wireReply is a reply as the wrapper sends and measures it: the text, the
+// structured value (nil for text-only tools) and the next call.
 type wireReply struct {
 	text       string
 	structured any
+	next       *nextCall
 }
 
 func (r reply[Out]) wire() wireReply {
-	w := wireReply{text: r.text}
+	w := wireReply{text: r.text, next: r.next}
 	if !isTextOnly[Out]() {
-		w.structured = r.out
+		out := r.out
+		if n, ok := any(&out).(nexter); ok {
+			n.setNext(r.next)
+		}
+		w.structured = out
 	}
 	return w
 }
@@ -192,12 +199,21 @@ func decodeArgs[In any](args json.RawMessage, schema *jsonschema.Schema, resolve
 	return in, nil
 }
 
-// result builds the tool result, with the _meta the SDK would add anyway
-// (server info), so that its size is measured as sent.
+// result builds the tool result as it is sent, so that its size is
+// measured as sent: the text, ended by the next call's line for a partial
+// reply; the next call in _meta; the structured content only with
+// --structured (by default each payload is sent once, as text); and the
+// _meta the SDK would add anyway (server info).
 func (s *Server) result(r wireReply) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.text}}}
-	res.SetMeta(mcp.Meta{mcp.MetaKeyServerInfo: s.impl})
-	if r.structured != nil {
+	text := r.text
+	meta := mcp.Meta{mcp.MetaKeyServerInfo: s.impl}
+	if r.next != nil {
+		text += r.next.line()
+		meta[MetaKeyNext] = r.next
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	res.SetMeta(meta)
+	if r.structured != nil && s.cfg.Structured {
 		data, err := json.Marshal(r.structured)
 		if err != nil {
 			return s.errorResult(fmt.Errorf("encoding the result: %w", err))
@@ -228,10 +244,18 @@ func (s *Server) errorResult(err error, remarks ...string) *mcp.CallToolResult {
 //
 // A successful result (one text, maybe structured content) is measured by
 // arithmetic rather than encoded once more: the fixed envelope, measured
-// once, plus the escaped text and the structured content's JSON.
+// once, plus the escaped text, the next call in _meta and the structured
+// content's JSON.
 func (s *Server) resultSize(res *mcp.CallToolResult) int {
 	if t, ok := onlyText(res); ok && !res.IsError {
 		n := s.envelope + text.JSONLen(t.Text) + envelopeReserve
+		if next, ok := res.Meta[MetaKeyNext]; ok {
+			data, err := json.Marshal(next)
+			if err != nil {
+				return int(^uint(0) >> 1)
+			}
+			n += text.JSONLen(`,"`+MetaKeyNext+`":`) + len(data)
+		}
 		if raw, ok := res.StructuredContent.(json.RawMessage); ok {
 			n += len(`,"structuredContent":`) + len(raw)
 		}

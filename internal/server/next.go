@@ -1,0 +1,50 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// MetaKeyNext is the key, in a tool result's _meta, of the call that
+// returns the next part of a partial reply (README, "Paging"). A reply that
+// holds everything that was asked for has none.
+const MetaKeyNext = "mcp-repo-tools/next"
+
+// nextCall is the complete call that continues a partial reply: the tool
+// and every argument, so a client can send it as it is.
+type nextCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// continueWith is the call of tool with the arguments in (a tool's input
+// value, already changed to point at the next part).
+func continueWith(tool string, in any) *nextCall {
+	data, err := json.Marshal(in)
+	if err != nil {
+		panic(fmt.Sprintf("%s: encoding the next call's arguments: %v", tool, err))
+	}
+	var args map[string]any
+	if err := json.Unmarshal(data, &args); err != nil {
+		panic(fmt.Sprintf("%s: decoding the next call's arguments: %v", tool, err))
+	}
+	return &nextCall{Tool: tool, Arguments: args}
+}
+
+// line is the text's last line of a partial reply: the same call, in words
+// an agent can follow without reading _meta.
+func (n *nextCall) line() string {
+	args, _ := json.Marshal(n.Arguments)
+	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, args)
+}
+
+// paged is embedded in the structured output of every tool whose replies
+// may be partial: with --structured, next is there as well as in _meta.
+type paged struct {
+	Next *nextCall `json:"next,omitempty" jsonschema:"the call that returns the next part; absent when this reply holds the rest"`
+}
+
+func (p *paged) setNext(n *nextCall) { p.Next = n }
+
+// nexter is a structured output that carries next (it embeds paged).
+type nexter interface{ setNext(*nextCall) }
