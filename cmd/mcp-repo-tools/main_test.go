@@ -69,7 +69,7 @@ func project(t *testing.T) *testrepo.Repo {
 func TestServeStdioEndToEnd(t *testing.T) {
 	r := project(t)
 	ctx := context.Background()
-	cmd := exec.Command(binary(t), "serve", "--max-bytes", "16384")
+	cmd := exec.Command(binary(t), "serve", "--max-bytes", "16384", "--structured")
 	cmd.Dir = filepath.Join(r.Dir, "sub") // the repository is found from a subdirectory
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -149,8 +149,9 @@ func TestCallCommand(t *testing.T) {
 	if _, stderr, code = runBinary(t, r.Dir, nil, "call", "read_file", "pth=x"); code != 2 || !strings.Contains(stderr, "path") {
 		t.Fatalf("unknown parameter: code %d, stderr %q", code, stderr)
 	}
-	// --json prints the whole result, structured content included.
-	stdout, _, code = runBinary(t, r.Dir, nil, "call", "--json", "read_file", "path=main.go", "ref=main", "endLine=1")
+	// --json prints the whole result, structured content included with
+	// --structured.
+	stdout, _, code = runBinary(t, r.Dir, nil, "call", "--json", "--structured", "read_file", "path=main.go", "ref=main", "endLine=1")
 	if code != 0 || !strings.Contains(stdout, `"structuredContent"`) || !strings.Contains(stdout, `"totalLines": 5`) {
 		t.Fatalf("--json: code %d, %s", code, stdout)
 	}

@@ -15,7 +15,7 @@ import (
 func listTools(args []string, stdout, stderr io.Writer) error {
 	var o options
 	fs := newFlagSet("tools", &o, false)
-	asJSON := fs.Bool("json", false, "print the tools with their full input and output schemas as JSON")
+	asJSON := fs.Bool("json", false, "print the tools with their full input schemas (and output schemas, with --structured) as JSON")
 	fs.SetOutput(stderr)
 	if err := parse(fs, args); err != nil {
 		return usageError(err)
@@ -30,7 +30,7 @@ func listTools(args []string, stdout, stderr io.Writer) error {
 	}
 	tools := make([]*mcp.Tool, len(o.selected))
 	for i, d := range o.selected {
-		tools[i] = d.Listed()
+		tools[i] = d.Listed(o.structured)
 	}
 	if *asJSON {
 		data, err := json.MarshalIndent(tools, "", "  ")

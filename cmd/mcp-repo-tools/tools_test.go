@@ -16,7 +16,8 @@ func TestToolsOutsideARepository(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "get_file_content") || !strings.Contains(stdout, "start_line integer") {
 		t.Fatalf("tools outside a repository: code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	stdout, stderr, code = runBinary(t, dir, nil, "tools", "--json")
+	// With --structured, the whole contract: the snapshots.
+	stdout, stderr, code = runBinary(t, dir, nil, "tools", "--json", "--structured")
 	var tools []json.RawMessage
 	if code != 0 || json.Unmarshal([]byte(stdout), &tools) != nil {
 		t.Fatalf("tools --json outside a repository: code %d, stdout %q, stderr %q", code, stdout, stderr)

@@ -155,14 +155,67 @@ func changeBytes(c Change) int {
 }
 
 // ChangedFilesPage lists the files of a diff from index from on, at most n,
-// with their line counts, in git's order (`git diff -z --raw --numstat`),
-// and says how many files the diff has. Only the page is kept: the memory
-// follows what is returned, not the size of the range.
+// with their line counts, in git's order, and says how many files the diff
+// has. The list comes with rename detection over the whole range but
+// without patches (EachChange); line counts are computed for the page's
+// files only, so a page costs what its files cost, not the range. Only the
+// page is kept: the memory follows what is returned.
 func (r *Repo) ChangedFilesPage(ctx context.Context, o DiffOptions, from, n int) ([]Change, int, error) {
 	var page []Change
-	total := 0
-	err := r.stream(ctx, diffArgs(o, "-z", "--raw", "--numstat"), func(stdout io.Reader) error {
+	total, err := r.EachChange(ctx, o, func(i int, c Change) error {
+		if i >= from && i < from+n {
+			page = append(page, c)
+		}
+		return nil
+	})
+	if err != nil || len(page) == 0 {
+		return page, total, err
+	}
+	return page, total, r.countLines(ctx, o, page)
+}
+
+// maxPathArgBytes bounds the paths one git command line carries, well under
+// the system's limit on arguments.
+const maxPathArgBytes = 256 << 10
+
+// countLines fills in the line counts of changes (a page of o's diff) from
+// `git diff --numstat` restricted to their paths, both sides of each rename,
+// in batches that keep the command line short.
+func (r *Repo) countLines(ctx context.Context, o DiffOptions, changes []Change) error {
+	for len(changes) > 0 {
+		sub := o
+		sub.Paths = nil
+		size, n := 0, 0
+		for _, c := range changes {
+			p := c.Paths()
+			for _, x := range p {
+				size += len(x) + 1
+			}
+			if n > 0 && size > maxPathArgBytes {
+				break
+			}
+			sub.Paths = append(sub.Paths, p...)
+			n++
+		}
+		if err := r.countBatch(ctx, sub, changes[:n]); err != nil {
+			return err
+		}
+		changes = changes[n:]
+	}
+	return nil
+}
+
+// countBatch runs one restricted --raw --numstat and copies each record's
+// counts to the change with the same paths.
+func (r *Repo) countBatch(ctx context.Context, o DiffOptions, changes []Change) error {
+	type key struct{ old, path string }
+	at := make(map[key]int, len(changes))
+	for i, c := range changes {
+		at[key{c.OldPath, c.Path}] = i
+	}
+	return r.stream(ctx, diffArgs(o, "-z", "--raw", "--numstat"), func(stdout io.Reader) error {
 		rd := newRawReader(ctx, stdout)
+		var listed []Change
 		for {
 			c, ok, err := rd.next()
 			if err != nil {
@@ -171,15 +224,18 @@ func (r *Repo) ChangedFilesPage(ctx context.Context, o DiffOptions, from, n int)
 			if !ok {
 				break
 			}
-			if total >= from && total < from+n {
-				page = append(page, c)
-			}
-			total++
+			listed = append(listed, c)
 		}
-		// The numstat records follow, one per change in the same order.
-		return readNumstat(ctx, rd, total, from, page)
+		if err := readNumstat(ctx, rd, len(listed), 0, listed); err != nil {
+			return err
+		}
+		for _, c := range listed {
+			if i, ok := at[key{c.OldPath, c.Path}]; ok {
+				changes[i].Added, changes[i].Deleted, changes[i].Binary = c.Added, c.Deleted, c.Binary
+			}
+		}
+		return nil
 	})
-	return page, total, err
 }
 
 // Patch streams the unified diff to read. When read returns early, git is

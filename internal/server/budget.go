@@ -39,6 +39,18 @@ func (s *Server) replyRoom() int { return s.cfg.MaxBytes - s.replySize(textReply
 // size tools fit their replies to.
 func (s *Server) replySize(r wirer) int { return s.resultSize(s.result(r.wire())) + noteReserve }
 
+// payloadRoom is how much payload (counted in JSON) fits beside probe, a
+// reply with everything but the payload at its largest. With --structured
+// the payload is sent twice, in the text and in the structured content, so
+// it has half the room.
+func (s *Server) payloadRoom(probe wirer) int {
+	room := s.cfg.MaxBytes - s.replySize(probe)
+	if s.cfg.Structured {
+		room /= 2
+	}
+	return room
+}
+
 // fitPage renders the largest prefix of n items whose reply fits the limit.
 func fitPage[Out any](s *Server, n int, render func(n int) reply[Out]) reply[Out] {
 	r := render(n)

@@ -27,27 +27,44 @@ type diffSelection struct {
 	opts       git.DiffOptions
 }
 
+// diffRequest is what a diff tool was asked for.
+type diffRequest struct {
+	owner, name, base, head, mode string
+	paths                         []string
+	contextLines                  int
+	// pinned are the base and head commits a cursor pinned: used instead
+	// of resolving base and head again, which may have moved.
+	pinned []string
+}
+
 // selectDiff resolves base and head once and, in merge-base mode, their
 // merge base, which is where the diff starts (what a pull request shows).
-func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode string, paths []string, contextLines int) (*diffSelection, error) {
-	r, err := s.served.Get(ctx, owner, name, false)
+func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection, error) {
+	r, err := s.served.Get(ctx, q.owner, q.name, false)
 	if err != nil {
 		return nil, err
 	}
+	base, head, mode := q.base, q.head, q.mode
 	if base == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "base is required: a branch, tag or commit")
 	}
 	// Secret paths are allowed here: the diff lists them as denied.
-	clean, err := cleanList("paths", paths)
+	clean, err := cleanList("paths", q.paths)
 	if err != nil {
 		return nil, err
 	}
-	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: contextLines}}
-	if sel.base, err = r.ResolveCommit(ctx, base); err != nil {
-		return nil, err
-	}
-	if sel.head, err = r.ResolveCommit(ctx, head); err != nil {
-		return nil, err
+	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: q.contextLines}}
+	if len(q.pinned) == 2 {
+		if sel.base, sel.head, err = pinnedCommits(ctx, r, q.pinned[0], q.pinned[1]); err != nil {
+			return nil, err
+		}
+	} else {
+		if sel.base, err = r.ResolveCommit(ctx, base); err != nil {
+			return nil, err
+		}
+		if sel.head, err = r.ResolveCommit(ctx, head); err != nil {
+			return nil, err
+		}
 	}
 	sel.opts.From, sel.opts.To = sel.base, sel.head
 	if mode == modeMergeBase {
@@ -61,6 +78,32 @@ func (s *Server) selectDiff(ctx context.Context, owner, name, base, head, mode s
 		sel.mergeBase, sel.opts.From = &mb, mb
 	}
 	return sel, nil
+}
+
+// pinnedCommits checks that the commits a cursor pinned are still there.
+func pinnedCommits(ctx context.Context, r *repo.Repository, commits ...string) (string, string, error) {
+	for _, c := range commits {
+		if !isObjectID(c) {
+			return "", "", errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: leave it out to start again from the first part")
+		}
+		if _, err := r.Git.CommitID(ctx, c); err != nil {
+			return "", "", errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first part", short(c), r.FullName())
+		}
+	}
+	return commits[0], commits[1], nil
+}
+
+// isObjectID: a full SHA-1 or SHA-256 object id in lower-case hex.
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanList cleans each path (or glob) of a list parameter like a path:

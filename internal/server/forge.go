@@ -53,6 +53,11 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	return textReply{text: string(raw)}, nil
 }
 
+// headMoved: a forge's pull request changed between two parts of a reply.
+func headMoved(index int, was, now string) error {
+	return errcode.New(errcode.InvalidArgument, "pull request #%d's head moved from %s to %s since the first part; leave cursor out to start again", index, short(was), short(now))
+}
+
 // pullNotFound words the forge's 404 for a pull request.
 func pullNotFound(err error, owner, name string, index int) error {
 	if errcode.Of(err) == errcode.NotFound {

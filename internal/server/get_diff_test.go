@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,8 +57,8 @@ func TestGetDiffContract(t *testing.T) {
 		if got := concat(out); got != want {
 			t.Fatalf("got\n%s\nwant\n%s", got, want)
 		}
-		if !strings.Contains(text, want) {
-			t.Fatalf("the text does not carry the patches as git printed them:\n%s", text)
+		if !strings.Contains(text, r.gitDiff(r.mergeBase, r.feature)) {
+			t.Fatalf("the text does not carry the diff as git printed it:\n%s", text)
 		}
 		if out.Truncated || out.TotalFiles != len(out.Files) {
 			t.Fatalf("truncated %v, %d of %d files", out.Truncated, len(out.Files), out.TotalFiles)
@@ -170,6 +171,8 @@ func TestGetDiffPatchesApply(t *testing.T) {
 	}
 }
 
+// maxBytes bounds each part's patch; the parts, followed by their next
+// calls, give back git's diff exactly.
 func TestGetDiffBudget(t *testing.T) {
 	r := testrepo.New(t)
 	for _, f := range []string{"a", "b", "c", "d", "e"} {
@@ -182,43 +185,23 @@ func TestGetDiffBudget(t *testing.T) {
 	r.Write("d.txt", "start\n"+strings.Repeat("another large change, line after line\n", 300))
 	r.Write("e.txt", "start\nend\n")
 	head := r.Commit("head")
-	h := serve(t, r)
-
-	var out getDiffOut
-	text := h.structured("get_diff", diffArgs("base", base, "head", head, "maxBytes", 2000), &out)
-	status := map[string]string{}
-	for _, f := range out.Files {
-		switch {
-		case f.Patch != nil:
-			status[f.Path] = "patch"
-		case f.PatchOmitted != nil:
-			status[f.Path] = *f.PatchOmitted
-		}
-		if f.Additions == nil {
-			t.Errorf("%s: counts unknown although its patch was read", f.Path)
+	h := serve(t, r, withTextOnly())
+	parts := drain(t, h, "get_diff", diffArgs("base", base, "head", head, "maxBytes", 2000))
+	if len(parts) < 10 {
+		t.Fatalf("%d parts for 23 KB of patch at 2,000 bytes a part", len(parts))
+	}
+	for i, p := range parts {
+		if len(p) > 2000 {
+			t.Errorf("part %d: %d patch bytes, over maxBytes 2000", i, len(p))
 		}
 	}
-	// Files are filled in git's order; b does not fit, later smaller c does.
-	if status["a.txt"] != "patch" || status["b.txt"] != "size_limit" || status["c.txt"] != "patch" || status["d.txt"] != "size_limit" || status["e.txt"] != "patch" {
-		t.Fatalf("fill: %v", status)
-	}
-	if !out.Truncated || !strings.Contains(text, `paths=["b.txt","d.txt"]`) || !strings.Contains(text, "b.txt (modified): patch of") {
-		t.Fatalf("truncation is not explained: truncated=%v\n%s", out.Truncated, text)
-	}
-	if total := len(concat(out)); total > 2000 {
-		t.Fatalf("%d patch bytes, over maxBytes 2000", total)
-	}
-	// Fetching an omitted file with paths works.
-	var b getDiffOut
-	h.structured("get_diff", diffArgs("base", base, "head", head, "paths", []string{"b.txt"}), &b)
-	if b.Files[0].Patch == nil || *b.Files[0].Patch != r.Git("diff", base, head, "--", "b.txt") {
-		t.Fatal("the omitted patch fetched with paths differs from git's")
-	}
+	checkJoined(t, parts, r.Git("diff", "-M", base, head))
 	// maxBytes over the server limit is clamped, not refused.
 	h.ok("get_diff", diffArgs("base", base, "head", head, "maxBytes", 1<<30))
 }
 
-// Past the reply limit the file list itself is cut, with a way to the rest.
+// Past the reply limit the diff comes in parts that, followed, cover every
+// file.
 func TestGetDiffManyFiles(t *testing.T) {
 	r := testrepo.New(t)
 	base := r.Commit("empty")
@@ -226,53 +209,53 @@ func TestGetDiffManyFiles(t *testing.T) {
 		r.Write(filepath.Join("pkg", "dir"+itoa3(i), "file.txt"), "content\n")
 	}
 	head := r.Commit("many")
-	h := serve(t, r, withMaxBytes(16384))
-	var out getDiffOut
-	text := h.structured("get_diff", diffArgs("base", base, "head", head), &out)
-	if out.TotalFiles != 400 || len(out.Files) >= 400 || len(out.Files) == 0 || !out.Truncated {
-		t.Fatalf("%d of %d files listed, truncated %v", len(out.Files), out.TotalFiles, out.Truncated)
+	h := serve(t, r, withMaxBytes(16384), withTextOnly())
+	parts := drain(t, h, "get_diff", diffArgs("base", base, "head", head))
+	if len(parts) < 3 {
+		t.Fatalf("%d parts", len(parts))
 	}
-	if !strings.Contains(text, "list_changed_files") {
-		t.Fatalf("no way to the rest:\n%s", text[len(text)-300:])
-	}
-	var list listChangedFilesOut
-	h.structured("list_changed_files", diffArgs("base", base, "head", head), &list)
-	if list.TotalFiles != 400 || list.NextOffset == nil || len(list.Files) != *list.NextOffset {
-		t.Fatalf("list_changed_files: %d files, next %v", len(list.Files), list.NextOffset)
-	}
-	seen := len(list.Files)
-	for list.NextOffset != nil {
-		h.structured("list_changed_files", diffArgs("base", base, "head", head, "offset", *list.NextOffset), &list)
-		seen += len(list.Files)
-	}
-	if seen != 400 {
-		t.Fatalf("pages cover %d files", seen)
-	}
+	checkJoined(t, parts, r.Git("diff", "-M", base, head))
 }
 
 func itoa3(i int) string { return fmt.Sprintf("%03d", i) }
 
-func TestGetDiffHugeFileIsSkippedNotRead(t *testing.T) {
+// A 1 MB patch of one file and a 300 KB new file in one hunk come in parts
+// whose hunks are valid, and together are git's patch.
+func TestGetDiffLargePatchesArePaged(t *testing.T) {
 	r := testrepo.New(t)
+	var old, changed strings.Builder
+	for i := range 30_000 {
+		fmt.Fprintf(&old, "line %d of a large file that changes\n", i)
+		if i%2 == 0 {
+			fmt.Fprintf(&changed, "line %d of a large file that changed\n", i)
+		} else {
+			fmt.Fprintf(&changed, "line %d of a large file that changes\n", i)
+		}
+	}
 	r.Write("a.txt", "a\n")
+	r.Write("big.txt", old.String())
 	base := r.Commit("base")
 	r.Write("a.txt", "a\nb\n")
-	r.Write("m-huge.txt", strings.Repeat("0123456789abcdef\n", 600_000)) // ~10 MB
+	r.Write("big.txt", changed.String())
+	r.Write("new.txt", strings.Repeat("a new line in a new file of 300 KB\n", 9000))
 	r.Write("z.txt", "z\n")
-	head := r.Commit("huge")
-	h := serve(t, r)
-	var out getDiffOut
-	h.structured("get_diff", diffArgs("base", base, "head", head), &out)
-	got := map[string]diffFile{}
-	for _, f := range out.Files {
-		got[f.Path] = f
+	head := r.Commit("large")
+	want := r.Git("diff", "-M", base, head)
+	if len(want) < 1<<20+300<<10 {
+		t.Fatalf("the fixture's patch is only %d bytes", len(want))
 	}
-	if got["a.txt"].Patch == nil || got["z.txt"].Patch == nil {
-		t.Fatalf("files around the huge one are missing: %+v", out.Files)
-	}
-	huge := got["m-huge.txt"]
-	if huge.PatchOmitted == nil || *huge.PatchOmitted != "size_limit" || huge.Additions != nil {
-		t.Fatalf("huge file: %+v", huge)
+	h := serve(t, r, withTextOnly())
+	parts := drain(t, h, "get_diff", diffArgs("base", base, "head", head))
+	checkJoined(t, parts, want)
+	// Every part is a patch by itself: git reads it.
+	for i, p := range parts {
+		f := filepath.Join(t.TempDir(), "part.patch")
+		if err := os.WriteFile(f, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("git", "apply", "--stat", f).CombinedOutput(); err != nil {
+			t.Fatalf("part %d is not a patch git reads: %v\n%s", i, err, out)
+		}
 	}
 }
 

@@ -1,11 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -21,6 +21,7 @@ type getPullRequestDiffIn struct {
 	Repo     string `json:"repo" jsonschema:"repository name"`
 	Index    int    `json:"index" jsonschema:"pull request number"`
 	FilePath string `json:"file_path,omitempty" jsonschema:"return only this file's diff --git section (either side of a rename matches); omit for the whole diff"`
+	Cursor   string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part starts, at the same commits; leave out for the first part"`
 }
 
 // getPullRequestDiffTool is get_pull_request_diff's definition (registry.go).
@@ -28,7 +29,8 @@ var getPullRequestDiffTool = defineTool(toolSpec{
 	Name:  "get_pull_request_diff",
 	Title: "Get pull request diff",
 	Description: "Get a pull request's unified diff (from the merge base of its base and head, as the forge shows it), or with file_path only that file's diff --git section. " +
-		"A diff too large for one reply is refused with the list of its files and their patch sizes: then pass file_path (list_pull_request_files lists the files).",
+		"A diff (or a file's section) that fits comes exactly as git prints it; a larger one comes in parts, files in git's order, a large file's patch split between hunks (a huge hunk at line boundaries, with valid @@ headers), " +
+		"each part headed by the pull request's base, head and merge base: a partial reply ends with the exact call that returns the next part (same commits), also in _meta \"" + MetaKeyNext + "\". list_pull_request_files lists the files.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 	},
@@ -42,54 +44,97 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 	return s.backend.pullRequestDiff(ctx, in, path)
 }
 
-func (b localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
-	s := b.s
-	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
-	if err != nil {
-		return textReply{}, err
-	}
-	if path == "" {
-		return s.wholePullRequestDiff(ctx, r, pr, opts)
-	}
-	keep := int64(s.replyRoom())
-	// Fast path: the diff restricted to the path. That finds a modified
-	// file at the cost of diffing one file; a rename needs its other side
-	// too, which only the whole file list knows.
-	one := opts
-	one.Paths = []string{path}
-	raw, size, found, err := sectionsFor(ctx, r, one, path, keep)
-	if err != nil {
-		return textReply{}, err
-	}
-	if !found || startsOrEndsFile(raw) {
-		c, ok, total, names, err := s.findChange(ctx, r, opts, path)
-		if err != nil {
+func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
+	s := lb.s
+	const tool = "get_pull_request_diff"
+	digest := argsDigest(in, "cursor")
+	var cur cursor
+	var pinned []string
+	if in.Cursor != "" {
+		var err error
+		if cur, err = decodeCursor(tool, in.Cursor, digest); err != nil {
 			return textReply{}, err
 		}
-		if !ok && total == 0 {
-			return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d: %s",
-				path, r.FullName(), pr.Index, whyEmpty(pr))
-		}
-		if !ok {
-			return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d (%d files: %s)",
-				path, r.FullName(), pr.Index, total, names)
-		}
-		if s.deniedChange(c) {
-			return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-		}
-		if c.OldPath != c.Path {
-			both := opts
-			both.Paths = c.Paths()
-			if raw, size, _, err = sectionsFor(ctx, r, both, path, keep); err != nil {
-				return textReply{}, err
-			}
+		if pinned = cur.Commits; len(pinned) != 3 {
+			return textReply{}, errBadPosition()
 		}
 	}
-	if raw == nil || int64(text.JSONLen(raw)) > keep {
-		return textReply{}, s.sectionTooLarge(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), path, size,
-			fmt.Sprintf("base=%s head=%s", pr.MergeBase, pr.Head), pr.Head)
+	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, pinned)
+	if err != nil {
+		return textReply{}, err
 	}
-	return textReply{text: string(raw)}, nil
+	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
+	var only func(git.Change) bool
+	if path != "" {
+		// Either side of a rename names it; the file list, with rename
+		// detection over the whole pull request, finds the other side.
+		only = func(c git.Change) bool { return c.Path == path || c.OldPath == path }
+	}
+	next := in
+	next.Cursor = strings.Repeat("x", 400)
+	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)}) - s.partNotesRoom()
+	first := in.Cursor == ""
+	part, err := readPart(ctx, partRequest{
+		repo: r, opts: opts, only: only, room: max(room, minPartRoom),
+		start:     partPos{change: cur.File, section: cur.Section, line: cur.Line},
+		countRest: first && path == "", hide: s.hiddenSection,
+	})
+	if err != nil {
+		return textReply{}, err
+	}
+	if path != "" && part.total == 0 {
+		return textReply{}, s.fileNotInPull(ctx, r, pr, opts, path)
+	}
+	if path != "" && len(part.page.Files) > 0 && part.page.Files[0].Hidden {
+		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
+	}
+	hidden := false
+	for _, f := range part.page.Files {
+		hidden = hidden || f.Hidden
+	}
+	// A diff (or a file's section) that fits comes exactly as git prints it.
+	if first && part.next == nil && !hidden {
+		if part.total == 0 {
+			return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
+		}
+		return textReply{text: string(part.page.Text)}, nil
+	}
+	files, size := part.total, int64(0)
+	if first && part.page.Total != nil {
+		size = part.page.Total.Bytes
+	} else {
+		files, size = cur.Files, cur.Bytes
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
+	if path != "" {
+		fmt.Fprintf(&b, "; %s", path)
+	} else if size > 0 {
+		fmt.Fprintf(&b, "; %s, %d bytes of patch", count(files, "file"), size)
+	}
+	b.WriteString("; this part: " + partRange(part) + "\n")
+	b.Write(part.page.Text)
+	b.WriteString(s.partNotes(part, pr.Head))
+	out := textReply{text: b.String()}
+	if part.next != nil {
+		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head},
+			File: part.next.change, Section: part.next.section, Line: part.next.line, Files: files, Bytes: size}
+		next.Cursor = c.encode()
+		out.next = continueWith(tool, next)
+	}
+	return out, nil
+}
+
+// fileNotInPull: file_path names no file of the pull request's diff.
+func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions, path string) error {
+	_, _, total, names, err := s.findChange(ctx, r, opts, path)
+	if err != nil {
+		return err
+	}
+	if total == 0 {
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d: %s", path, r.FullName(), pr.Index, whyEmpty(pr))
+	}
+	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d (%d files: %s)", path, r.FullName(), pr.Index, total, names)
 }
 
 // checkFilePath cleans file_path ("" when omitted) and applies the policy.
@@ -115,13 +160,6 @@ func (s *Server) sectionTooLarge(pr, path string, size int64, diffRange, head st
 	return errcode.New(errcode.TooLarge, "the diff of %q in %s is %d bytes, over the %d-byte reply limit; "+
 		"get_diff with %s paths=[%q] contextLines=0 returns a smaller patch, and read_file with ref=%s reads the file itself",
 		path, pr, size, s.cfg.MaxBytes, diffRange, path, head)
-}
-
-// startsOrEndsFile: a section restricted to one path that adds or deletes
-// it may be one side of a rename.
-func startsOrEndsFile(raw []byte) bool {
-	h, _, err := diff.NewSplitter(bytes.NewReader(raw)).NextHeader()
-	return err == nil && (h.IsNew || h.IsDeleted)
 }
 
 // findChange looks for path on either side of a change in the diff's file

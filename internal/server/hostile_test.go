@@ -232,6 +232,14 @@ func TestHostileInputs(t *testing.T) {
 		}
 	}
 	// envDenied checks that .env is listed without its patch.
+	// envHiddenInText: a whole diff leaves .env's section out and says so.
+	envHiddenInText := func(t *testing.T, res *mcp.CallToolResult) {
+		t.Helper()
+		text := textOf(res)
+		if strings.Contains(text, "diff --git a/.env") || !strings.Contains(text, "[hidden by the server's secrets policy: .env]") {
+			t.Errorf(".env is not hidden, or not said to be:\n%s", text)
+		}
+	}
 	envDenied := func(t *testing.T, res *mcp.CallToolResult) {
 		t.Helper()
 		var out getDiffOut
@@ -345,7 +353,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "get_file_content ref rev:path to a secret", tool: "get_file_content", args: gfc("cmd/main.go", "ref", "refs/pull/9/head:.env"), code: "INVALID_REF"},
 		{name: "read_file ref rev:path to a secret", tool: "read_file", args: a("path", "cmd/main.go", "ref", "main:.env"), code: "INVALID_REF"},
 		{name: "get_file_content .ENV other case", tool: "get_file_content", args: gfc(".ENV", "ref", "refs/pull/9/head"), code: "PATH_DENIED"},
-		{name: "get_pull_request_diff whole diff touching .env", tool: "get_pull_request_diff", args: pr(9), code: "PATH_DENIED"},
+		{name: "get_pull_request_diff whole diff touching .env", tool: "get_pull_request_diff", args: pr(9), check: envHiddenInText},
 		{name: "get_diff touching .env hides its patch", tool: "get_diff", args: a("base", "main", "head", "refs/pull/9/head", "paths", []string{".env", "ok.txt"}), check: envDenied},
 		{name: "list_changed_files touching .env", tool: "list_changed_files", args: a("base", "main", "head", "refs/pull/9/head")},
 

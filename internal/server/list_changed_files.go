@@ -17,6 +17,7 @@ type listChangedFilesIn struct {
 	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs)"`
 	Offset int      `json:"offset,omitempty" jsonschema:"files to skip (nextOffset of the previous call)"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"most files to return"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commits its first page listed"`
 }
 
 type listChangedFilesOut struct {
@@ -26,6 +27,7 @@ type listChangedFilesOut struct {
 	Files      []changedFile `json:"files"`
 	TotalFiles int           `json:"totalFiles"`
 	NextOffset *int          `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	paged
 }
 
 // listChangedFilesTool is list_changed_files's definition (registry.go).
@@ -33,7 +35,7 @@ var listChangedFilesTool = defineTool(toolSpec{
 	Name:  "list_changed_files",
 	Title: "List changed files",
 	Description: "List the files changed between two commits (path, previous path, status, lines added and deleted, binary, test file), without patches. " +
-		"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit: while nextOffset is not null, call again with offset=nextOffset.",
+		"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commits).",
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
@@ -45,7 +47,17 @@ var listChangedFilesTool = defineTool(toolSpec{
 }, (*Server).listChangedFiles)
 
 func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (reply[listChangedFilesOut], error) {
-	sel, err := s.selectDiff(ctx, in.Owner, in.Repo, in.Base, in.Head, in.Mode, in.Paths, 0)
+	const tool = "list_changed_files"
+	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths}
+	digest := argsDigest(in, "cursor", "offset")
+	if in.Cursor != "" {
+		cur, err := decodeCursor(tool, in.Cursor, digest)
+		if err != nil {
+			return reply[listChangedFilesOut]{}, err
+		}
+		q.pinned = cur.Commits
+	}
+	sel, err := s.selectDiff(ctx, q)
 	if err != nil {
 		return reply[listChangedFilesOut]{}, err
 	}
@@ -66,21 +78,25 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %d files changed %s..%s", sel.repo.FullName(), total, short(sel.base), short(sel.head))
+		fmt.Fprintf(&b, "%s: %s changed %s..%s", sel.repo.FullName(), count(total, "file"), short(sel.base), short(sel.head))
 		if sel.mergeBase != nil {
 			fmt.Fprintf(&b, " (from merge base %s)", short(*sel.mergeBase))
 		}
 		if n < total {
-			fmt.Fprintf(&b, "; files %d–%d shown", from+min(n, 1), from+n)
+			b.WriteString("; " + shownRange(from, n, total, "file"))
 		}
 		b.WriteString("\n")
 		for _, f := range out.Files {
 			b.WriteString(f.line())
 		}
+		r := reply[listChangedFilesOut]{text: b.String(), out: out}
 		if out.NextOffset != nil {
-			fmt.Fprintf(&b, "More: call list_changed_files again with offset=%d.\n", *out.NextOffset)
+			next := in
+			next.Offset = *out.NextOffset
+			next.Cursor = cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}}.encode()
+			r.next = continueWith(tool, next)
 		}
-		return reply[listChangedFilesOut]{text: b.String(), out: out}
+		return r
 	}
 	return fitPage(s, len(files), render), nil
 }

@@ -16,6 +16,9 @@ type listPullRequestFilesIn struct {
 	Index int    `json:"index" jsonschema:"pull request number"`
 	Page  int    `json:"page,omitempty" jsonschema:"1-based page"`
 	Limit int    `json:"limit,omitempty" jsonschema:"files per page"`
+	// Cursor pins the commits of the first page, so that pages of a pull
+	// request whose head moves cannot mix.
+	Cursor string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the pull request's commits as its first page saw them"`
 }
 
 type listPullRequestFilesOut struct {
@@ -27,6 +30,7 @@ type listPullRequestFilesOut struct {
 	TotalCount int           `json:"totalCount"`
 	Page       int           `json:"page"`
 	HasMore    bool          `json:"hasMore" jsonschema:"true when later pages hold more files"`
+	paged
 }
 
 // listPullRequestFilesTool is list_pull_request_files's definition (registry.go).
@@ -34,7 +38,7 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
 	Description: "List the files a pull request changes (path, previous path, status, lines added and deleted) with the total count: " +
-		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit: while hasMore is true, call again with page+1.",
+		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit: a partial reply ends with the call that returns the next page, pinned to the same commits.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 		setInt(in, "page", 1, 1, 1<<31-1)
@@ -43,7 +47,19 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 }, (*Server).listPullRequestFiles)
 
 func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply[listPullRequestFilesOut], error) {
-	out, err := s.backend.pullRequestFiles(ctx, in)
+	const tool = "list_pull_request_files"
+	digest := argsDigest(in, "cursor", "page")
+	var pinned []string
+	if in.Cursor != "" {
+		cur, err := decodeCursor(tool, in.Cursor, digest)
+		if err != nil {
+			return reply[listPullRequestFilesOut]{}, err
+		}
+		if pinned = cur.Commits; len(pinned) != 3 {
+			return reply[listPullRequestFilesOut]{}, errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: leave it out to start from page 1")
+		}
+	}
+	out, err := s.backend.pullRequestFiles(ctx, in, pinned)
 	if err != nil {
 		return reply[listPullRequestFilesOut]{}, err
 	}
@@ -52,27 +68,30 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	// A page that does not fit is an error rather than a silent cut: pages
 	// are fixed by page and limit, so the next page could not follow on.
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s/%s#%d: %d files changed (merge base %s → head %s)", in.Owner, in.Repo, in.Index, out.TotalCount, short(out.MergeBase), short(out.Head))
+	fmt.Fprintf(&b, "%s/%s#%d: %s changed (base %s, merge base %s → head %s)", in.Owner, in.Repo, in.Index, count(out.TotalCount, "file"), short(out.Base), short(out.MergeBase), short(out.Head))
 	if len(files) < out.TotalCount {
-		fmt.Fprintf(&b, "; page %d: files %d–%d", in.Page, from+min(1, len(files)), from+len(files))
+		fmt.Fprintf(&b, "; page %d: %s", in.Page, shownRange(from, len(files), out.TotalCount, "file"))
 	}
 	b.WriteString("\n")
 	for _, f := range files {
 		b.WriteString(f.line())
 	}
-	if out.HasMore {
-		fmt.Fprintf(&b, "More: call list_pull_request_files with page=%d.\n", in.Page+1)
-	}
 	res := reply[listPullRequestFilesOut]{text: b.String(), out: out}
+	if out.HasMore {
+		next := in
+		next.Page++
+		next.Cursor = cursor{Tool: tool, Args: digest, Commits: []string{out.Base, out.MergeBase, out.Head}}.encode()
+		res.next = continueWith(tool, next)
+	}
 	if n := s.replySize(res); n > s.cfg.MaxBytes {
 		return reply[listPullRequestFilesOut]{}, errcode.New(errcode.TooLarge, "%d files with their names take %d bytes, over the %d-byte reply limit; ask for fewer per page with a smaller limit", len(files), n, s.cfg.MaxBytes)
 	}
 	return res, nil
 }
 
-func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
+func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned []string) (listPullRequestFilesOut, error) {
 	s := b.s
-	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index)
+	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, pinned)
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
@@ -92,7 +111,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 
 // pullRequestFiles reports what the forge says, status words included (a
 // changed binary file may come back as "unchanged" with 0/0).
-func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (listPullRequestFilesOut, error) {
+func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned []string) (listPullRequestFilesOut, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return listPullRequestFilesOut{}, err
 	}
@@ -100,6 +119,11 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	pr, err := f.Pull(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return listPullRequestFilesOut{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+	}
+	// The forge lists the pull request as it is now: a head that moved
+	// since the first page would mix two versions.
+	if len(pinned) == 3 && pinned[2] != pr.Head.SHA {
+		return listPullRequestFilesOut{}, headMoved(in.Index, pinned[2], pr.Head.SHA)
 	}
 	files, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, in.Page, in.Limit)
 	if err != nil {

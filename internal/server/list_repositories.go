@@ -19,6 +19,7 @@ type listRepositoriesOut struct {
 	Repositories []repo.Info `json:"repositories"`
 	Total        int         `json:"total"`
 	NextOffset   *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	paged
 }
 
 // listRepositoriesTool is list_repositories's definition (registry.go).
@@ -26,7 +27,7 @@ var listRepositoriesTool = defineTool(toolSpec{
 	Name:  "list_repositories",
 	Title: "List repositories",
 	Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools. " +
-		"Paged with offset/limit: while nextOffset is not null, call again with offset=nextOffset.",
+		"Paged with offset/limit: a partial reply ends with the call that returns the next page.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "offset", 0, 0, 1_000_000_000)
 		setInt(in, "limit", 100, 1, 500)
@@ -43,12 +44,15 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 	render := func(n int) reply[listRepositoriesOut] {
 		out.Repositories = page[:n]
 		out.NextOffset = nil
-		var b strings.Builder
-		if n == 0 {
-			fmt.Fprintf(&b, "%d repositories served; none from offset %d\n", total, from)
-		} else {
-			fmt.Fprintf(&b, "%d repositories served; %d–%d shown\n", total, from+1, from+n)
+		if next := from + n; next < total {
+			out.NextOffset = &next
 		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s served", count(total, "repository"))
+		if n < total {
+			b.WriteString("; " + shownRange(from, n, total, "repository"))
+		}
+		b.WriteString("\n")
 		for _, r := range out.Repositories {
 			kind := "work tree"
 			if r.Bare {
@@ -56,11 +60,13 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			}
 			fmt.Fprintf(&b, "%s/%s (%s, default branch %q)\n", r.Owner, r.Name, kind, r.DefaultBranch)
 		}
-		if next := from + n; next < total {
-			out.NextOffset = &next
-			fmt.Fprintf(&b, "More: call list_repositories with offset=%d.\n", next)
+		r := reply[listRepositoriesOut]{text: b.String(), out: out}
+		if out.NextOffset != nil {
+			more := in
+			more.Offset = *out.NextOffset
+			r.next = continueWith("list_repositories", more)
 		}
-		return reply[listRepositoriesOut]{text: b.String(), out: out}
+		return r
 	}
 	return fitPage(s, len(page), render), nil
 }

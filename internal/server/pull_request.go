@@ -13,14 +13,21 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
-// pullRequest resolves owner/repo#index and the options of its diff.
-func (s *Server) pullRequest(ctx context.Context, owner, name string, index int) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
+// pullRequest resolves owner/repo#index and the options of its diff. pinned
+// (from a cursor: base, merge base and head) are used instead of its refs,
+// which may have moved since; nil when there is none.
+func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, pinned []string) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
 	r, err := s.served.Get(ctx, owner, name, true)
 	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
-	pr, err := r.PullRequest(ctx, index)
-	if err != nil {
+	var pr *repo.PullRequest
+	if len(pinned) == 3 {
+		if _, _, err := pinnedCommits(ctx, r, pinned...); err != nil {
+			return nil, nil, git.DiffOptions{}, err
+		}
+		pr = &repo.PullRequest{Index: index, Base: pinned[0], MergeBase: pinned[1], Head: pinned[2]}
+	} else if pr, err = r.PullRequest(ctx, index); err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
 	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -30,7 +31,8 @@ type readFileOut struct {
 	TotalLines int     `json:"totalLines"`
 	IsBinary   bool    `json:"isBinary"`
 	Content    string  `json:"content" jsonschema:"lines startLine..endLine joined with \\n"`
-	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: continue from endLine+1"`
+	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: next reads on"`
+	paged
 }
 
 // readFileTool is read_file's definition (registry.go).
@@ -38,7 +40,7 @@ var readFileTool = defineTool(toolSpec{
 	Name:  "read_file",
 	Title: "Read file",
 	Description: "Read lines of a file (1-based, inclusive), from the work tree or at a ref. " +
-		"Returns as many of the requested lines as fit in one reply; when truncated, continue with startLine=endLine+1. Binary files are detected and not dumped.",
+		"Returns as many of the requested lines as fit in one reply; a partial reply ends with the call that reads on (startLine after the last line shown, at the same commit). Binary files are detected and not dumped.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "startLine", 1, 1, 1<<31-1)
 		setInt(in, "endLine", 0, 1, 1<<31-1)
@@ -86,9 +88,8 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		}
 	}
 
-	// Everything but the content is known up front; what is left of the
-	// limit, halved (content appears in the text and in the structured
-	// result), is the content budget.
+	// Everything but the content is known up front: what is left of the
+	// limit is the content's room.
 	header := func(o readFileOut) string {
 		if o.TotalLines == 0 {
 			return fmt.Sprintf("%s (%s) is empty: 0 lines\n", o.Path, where)
@@ -97,7 +98,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := (s.cfg.MaxBytes-s.replySize(reply[readFileOut]{text: header(probe) + continuation(probe, 1<<31-1), out: probe}))/2 - 2
+	room := s.payloadRoom(reply[readFileOut]{text: header(probe) + "\n", out: probe, next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
 	used := 0
 	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2
@@ -134,19 +135,25 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		return reply[readFileOut]{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Content, out.Truncated = res.Last, res.Total, string(res.Content), res.Stopped
-	wanted := res.Total
-	if in.EndLine != 0 {
-		wanted = min(in.EndLine, res.Total)
+	body := out.Content
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		body += "\n" // lines are joined with \n: end the last one for what follows
 	}
-	return reply[readFileOut]{text: header(out) + out.Content + continuation(out, wanted), out: out}, nil
+	r0 := reply[readFileOut]{text: header(out) + body, out: out}
+	if out.Truncated {
+		r0.next = s.readFileNext(in, out.Ref, out.EndLine+1)
+	}
+	return r0, nil
 }
 
-// continuation is the hint that ends a truncated reply.
-func continuation(o readFileOut, wanted int) string {
-	if !o.Truncated {
-		return ""
+// readFileNext is the call that reads on from line from, at the commit read
+// (so a branch that moves cannot shift the lines), or in the work tree.
+func (s *Server) readFileNext(in readFileIn, commit *string, from int) *nextCall {
+	in.StartLine = from
+	if commit != nil {
+		in.Ref = *commit
 	}
-	return fmt.Sprintf("\n[truncated: lines %d–%d did not fit in this reply; continue with startLine=%d]", o.EndLine+1, wanted, o.EndLine+1)
+	return continueWith("read_file", in)
 }
 
 // ctxReader ends a read when its context does.

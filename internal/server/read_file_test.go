@@ -90,8 +90,8 @@ func TestReadFilePagesThroughLargeFile(t *testing.T) {
 		if !out.Truncated {
 			break
 		}
-		hint := "continue with startLine=" + strconv.Itoa(out.EndLine+1)
-		if !strings.Contains(text, hint) {
+		hint := `"startLine":` + strconv.Itoa(out.EndLine+1)
+		if !strings.Contains(text, hint) || out.Next == nil || out.Next.Arguments["startLine"] != float64(out.EndLine+1) {
 			t.Fatalf("truncated page does not say %q: ...%q", hint, text[max(0, len(text)-200):])
 		}
 		start = out.EndLine + 1
@@ -203,6 +203,7 @@ func TestReadFileKnownLineCount(t *testing.T) {
 			t.Fatalf("refs differ")
 		}
 		first.Ref, second.Ref = nil, nil
+		first.Next, second.Next = nil, nil
 		if first != second || first.TotalLines != 5000 {
 			t.Fatalf("page %v: first %+v\nsecond %+v", page, first, second)
 		}

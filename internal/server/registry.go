@@ -115,13 +115,17 @@ func (d *ToolDef) Tool() *mcp.Tool {
 	return t
 }
 
-// Listed is the tool as an MCP client lists it: its schemas are plain JSON
-// values, as they arrive over the wire. `tools --json` prints these.
-func (d *ToolDef) Listed() *mcp.Tool {
+// Listed is the tool as an MCP client lists it from a server started with
+// or without --structured: its schemas are plain JSON values, as they
+// arrive over the wire, and the output schema is there only with
+// --structured. `tools --json` prints these.
+func (d *ToolDef) Listed(structured bool) *mcp.Tool {
 	t := d.Tool()
 	t.InputSchema = plainJSON(t.InputSchema)
-	if t.OutputSchema != nil {
+	if t.OutputSchema != nil && structured {
 		t.OutputSchema = plainJSON(t.OutputSchema)
+	} else {
+		t.OutputSchema = nil
 	}
 	return t
 }

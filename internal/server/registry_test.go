@@ -53,13 +53,13 @@ func TestRegistryAnnotations(t *testing.T) {
 // new tool needs its entry here, and so a sentence in its description.
 func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 	continues := map[string][]string{
-		"get_diff":                {`patchOmitted: "size_limit"`, "fetch them separately with paths"},
+		"get_diff":                {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"get_file_content":        {"ask for a range, or use read_file"},
-		"get_pull_request_diff":   {"then pass file_path"},
-		"list_changed_files":      {"while nextOffset is not null, call again with offset=nextOffset"},
-		"list_pull_request_files": {"while hasMore is true, call again with page+1"},
-		"list_repositories":       {"while nextOffset is not null, call again with offset=nextOffset"},
-		"read_file":               {"when truncated, continue with startLine=endLine+1"},
+		"get_pull_request_diff":   {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
+		"list_changed_files":      {"a partial reply ends with the call that returns the next page"},
+		"list_pull_request_files": {"a partial reply ends with the call that returns the next page"},
+		"list_repositories":       {"a partial reply ends with the call that returns the next page"},
+		"read_file":               {"a partial reply ends with the call that reads on"},
 		"search_code":             {"narrow with pathGlobs or a more specific query when truncated"},
 	}
 	for _, d := range Tools() {

@@ -20,10 +20,11 @@ const toolsnapsDir = "testdata/toolsnaps"
 
 func updateToolsnaps() bool { return os.Getenv("UPDATE_TOOLSNAPS") == "true" }
 
-// listedTools is what an MCP client lists from a server with every tool.
-func listedTools(t *testing.T) []*mcp.Tool {
+// listedTools is what an MCP client lists from a server with every tool,
+// started with or without --structured.
+func listedTools(t *testing.T, structured bool) []*mcp.Tool {
 	t.Helper()
-	return listTools(t, New(nil, Config{MaxBytes: DefaultMaxBytes}))
+	return listTools(t, New(nil, Config{MaxBytes: DefaultMaxBytes, Structured: structured}))
 }
 
 // listTools is what an MCP client lists from s.
@@ -53,7 +54,9 @@ func TestToolSnapshots(t *testing.T) {
 	want := map[string]bool{}
 	for _, d := range Tools() {
 		want[d.Name()+".json"] = true
-		data, err := json.MarshalIndent(d.Listed(), "", "  ")
+		// The snapshot is the whole contract: the tool as listed with
+		// --structured, output schema included.
+		data, err := json.MarshalIndent(d.Listed(true), "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,17 +81,23 @@ func TestToolSnapshots(t *testing.T) {
 
 // A server lists exactly what the registry defines, byte for byte: the
 // snapshots (made from the registry) are what clients see.
+// Without --structured no tool has an output schema.
 func TestServedToolsAreTheRegistry(t *testing.T) {
-	listed := listedTools(t)
-	defs := Tools()
-	if len(listed) != len(defs) {
-		t.Fatalf("the server lists %d tools, the registry has %d", len(listed), len(defs))
-	}
-	for i, tool := range listed {
-		got, _ := json.MarshalIndent(tool, "", "  ")
-		want, _ := json.MarshalIndent(defs[i].Listed(), "", "  ")
-		if string(got) != string(want) {
-			t.Errorf("%s: served\n%s\nregistry\n%s", tool.Name, got, want)
+	for _, structured := range []bool{false, true} {
+		listed := listedTools(t, structured)
+		defs := Tools()
+		if len(listed) != len(defs) {
+			t.Fatalf("the server lists %d tools, the registry has %d", len(listed), len(defs))
+		}
+		for i, tool := range listed {
+			got, _ := json.MarshalIndent(tool, "", "  ")
+			want, _ := json.MarshalIndent(defs[i].Listed(structured), "", "  ")
+			if string(got) != string(want) {
+				t.Errorf("%s (structured %v): served\n%s\nregistry\n%s", tool.Name, structured, got, want)
+			}
+			if !structured && tool.OutputSchema != nil {
+				t.Errorf("%s: an output schema without --structured", tool.Name)
+			}
 		}
 	}
 }

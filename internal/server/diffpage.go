@@ -1,0 +1,281 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+// Paging through patches: get_diff and get_pull_request_diff return a diff
+// in parts that each fit a reply, and each part says where the next one
+// starts (a cursor: a change of the diff's file list, a section of it, a
+// line of that section). A part is read from a git diff restricted to the
+// changes from that one on, so a later part costs what it holds, not what
+// came before it; diff.ReadPage cuts it, between files and hunks where it
+// can, inside a hunk at line boundaries where it must.
+
+// partPos is where a part starts: the index of a change in the diff's file
+// list, the section of it (a type change has two) and the body line.
+type partPos struct {
+	change, section int
+	line            int64
+}
+
+// maxPartChanges and maxPartPathBytes bound the changes one part's git diff
+// is restricted to, and so its memory and command line: a part lists at
+// most 1,000 files (diff.ReadPage), and its text, at most a reply, names
+// each file it shows at least twice.
+const (
+	maxPartChanges   = 1000
+	maxPartPathBytes = 256 << 10
+)
+
+// diffPart is one part of a diff.
+type diffPart struct {
+	page *diff.Page
+	// changes are the changes of the part's sections, one per section
+	// (a type change's two sections share one).
+	changes []git.Change
+	next    *partPos // nil: this part ends the diff
+	total   int      // changes in the whole selection
+	// first and last are the indexes of the part's first and last changes.
+	first, last int
+}
+
+// partRequest asks for one part of a diff.
+type partRequest struct {
+	repo *repo.Repository
+	opts git.DiffOptions
+	// only, when set, selects the changes to show (get_diff's paths, paired
+	// with the other side of a rename; get_pull_request_diff's file_path).
+	// The file list is then read without opts.Paths.
+	only      func(git.Change) bool
+	start     partPos
+	room      int
+	countRest bool
+	hide      func(diff.Header) bool
+}
+
+// readPart lists the diff's changes (rename detection over the whole
+// selection, no patches), keeps those from start.change on, at most
+// maxPartChanges of them, and pages a git diff restricted to their paths.
+func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
+	list := q.opts
+	if q.only != nil {
+		list.Paths = nil
+	}
+	var kept []git.Change
+	total, keptBytes, full := 0, 0, false
+	_, err := q.repo.Git.EachChange(ctx, list, func(_ int, c git.Change) error {
+		if q.only != nil && !q.only(c) {
+			return nil
+		}
+		if total >= q.start.change && !full {
+			size := len(c.Path) + len(c.OldPath)
+			if full = len(kept) == maxPartChanges || (len(kept) > 0 && keptBytes+size > maxPartPathBytes); !full {
+				kept, keptBytes = append(kept, c), keptBytes+size
+			}
+		}
+		total++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	part := &diffPart{total: total}
+	if q.start.change > total || (q.start.change == total && q.start != (partPos{change: total})) {
+		return nil, errBadPosition()
+	}
+	if len(kept) == 0 {
+		part.page = &diff.Page{Total: &diff.Total{}}
+		return part, nil
+	}
+	opts := q.opts
+	// The whole selection, from its start, needs no restriction: git
+	// prints exactly it. Otherwise name the changes, both sides of renames.
+	if q.start.change > 0 || q.only != nil || q.start.change+len(kept) < total {
+		opts.Paths = nil
+		for _, c := range kept {
+			opts.Paths = append(opts.Paths, c.Paths()...)
+		}
+	}
+	var page *diff.Page
+	err = q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
+		var err error
+		page, err = diff.ReadPage(patch, diff.PageOptions{
+			Start: diff.Pos{File: q.start.section, Line: q.start.line},
+			Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest,
+		})
+		return err
+	})
+	if errors.Is(err, diff.ErrBadPos) {
+		return nil, errBadPosition()
+	}
+	if err != nil {
+		return nil, err
+	}
+	part.page = page
+	return part, part.place(q.start.change, q.start.section, kept, total)
+}
+
+// place matches the part's sections to the kept changes (the first is
+// change first, and the run started at its section firstSection) and works
+// out where the next part starts.
+func (p *diffPart) place(first, firstSection int, kept []git.Change, total int) error {
+	j, k := 0, firstSection // the change and section of the section at hand
+	for i, f := range p.page.Files {
+		if i > 0 {
+			if kept[j].Status == 'T' && k == 0 && sectionOf(f.Header, kept[j]) {
+				k = 1
+			} else {
+				j, k = j+1, 0
+			}
+		}
+		for j < len(kept) && !sectionOf(f.Header, kept[j]) {
+			j, k = j+1, 0
+		}
+		if j == len(kept) {
+			return fmt.Errorf("git diff: a section for %q is not in the file list", f.Header.NewPath)
+		}
+		p.changes = append(p.changes, kept[j])
+	}
+	p.first, p.last = first, first+j
+	n := p.page.Next
+	switch {
+	case n == nil && first+len(kept) < total:
+		p.next = &partPos{change: first + len(kept)}
+	case n == nil:
+	case len(p.page.Files) == 0:
+		return errors.New("git diff: a part that holds nothing")
+	case n.File == p.page.Files[len(p.page.Files)-1].Index:
+		p.next = &partPos{change: first + j, section: k, line: n.Line}
+	case kept[j].Status == 'T' && k == 0:
+		p.next = &partPos{change: first + j, section: 1}
+	default:
+		p.next = &partPos{change: first + j + 1}
+	}
+	return nil
+}
+
+// sectionOf: section header h belongs to change c.
+func sectionOf(h diff.Header, c git.Change) bool {
+	return h.NewPath == c.Path || (h.OldPath != "" && h.OldPath == c.OldPath)
+}
+
+func errBadPosition() error {
+	return errcode.New(errcode.InvalidArgument, "cursor points past the end of the diff: it was damaged or made for other arguments; leave it out to start from the first part")
+}
+
+// partNotes are the lines after a part's patch that say what it left out or
+// changed: hidden files, lines too long for any reply, bytes that are not
+// UTF-8. readAt is the commit a left-out line can be read at.
+func (s *Server) partNotes(p *diffPart, readAt string) string {
+	var hidden, replaced, tests []string
+	var b strings.Builder
+	longNotes := 0
+	for i, f := range p.page.Files {
+		name := f.Header.NewPath
+		if name == "" {
+			name = f.Header.OldPath
+		}
+		switch {
+		case f.Hidden:
+			hidden = append(hidden, name)
+			continue
+		case f.Replaced:
+			replaced = append(replaced, name)
+		}
+		if isTestPath(name) && (i == 0 || p.changes[i] != p.changes[i-1]) {
+			tests = append(tests, name)
+		}
+		for _, ll := range f.LongLines {
+			if longNotes++; longNotes > maxLongNotes {
+				continue
+			}
+			line, side, at := ll.NewLine, "new", readAt
+			if line == 0 {
+				line, side = ll.OldLine, "old"
+			}
+			args, _ := json.Marshal(map[string]any{"path": name, "ref": at, "startLine": max(1, line-20)})
+			fmt.Fprintf(&b, "[left out: line %d of the %s %s is %d bytes, longer than a whole reply; read_file %s reads the file around it]\n", line, side, name, ll.Bytes, args)
+		}
+	}
+	if longNotes > maxLongNotes {
+		fmt.Fprintf(&b, "[left out: %d more lines longer than a whole reply]\n", longNotes-maxLongNotes)
+	}
+	room := noteListRoom
+	if len(hidden) > 0 {
+		fmt.Fprintf(&b, "[hidden by the server's secrets policy: %s]\n", fileList(hidden, nil, len(hidden), room))
+	}
+	if len(replaced) > 0 {
+		fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", fileList(replaced, nil, len(replaced), room))
+	}
+	if len(tests) > 0 {
+		fmt.Fprintf(&b, "[test files: %s]\n", fileList(tests, nil, len(tests), room))
+	}
+	return b.String()
+}
+
+// noteListRoom bounds each list of names in a part's notes; a part's
+// notes take at most partNotesRoom: three lists and a few left-out lines.
+const (
+	noteListRoom   = 1024
+	maxLongNotes   = 5
+	longNoteLength = 512
+)
+
+// partNotesRoom is kept free in a part's reply for its notes.
+func (s *Server) partNotesRoom() int {
+	return 3*noteListRoom + maxLongNotes*longNoteLength
+}
+
+// partRange says which files a part holds: "files 3–5 of 9 (3 continues
+// from the previous part; 5 goes on in the next)".
+func partRange(p *diffPart) string {
+	if len(p.page.Files) == 0 {
+		return "no file in this part"
+	}
+	from, to := p.first+1, p.last+1
+	s := fmt.Sprintf("files %d–%d of %d", from, to, p.total)
+	if from == to {
+		s = fmt.Sprintf("file %d of %d", from, p.total)
+	}
+	var notes []string
+	if p.page.Files[0].Continued {
+		notes = append(notes, fmt.Sprintf("%d continues from the previous part", from))
+	}
+	if p.next != nil && p.next.change == p.last {
+		notes = append(notes, fmt.Sprintf("%d goes on in the next part", to))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return s
+}
+
+// filesOf splits a part's text into its files' texts, in the order of its
+// non-hidden sections (each part is a valid patch, so each file's text
+// starts with its "diff --git" line).
+func filesOf(part []byte) [][]byte {
+	var out [][]byte
+	for len(part) > 0 {
+		end := bytes.Index(part[1:], []byte("\ndiff --git "))
+		if end < 0 {
+			out = append(out, part)
+			break
+		}
+		out = append(out, part[:end+2])
+		part = part[end+2:]
+	}
+	return out
+}

@@ -1,0 +1,102 @@
+package server
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+)
+
+// nextOf is the next call a result carries in _meta, or nil.
+func nextOf(t *testing.T, res *mcp.CallToolResult) *nextCall {
+	t.Helper()
+	raw, ok := res.Meta[MetaKeyNext]
+	if !ok {
+		return nil
+	}
+	data, err := json.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n nextCall
+	if err := json.Unmarshal(data, &n); err != nil {
+		t.Fatal(err)
+	}
+	return &n
+}
+
+// drain calls tool and follows the next calls to the end, and returns each
+// part's patch: its text without the header line and the bracketed notes
+// and next line after it. The text's last line must say the next call.
+func drain(t *testing.T, h *harness, tool string, args map[string]any) []string {
+	t.Helper()
+	var parts []string
+	for call := 0; ; call++ {
+		if call > 2000 {
+			t.Fatal("more than 2,000 parts")
+		}
+		res := h.call(tool, args)
+		if res.IsError {
+			t.Fatalf("part %d: %s", call, textOf(res))
+		}
+		text := textOf(res)
+		next := nextOf(t, res)
+		parts = append(parts, patchOf(text))
+		if next == nil {
+			if strings.Contains(text, "Next part:") {
+				t.Fatalf("part %d says there is a next part but _meta has none", call)
+			}
+			return parts
+		}
+		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		data, _ := json.Marshal(next.Arguments)
+		if last := lines[len(lines)-1]; next.Tool != tool || !strings.Contains(last, string(data)) {
+			t.Fatalf("part %d: the last line does not say the next call %s: %q", call, data, last)
+		}
+		args = next.Arguments
+	}
+}
+
+// patchOf is the patch in a part's text: after the header line (a whole
+// diff that fits has none), before the notes.
+func patchOf(text string) string {
+	if !strings.HasPrefix(text, "diff --git ") {
+		_, text, _ = strings.Cut(text, "\n")
+	}
+	lines := strings.SplitAfter(text, "\n")
+	end := len(lines)
+	for end > 0 && (strings.HasPrefix(lines[end-1], "[") || lines[end-1] == "") {
+		end--
+	}
+	return strings.Join(lines[:end], "")
+}
+
+// checkJoined: the parts, put together, are git's patch byte for byte, and
+// it applies.
+func checkJoined(t *testing.T, parts []string, want string) {
+	t.Helper()
+	bs := make([][]byte, len(parts))
+	for i, p := range parts {
+		bs[i] = []byte(p)
+	}
+	joined, err := diff.Join(bs...)
+	if err != nil {
+		t.Fatalf("joining %d parts: %v", len(parts), err)
+	}
+	if string(joined) != want {
+		t.Fatalf("%d parts joined differ from git's patch (%d bytes vs %d)", len(parts), len(joined), len(want))
+	}
+	f := filepath.Join(t.TempDir(), "joined.patch")
+	if err := os.WriteFile(f, joined, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "apply", "--stat", f).CombinedOutput(); err != nil {
+		t.Fatalf("git does not read the joined patch: %v\n%s", err, out)
+	}
+}
