@@ -194,7 +194,7 @@ func TestGetFileContentErrors(t *testing.T) {
 		{"wrong repository", args("owner", "acme", "repo", "gadgets", "filePath", "README.md"), "NOT_FOUND", "acme/widgets"},
 		{"owner missing", args("repo", "widgets", "filePath", "README.md"), "INVALID_ARGUMENT", "owner"},
 		{"non-integer line", fileArgs("README.md", "start_line", 1.5), "INVALID_ARGUMENT", "start_line"},
-		{"string line", fileArgs("README.md", "start_line", "5"), "INVALID_ARGUMENT", "start_line"},
+		{"string line", fileArgs("README.md", "start_line", "five"), "INVALID_ARGUMENT", "start_line"},
 		{"unknown parameter", fileArgs("README.md", "path", "x"), "INVALID_ARGUMENT", "path"},
 		{"negative end alone", fileArgs("README.md", "end_line", -1), "INVALID_ARGUMENT", "invert"},
 		{"range on empty file", fileArgs("empty.txt", "start_line", 1), "INVALID_ARGUMENT", "0 lines"},

@@ -162,7 +162,7 @@ func goldenCases() []goldenCase {
 	gfc("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "filePath", "cmd/main.go"))
 	gfc("", "error-owner-missing", args("repo", "widgets", "filePath", "cmd/main.go"))
 	gfc("", "error-unknown-parameter", fileArgs("cmd/main.go", "path", "x"))
-	gfc("", "error-string-line", fileArgs("cmd/main.go", "start_line", "5"))
+	gfc("", "error-string-line", fileArgs("cmd/main.go", "start_line", "five"))
 	gfc("small", "too-large-file", fileArgs("big.txt"))
 	gfc("small", "too-large-range", fileArgs("big.txt", "start_line", 100, "end_line", 600))
 	gfc("small", "too-large-with-metadata", fileArgs("big.txt", "with_metadata", true))

@@ -454,8 +454,8 @@ func TestHostileInputs(t *testing.T) {
 			}
 		}},
 		{name: "get_file_content start_line -1e300", tool: "get_file_content", args: gfc("cmd/main.go", "start_line", -1e300), code: "INVALID_ARGUMENT"},
-		{name: "get_file_content with_metadata string", tool: "get_file_content", args: gfc("cmd/main.go", "with_metadata", "true"), code: "INVALID_ARGUMENT"},
-		{name: "get_diff contextLines string", tool: "get_diff", args: a("base", "main", "contextLines", "5"), code: "INVALID_ARGUMENT"},
+		{name: "get_file_content with_metadata string", tool: "get_file_content", args: gfc("cmd/main.go", "with_metadata", "yes"), code: "INVALID_ARGUMENT"},
+		{name: "get_diff contextLines string", tool: "get_diff", args: a("base", "main", "contextLines", "five"), code: "INVALID_ARGUMENT"},
 		{name: "get_diff maxBytes 1e300", tool: "get_diff", args: a("base", "main", "maxBytes", 1e300), code: "INVALID_ARGUMENT"},
 		{name: "get_diff contextLines 1e18", tool: "get_diff", args: a("base", "main", "contextLines", 1e18), code: "INVALID_ARGUMENT"},
 		{name: "get_diff base a number", tool: "get_diff", args: a("base", 123), code: "INVALID_ARGUMENT"},
@@ -473,7 +473,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "get_file_content filePath an object", tool: "get_file_content", args: a("owner", "acme", "repo", "widgets", "filePath", map[string]any{"path": "../canary.txt"}), code: "INVALID_ARGUMENT"},
 		{name: "list_repositories offset -1", tool: "list_repositories", args: a("offset", -1), code: "INVALID_ARGUMENT"},
 		{name: "list_repositories limit 1e18", tool: "list_repositories", args: a("limit", 1e18), code: "INVALID_ARGUMENT"},
-		{name: "list_repositories limit string", tool: "list_repositories", args: a("limit", "5"), code: "INVALID_ARGUMENT"},
+		{name: "list_repositories limit string", tool: "list_repositories", args: a("limit", "five"), code: "INVALID_ARGUMENT"},
 		{name: "list_repositories offset boolean", tool: "list_repositories", args: a("offset", true), code: "INVALID_ARGUMENT"},
 		{name: "list_repositories offset 1e9 is past the end", tool: "list_repositories", args: a("offset", 1e9), check: func(t *testing.T, res *mcp.CallToolResult) {
 			var out listRepositoriesOut
@@ -492,7 +492,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "get_pull_request_diff index -1", tool: "get_pull_request_diff", args: pr(-1), code: "INVALID_ARGUMENT"},
 		{name: "get_pull_request_diff index 0", tool: "get_pull_request_diff", args: pr(0), code: "INVALID_ARGUMENT"},
 		{name: "get_pull_request_diff index 1e9", tool: "get_pull_request_diff", args: pr(1e9), code: "NOT_FOUND"},
-		{name: "get_pull_request_diff index string 7", tool: "get_pull_request_diff", args: pr("7"), code: "INVALID_ARGUMENT"},
+		{name: "get_pull_request_diff index string #7", tool: "get_pull_request_diff", args: pr("#7"), code: "INVALID_ARGUMENT"},
 		{name: "get_pull_request_diff index 2^31", tool: "get_pull_request_diff", args: pr(1 << 31), code: "INVALID_ARGUMENT"},
 		{name: "get_pull_request_diff index true", tool: "get_pull_request_diff", args: pr(true), code: "INVALID_ARGUMENT"},
 		{name: "list_pull_request_files index 7/../../x", tool: "list_pull_request_files", args: pr("7/../../x"), code: "INVALID_ARGUMENT"},

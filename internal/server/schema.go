@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -53,9 +54,10 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 //	problem                      message
 //	not an object                arguments must be a JSON object of named parameters, like {"name": value} (got an array)
 //	unknown name                 there is no parameter "x" (the parameters are a, b, c)
+//	unknown name, one close      there is no parameter "file_path"; did you mean "path"? (the parameters are owner, repo, path, …)
 //	null                         path must be a string, not null
 //	                             ref must be a string, not null; leave it out to use its default
-//	wrong type                   startLine must be a whole number (got the string "2")
+//	wrong type                   startLine must be a whole number (got the string "two")
 //	fraction                     startLine must be a whole number (got 1.5)
 //	below the minimum            startLine must be at least 1 (got 0)
 //	above the maximum            endLine must be at most 2147483647 (got 1e19)
@@ -64,6 +66,14 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 //	too many items               paths must have at most 200 entries (got 201)
 //	an item of the wrong type    paths[0] must be a string (got the number 1)
 //	missing                      path is required (file path relative to the repository root)
+//
+// Models often send numbers and booleans as strings: a string is taken as
+// the number it spells for an integer parameter ("950", "-1", "2.0", "1e3";
+// exactly a JSON number literal, nothing trimmed) and as the boolean for a
+// boolean parameter ("true", "false"), when the parameter does not take
+// strings too. It is then judged as that number would be, so "-1" for a
+// startLine is "at least 1 (got -1)" and "99999999999999999999" is "at most
+// …". Other strings are the wrong type, as before.
 //
 // The validator still runs afterwards, as a backstop for anything a schema
 // may come to use that is not checked here.
@@ -113,7 +123,7 @@ func checkArgs(s *jsonschema.Schema, args map[string]any) error {
 		}
 		if len(unknown) > 0 {
 			slices.Sort(unknown)
-			problems = append(problems, unknownParams(unknown, names))
+			problems = append(problems, unknownParams(unknown, names, args))
 		}
 	}
 	required := map[string]bool{}
@@ -173,10 +183,22 @@ const (
 	maxQuotedLen   = 40
 )
 
-func unknownParams(unknown, known []string) string {
+// unknownParams says which names the tool does not take, suggests for each
+// the closest one it does take (closestParam; none already given), and
+// lists them all.
+func unknownParams(unknown, known []string, given map[string]any) string {
 	quoted := make([]string, 0, maxQuotedNames)
-	for _, k := range unknown[:min(len(unknown), maxQuotedNames)] {
+	var hints []string
+	shown := unknown[:min(len(unknown), maxQuotedNames)]
+	for _, k := range shown {
 		quoted = append(quoted, quoteString(k))
+		if c := closestParam(k, known, given); c != "" {
+			hint := strconv.Quote(c)
+			if len(shown) > 1 {
+				hint += " for " + quoteString(k)
+			}
+			hints = append(hints, hint)
+		}
 	}
 	list := strings.Join(quoted, ", ")
 	if len(unknown) > maxQuotedNames {
@@ -186,10 +208,82 @@ func unknownParams(unknown, known []string) string {
 	if len(unknown) > 1 {
 		what = "there are no parameters " + list
 	}
+	if len(hints) > 0 {
+		what += "; did you mean " + strings.Join(hints, ", ") + "?"
+	}
 	if len(known) == 0 {
 		return what + " (this tool takes none)"
 	}
 	return what + " (the parameters are " + strings.Join(known, ", ") + ")"
+}
+
+// closestParam is the known name closest to the unknown name u, or "" when
+// none is close. Names are compared normalized (lowercase, without "_" and
+// "-"), so file_path, filePath and filepath are the same name. In order of
+// preference: the same normalized name; a normalized name that begins or
+// ends the other (file_path → path, start → startLine), the shorter of
+// the two at least 3 letters long; a Levenshtein distance of at most 2, or
+// at most a third of the longer name. Within a rule the smaller distance
+// wins, then the earlier parameter. Names already given are not suggested.
+func closestParam(u string, known []string, given map[string]any) string {
+	nu := normalizeParam(u)
+	if nu == "" || len(nu) > maxQuotedLen {
+		return ""
+	}
+	best, bestRule, bestDist := "", 3, 0
+	for _, k := range known {
+		if _, ok := given[k]; ok {
+			continue
+		}
+		nk := normalizeParam(k)
+		d := levenshtein(nu, nk)
+		rule := 3 // not close
+		switch {
+		case nu == nk:
+			rule = 0
+		case min(len(nu), len(nk)) >= 3 && (strings.HasPrefix(nu, nk) || strings.HasSuffix(nu, nk) ||
+			strings.HasPrefix(nk, nu) || strings.HasSuffix(nk, nu)):
+			rule = 1
+		case d <= 2 || d*3 <= max(len(nu), len(nk)):
+			rule = 2
+		}
+		if rule < bestRule || (rule == bestRule && rule < 3 && d < bestDist) {
+			best, bestRule, bestDist = k, rule, d
+		}
+	}
+	return best
+}
+
+// normalizeParam is a parameter name lowercased, without "_" and "-".
+func normalizeParam(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, name)
+}
+
+// levenshtein is the edit distance between a and b, in bytes (parameter
+// names are ASCII; callers bound their length).
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // checkValue checks one value against its property's schema; it returns the
@@ -209,6 +303,7 @@ func checkValue(name string, p *jsonschema.Schema, v any, required bool) (any, s
 		}
 		return nil, msg
 	}
+	v = coerceString(types, v)
 	kind := jsonKind(v)
 	switch {
 	case len(types) == 0:
@@ -250,6 +345,65 @@ func checkValue(name string, p *jsonschema.Schema, v any, required bool) (any, s
 		normalizeNumbers(v)
 	}
 	return v, ""
+}
+
+// coerceString reads a string sent for an integer or boolean parameter (one
+// that takes no strings) as the number or boolean it spells: a string that
+// is exactly a JSON number literal becomes that json.Number, judged then as
+// one ("2.0" is 2, "1.5" not whole, "-1" below a minimum of 0); "true" and
+// "false" become booleans. Anything else, and any other value, is returned
+// as it is.
+func coerceString(types []string, v any) any {
+	s, ok := v.(string)
+	if !ok || slices.Contains(types, "string") {
+		return v
+	}
+	switch {
+	case slices.Contains(types, "integer") && isNumberLiteral(s):
+		return json.Number(s)
+	case slices.Contains(types, "boolean") && (s == "true" || s == "false"):
+		return s == "true"
+	}
+	return v
+}
+
+// isNumberLiteral reports whether s is exactly a JSON number: an optional
+// "-", digits without a leading zero, an optional fraction and exponent;
+// no spaces, no "+" in front, no hex, no Inf or NaN.
+func isNumberLiteral(s string) bool {
+	i := 0
+	digits := func() bool {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // checkInteger checks a number for an integer property: a whole number
