@@ -18,9 +18,6 @@ const (
 	// maxEscape is how much JSON escaping can grow text: a control byte
 	// becomes \u00XX, six bytes.
 	maxEscape = 6
-	// hintReserve keeps room in get_diff for the lines that say what was
-	// left out.
-	hintReserve = 1024
 	// errorReserve is what an error listing files keeps free for the rest
 	// of its message; the list takes half of what is left.
 	errorReserve = 1024

@@ -182,18 +182,6 @@ func (s *Server) findChange(ctx context.Context, r *repo.Repository, opts git.Di
 	return git.Change{}, false, total, names.String(), nil
 }
 
-// wholePullRequestDiff returns the whole diff if it fits; else TOO_LARGE
-// with every file's patch size, measured without keeping the patches.
-func (s *Server) wholePullRequestDiff(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (textReply, error) {
-	var res textReply
-	err := r.Git.Patch(ctx, opts, func(patch io.Reader) error {
-		var err error
-		res, err = s.wholeDiffOr(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), patch)
-		return err
-	})
-	return res, err
-}
-
 // whyEmpty says why a pull request's diff is empty, with its commits.
 func whyEmpty(pr *repo.PullRequest) string {
 	if pr.Head == pr.MergeBase {

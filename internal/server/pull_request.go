@@ -33,16 +33,6 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil
 }
 
-// sectionsFor streams a diff from git and picks path's sections from it.
-func sectionsFor(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string, keep int64) (raw []byte, size int64, found bool, err error) {
-	err = r.Git.Patch(ctx, opts, func(patch io.Reader) error {
-		var err error
-		raw, size, found, _, err = selectSections(patch, path, keep, nil)
-		return err
-	})
-	return raw, size, found, err
-}
-
 // selectSections reads a whole unified diff and returns the sections that
 // belong to path (either side of a rename; a type change has two), joined,
 // if they fit in keep bytes, their size, and the paths of every section.
