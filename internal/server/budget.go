@@ -29,9 +29,6 @@ const (
 // errorRoom is how much of an error message a file list may take.
 func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - errorReserve) / 2 }
 
-// replyRoom is how much raw text fits in a text-only reply, counted in JSON.
-func (s *Server) replyRoom() int { return s.cfg.MaxBytes - s.replySize(textReply{}) }
-
 // replySize measures a reply as it would be sent, with room for notes: the
 // size tools fit their replies to.
 func (s *Server) replySize(r wirer) int { return s.resultSize(s.result(r.wire())) + noteReserve }

@@ -183,7 +183,7 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 	var hidden, replaced, tests []string
 	var b strings.Builder
 	longNotes := 0
-	for i, f := range p.page.Files {
+	for _, f := range p.page.Files {
 		name := f.Header.NewPath
 		if name == "" {
 			name = f.Header.OldPath
@@ -195,7 +195,7 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 		case f.Replaced:
 			replaced = append(replaced, name)
 		}
-		if isTestPath(name) && (i == 0 || p.changes[i] != p.changes[i-1]) {
+		if isTestPath(name) && (len(tests) == 0 || tests[len(tests)-1] != name) {
 			tests = append(tests, name)
 		}
 		for _, ll := range f.LongLines {

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+	"io"
+	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
@@ -23,34 +28,126 @@ func forgeRepo(owner, name string) error {
 	return nil
 }
 
+// pullRequestDiff pages the forge's own diff of the pull request, as the
+// local backend pages git's: the forge's .diff is read as a stream (narrowed
+// to file_path's sections by diff.Filter) and cut by diff.ReadPage. The
+// cursor pins the head: the forge diffs the pull request as it is now, so a
+// head that moved between two parts is refused rather than mixed.
 func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return textReply{}, err
 	}
 	s := b.s
+	const tool = "get_pull_request_diff"
+	digest := argsDigest(in, "cursor")
+	var cur cursor
+	if in.Cursor != "" {
+		var err error
+		if cur, err = decodeCursor(tool, in.Cursor, digest); err != nil {
+			return textReply{}, err
+		}
+		if len(cur.Commits) != 3 {
+			return textReply{}, errBadPosition()
+		}
+	}
+	// The pull request's commits are asked for only when a part needs
+	// them: to check a cursor's head, or to head a partial reply.
+	var pr *forge.Pull
+	pull := func() error {
+		var err error
+		if pr == nil {
+			if pr, err = b.f.Pull(ctx, in.Owner, in.Repo, in.Index); err != nil {
+				return pullNotFound(err, in.Owner, in.Repo, in.Index)
+			}
+		}
+		return nil
+	}
+	if in.Cursor != "" {
+		if err := pull(); err != nil {
+			return textReply{}, err
+		}
+		if cur.Commits[2] != pr.Head.SHA {
+			return textReply{}, headMoved(in.Index, cur.Commits[2], pr.Head.SHA)
+		}
+	}
 	body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return textReply{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
 	}
 	defer body.Close()
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
-	if path == "" {
-		return s.wholeDiff(name, body)
+	var src io.Reader = body
+	names := fileTally{room: s.errorRoom()}
+	if path != "" {
+		src = diff.Filter(body, func(h diff.Header) bool {
+			names.add(h.NewPath, 0, false)
+			return h.Matches(path)
+		})
 	}
-	keep := int64(s.replyRoom())
-	raw, size, found, names, err := selectSections(body, path, keep, func(h diff.Header) bool {
-		return s.cfg.Policy.Denied(h.OldPath) || s.cfg.Policy.Denied(h.NewPath)
+	next := in
+	next.Cursor = strings.Repeat("x", 400)
+	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)}) - s.partNotesRoom()
+	first := in.Cursor == ""
+	page, err := diff.ReadPage(src, diff.PageOptions{
+		Start: diff.Pos{File: cur.File, Line: cur.Line}, Room: max(room, minPartRoom),
+		Cost: text.JSONLen[[]byte], Hide: s.hiddenSection, CountRest: first && path == "",
 	})
+	if errors.Is(err, diff.ErrBadPos) {
+		return textReply{}, errBadPosition()
+	}
 	if err != nil {
 		return textReply{}, err
 	}
-	if !found {
-		return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, len(names), fileList(names, nil, len(names), s.errorRoom()))
+	hidden := false
+	for _, f := range page.Files {
+		hidden = hidden || f.Hidden
 	}
-	if raw == nil {
-		return textReply{}, s.sectionTooLarge(name, path, size, "the pull request's base and head", "the pull request's head")
+	switch {
+	case path != "" && len(page.Files) == 0 && first:
+		return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, names.count, names.String())
+	case path != "" && hidden:
+		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
+	case first && page.Next == nil && !hidden:
+		if len(page.Files) == 0 {
+			return textReply{text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
+		}
+		return textReply{text: string(page.Text)}, nil
 	}
-	return textReply{text: string(raw)}, nil
+	if err := pull(); err != nil {
+		return textReply{}, err
+	}
+	files, size := cur.Files, cur.Bytes
+	if first && page.Total != nil {
+		files, size = page.Total.Files, page.Total.Bytes
+	}
+	part := &diffPart{page: page, total: files}
+	if len(page.Files) > 0 {
+		part.first, part.last = page.Files[0].Index, page.Files[len(page.Files)-1].Index
+	}
+	if page.Next != nil {
+		part.next = &partPos{change: page.Next.File, line: page.Next.Line}
+	}
+	if path != "" {
+		part.total = part.last + 1
+	}
+	var t strings.Builder
+	fmt.Fprintf(&t, "%s: base %s, head %s, merge base %s", name, pr.Base.SHA, pr.Head.SHA, pr.MergeBase)
+	if path != "" {
+		fmt.Fprintf(&t, "; %s", path)
+	} else if size > 0 {
+		fmt.Fprintf(&t, "; %s, %d bytes of patch", count(files, "file"), size)
+	}
+	t.WriteString("; this part: " + partRange(part) + "\n")
+	t.Write(page.Text)
+	t.WriteString(s.partNotes(part, pr.Head.SHA))
+	out := textReply{text: t.String()}
+	if page.Next != nil {
+		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA},
+			File: page.Next.File, Line: page.Next.Line, Files: files, Bytes: size}
+		next.Cursor = c.encode()
+		out.next = continueWith(tool, next)
+	}
+	return out, nil
 }
 
 // headMoved: a forge's pull request changed between two parts of a reply.

@@ -118,6 +118,8 @@ func TestForgeSecretsStayHidden(t *testing.T) {
 			io.WriteString(w, "diff --git a/.env b/config.txt\nsimilarity index 90%\nrename from .env\nrename to config.txt\n"+
 				"--- a/.env\n+++ b/config.txt\n@@ -1 +1 @@\n-TOKEN=hunter2\n+TOKEN=hunter3\n"+
 				"diff --git a/ok.txt b/ok.txt\n--- a/ok.txt\n+++ b/ok.txt\n@@ -1 +1 @@\n-a\n+b\n")
+		case "/api/v1/repos/acme/widgets/pulls/1":
+			io.WriteString(w, `{"head":{"sha":"`+strings.Repeat("b", 40)+`"},"base":{"sha":"`+strings.Repeat("a", 40)+`"},"merge_base":"`+strings.Repeat("c", 40)+`"}`)
 		case "/api/v1/repos/acme/widgets/contents":
 			io.WriteString(w, `[{"name":".env","path":".env","type":"file"},{"name":"ok.txt","path":"ok.txt","type":"file","url":"http://x/?a=1&b=<2>"}]`)
 		default:
@@ -128,7 +130,10 @@ func TestForgeSecretsStayHidden(t *testing.T) {
 	if msg := h.fails("get_pull_request_diff", prArgs(1, "file_path", "config.txt"), "PATH_DENIED"); strings.Contains(msg, "hunter") {
 		t.Fatalf("secret in %q", msg)
 	}
-	h.fails("get_pull_request_diff", prArgs(1), "PATH_DENIED")
+	// The whole diff leaves the rename from .env out and says so.
+	if whole := h.ok("get_pull_request_diff", prArgs(1)); strings.Contains(whole, "hunter") || !strings.Contains(whole, "[hidden by the server's secrets policy: config.txt]") || !strings.Contains(whole, "+b") {
+		t.Fatalf("whole diff: %q", whole)
+	}
 	if got := h.ok("get_pull_request_diff", prArgs(1, "file_path", "ok.txt")); !strings.Contains(got, "+b") {
 		t.Fatalf("ok.txt: %q", got)
 	}

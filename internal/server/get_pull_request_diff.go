@@ -2,18 +2,14 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 type getPullRequestDiffIn struct {
@@ -155,13 +151,6 @@ func (s *Server) checkFilePath(p string) (string, error) {
 	return path, nil
 }
 
-// sectionTooLarge: one file's section does not fit a reply.
-func (s *Server) sectionTooLarge(pr, path string, size int64, diffRange, head string) error {
-	return errcode.New(errcode.TooLarge, "the diff of %q in %s is %d bytes, over the %d-byte reply limit; "+
-		"get_diff with %s paths=[%q] contextLines=0 returns a smaller patch, and read_file with ref=%s reads the file itself",
-		path, pr, size, s.cfg.MaxBytes, diffRange, path, head)
-}
-
 // findChange looks for path on either side of a change in the diff's file
 // list, streamed: it returns the change, or else how many files the diff
 // has and as many of their names as an error message can hold.
@@ -188,64 +177,4 @@ func whyEmpty(pr *repo.PullRequest) string {
 		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs", short(pr.Head))
 	}
 	return fmt.Sprintf("no file differs between its merge base %s and its head %s", short(pr.MergeBase), short(pr.Head))
-}
-
-// wholeDiff answers with a pull request's whole diff, read from patch, if it
-// fits and touches no hidden file; else with an error that lists its files
-// and their patch sizes, measured without keeping the patches.
-func (s *Server) wholeDiff(name string, patch io.Reader) (textReply, error) {
-	return s.wholeDiffOr(name, "no file differs between its head and its merge base with its base", patch)
-}
-
-// wholeDiffOr is wholeDiff that, for an empty diff, says so, and why: an
-// empty reply would leave an agent wondering whether anything was read.
-func (s *Server) wholeDiffOr(name, whyEmpty string, patch io.Reader) (textReply, error) {
-	room := s.replyRoom()
-	var buf []byte
-	used, fits := 0, true
-	names, denied := fileTally{room: s.errorRoom()}, fileTally{room: 512}
-	var total int64
-	sp := diff.NewSplitter(patch)
-	for {
-		keep := int64(room - used)
-		if !fits {
-			keep = 0
-		}
-		sec, err := sp.NextWithin(keep, 0)
-		if err == io.EOF {
-			break
-		}
-		var he *diff.HeaderError
-		if err != nil && !errors.As(err, &he) {
-			return textReply{}, err
-		}
-		names.add(sec.Header.NewPath, sec.Size, true)
-		total += sec.Size
-		if s.cfg.Policy.Denied(sec.Header.NewPath) || s.cfg.Policy.Denied(sec.Header.OldPath) {
-			denied.add(sec.Header.NewPath, 0, false)
-			fits = false // a hidden file's patch is never returned
-			continue
-		}
-		if fits && sec.Raw != nil {
-			if cost := text.JSONLen(sec.Raw); used+cost <= room {
-				buf, used = append(buf, sec.Raw...), used+cost
-				continue
-			}
-		}
-		fits, buf = false, nil
-	}
-	if fits && names.count == 0 {
-		return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty)}, nil
-	}
-	if fits {
-		return textReply{text: string(buf)}, nil
-	}
-	if denied.count > 0 {
-		return textReply{}, errcode.New(errcode.PathDenied, "the diff of %s touches %s, hidden by the server's secrets policy, so it is not returned whole; "+
-			"pass file_path to get another file's section. Files (patch bytes): %s",
-			name, denied.String(), names.String())
-	}
-	return textReply{}, errcode.New(errcode.TooLarge, "the diff of %s is %d bytes in %d files, over the %d-byte reply limit; "+
-		"pass file_path to get one file's section. Files (patch bytes): %s",
-		name, total, names.count, s.cfg.MaxBytes, names.String())
 }

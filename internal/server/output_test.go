@@ -83,10 +83,10 @@ func goldenStructured(golden string) (isError bool, content string, ok bool) {
 		return false, "", false
 	}
 	isError = strings.HasPrefix(after, "true\n")
-	if strings.Contains(after, "\n-- structuredContent: none --\n") {
+	if strings.Contains(after, "\n-- structuredContent with --structured: none --\n") {
 		return isError, "", true
 	}
-	_, content, found = strings.Cut(after, "\n-- structuredContent --\n")
+	_, content, found = strings.Cut(after, "\n-- structuredContent with --structured --\n")
 	return isError, content, found
 }
 

@@ -2,13 +2,9 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
@@ -31,39 +27,6 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 		return nil, nil, git.DiffOptions{}, err
 	}
 	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil
-}
-
-// selectSections reads a whole unified diff and returns the sections that
-// belong to path (either side of a rename; a type change has two), joined,
-// if they fit in keep bytes, their size, and the paths of every section.
-// A selected section that denied refuses (the other side of a rename may
-// be a secret) is an error.
-func selectSections(patch io.Reader, path string, keep int64, denied func(diff.Header) bool) (raw []byte, size int64, found bool, names []string, err error) {
-	sp := diff.NewSplitter(patch)
-	for {
-		sec, err := sp.NextWithin(keep, 0)
-		if err == io.EOF {
-			return raw, size, found, names, nil
-		}
-		var he *diff.HeaderError
-		if err != nil && !errors.As(err, &he) {
-			return nil, 0, false, nil, err
-		}
-		names = append(names, sec.Header.NewPath)
-		if !sec.Header.Matches(path) {
-			continue
-		}
-		if denied != nil && denied(sec.Header) {
-			return nil, 0, false, nil, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-		}
-		found = true
-		size += sec.Size
-		if sec.Raw == nil || size > keep {
-			raw, keep = nil, 0 // too large: only measure the rest
-		} else {
-			raw = append(raw, sec.Raw...)
-		}
-	}
 }
 
 // fileList renders "path (N bytes), ..." for an error, as many of names as
