@@ -171,8 +171,15 @@ func (s *Served) Close() {
 // Get finds the repository named owner/repo. When the server serves one
 // repository and required is false, empty names select it.
 func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*Repository, error) {
-	if owner == "" && repo == "" && !required && s.single != nil {
-		return s.single, nil
+	if owner == "" && repo == "" && !required {
+		if s.single != nil {
+			return s.single, nil
+		}
+		// One repository needs no name, however it is served: a root or
+		// a forge that holds just one.
+		if list, err := s.List(ctx); err == nil && len(list) == 1 {
+			return s.Get(ctx, list[0].Owner, list[0].Name, true)
+		}
 	}
 	if owner == "" || repo == "" {
 		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s)", s.describe(ctx))

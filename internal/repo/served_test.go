@@ -538,3 +538,29 @@ func TestServeRootFIFOsDoNotBlock(t *testing.T) {
 		t.Errorf("listing %v lacks acme/good", names)
 	}
 }
+
+// One repository needs no name, however it is served: a root that holds
+// one is read without owner and repo, unless the tool requires them; a
+// root with two still asks.
+func TestServeRootWithOneRepositoryNeedsNoName(t *testing.T) {
+	root := t.TempDir()
+	w := testrepo.Init(t, filepath.Join(root, "acme", "widgets"))
+	w.Write("README.md", "widgets\n")
+	w.Commit("widgets")
+	s := serveRoot(t, root)
+	r, err := s.Get(context.Background(), "", "", false)
+	if err != nil || r.FullName() != "acme/widgets" {
+		t.Fatalf("got %v, %v", r, err)
+	}
+	if _, err := s.Get(context.Background(), "", "", true); errcode.Of(err) != errcode.InvalidArgument {
+		t.Fatalf("a tool that requires the name: %v", err)
+	}
+
+	g := testrepo.Init(t, filepath.Join(root, "acme", "gadgets"))
+	g.Write("README.md", "gadgets\n")
+	g.Commit("gadgets")
+	two := serveRoot(t, root)
+	if _, err := two.Get(context.Background(), "", "", false); errcode.Of(err) != errcode.InvalidArgument {
+		t.Fatalf("two repositories, no name: %v", err)
+	}
+}
