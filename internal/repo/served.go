@@ -182,7 +182,7 @@ func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*R
 		}
 	}
 	if owner == "" || repo == "" {
-		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s)", s.describe(ctx))
+		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s; list_repositories lists them)", s.describe(ctx))
 	}
 	repo = strings.TrimSuffix(repo, ".git")
 	if s.single != nil {

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
 // changedFile is one file of a diff, as every tool that lists one says it
@@ -18,6 +20,7 @@ type changedFile struct {
 	Deletions *int    `json:"deletions" jsonschema:"lines deleted; null when additions is"`
 	IsBinary  *bool   `json:"isBinary" jsonschema:"null when not known (as additions, or a forge that does not say)"`
 	IsTest    bool    `json:"isTest" jsonschema:"the path follows a common test convention"`
+	Generated bool    `json:"generated" jsonschema:"generated or vendored: a lock file, under vendor/ or node_modules/, minified, or marked linguist-generated or linguist-vendored in the commit's .gitattributes; flagged, never hidden"`
 }
 
 // changedFile lists a change; a hidden one shows its names and status only:
@@ -50,5 +53,34 @@ func (f changedFile) line() string {
 	if f.IsTest {
 		s += " [test]"
 	}
+	if f.Generated {
+		s += " [generated]"
+	}
 	return s + "\n"
+}
+
+// markGenerated flags the generated and vendored files of a list, by the
+// rules of the commit read (its .gitattributes) when there is one, else by
+// their names. A failure to read the attributes falls back to names too:
+// the flag is a hint, not worth failing a listing for.
+func (s *Server) markGenerated(ctx context.Context, r *repo.Repository, commit string, files []changedFile) {
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	is := s.generated(ctx, r, commit, paths)
+	for i := range files {
+		files[i].Generated = is(files[i].Path)
+	}
+}
+
+// generated is the generated-or-vendored test for paths of commit (by name
+// alone when r is nil or the attributes cannot be read).
+func (s *Server) generated(ctx context.Context, r *repo.Repository, commit string, paths []string) func(string) bool {
+	if r != nil && commit != "" {
+		if g, err := r.GeneratedRules(ctx, commit, paths, s.cfg.Policy.Denied); err == nil {
+			return g.Is
+		}
+	}
+	return repo.IsGeneratedName
 }

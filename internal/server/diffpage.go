@@ -50,6 +50,29 @@ type diffPart struct {
 	total   int      // changes in the whole selection
 	// first and last are the indexes of the part's first and last changes.
 	first, last int
+	// generated tells the part's generated and vendored files (flagGenerated).
+	generated func(string) bool
+}
+
+// flagGenerated decides which of the part's files are generated or
+// vendored, by the rules of commit (by name alone when r is nil).
+func (s *Server) flagGenerated(ctx context.Context, r *repo.Repository, commit string, p *diffPart) {
+	var paths []string
+	for _, f := range p.page.Files {
+		if !f.Hidden {
+			paths = append(paths, sectionName(f.Header))
+		}
+	}
+	p.generated = s.generated(ctx, r, commit, paths)
+}
+
+// sectionName is the path a section is listed by: its new path, or its old
+// one for a deletion.
+func sectionName(h diff.Header) string {
+	if h.NewPath != "" {
+		return h.NewPath
+	}
+	return h.OldPath
 }
 
 // partRequest asks for one part of a diff.
@@ -90,7 +113,7 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, goneCommit(q, err)
 	}
 	part := &diffPart{total: total}
 	if q.start.change > total || (q.start.change == total && q.start != (partPos{change: total})) {
@@ -110,19 +133,27 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 		}
 	}
 	var page *diff.Page
+	badPos := false
 	err = q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
 		page, err = diff.ReadPage(patch, diff.PageOptions{
 			Start: diff.Pos{File: q.start.section, Line: q.start.line},
 			Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest,
 		})
+		if errors.Is(err, diff.ErrBadPos) {
+			// Not an error of the callback: git that printed nothing
+			// because it failed (a pinned commit pruned) must be told
+			// from a position that is not in the diff, by its exit.
+			badPos = true
+			return nil
+		}
 		return err
 	})
-	if errors.Is(err, diff.ErrBadPos) {
-		return nil, errBadPosition()
-	}
 	if err != nil {
-		return nil, err
+		return nil, goneCommit(q, err)
+	}
+	if badPos {
+		return nil, errBadPosition()
 	}
 	part.page = page
 	return part, part.place(q.start.change, q.start.section, kept, total)
@@ -172,6 +203,25 @@ func sectionOf(h diff.Header, c git.Change) bool {
 	return h.NewPath == c.Path || (h.OldPath != "" && h.OldPath == c.OldPath)
 }
 
+// goneCommit is NOT_FOUND for git's failure on a commit the repository no
+// longer has: a cursor's pinned commits that were pruned since (a
+// long-lived object reader that had read them may still report them, so
+// the check of a cursor's commits can pass and the diff fail); else err.
+func goneCommit(q partRequest, err error) error {
+	var exit *git.ExitError
+	if !errors.As(err, &exit) {
+		return err
+	}
+	id, ok := strings.CutPrefix(strings.TrimSpace(exit.Stderr), "fatal: bad object ")
+	if !ok || !isObjectID(id) {
+		return err
+	}
+	if q.start == (partPos{}) {
+		return errcode.New(errcode.NotFound, "commit %s is no longer in %s (it was pruned during the call); call again", short(id), q.repo.FullName())
+	}
+	return errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first part", short(id), q.repo.FullName())
+}
+
 func errBadPosition() error {
 	return errcode.New(errcode.InvalidArgument, "cursor points past the end of the diff: it was damaged or made for other arguments; leave it out to start from the first part")
 }
@@ -180,14 +230,11 @@ func errBadPosition() error {
 // changed: hidden files, lines too long for any reply, bytes that are not
 // UTF-8. readAt is the commit a left-out line can be read at.
 func (s *Server) partNotes(p *diffPart, readAt string) string {
-	var hidden, replaced, tests []string
+	var hidden, replaced, tests, generated []string
 	var b strings.Builder
 	longNotes := 0
 	for _, f := range p.page.Files {
-		name := f.Header.NewPath
-		if name == "" {
-			name = f.Header.OldPath
-		}
+		name := sectionName(f.Header)
 		switch {
 		case f.Hidden:
 			hidden = append(hidden, name)
@@ -197,6 +244,9 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 		}
 		if isTestPath(name) && (len(tests) == 0 || tests[len(tests)-1] != name) {
 			tests = append(tests, name)
+		}
+		if p.generated != nil && p.generated(name) && (len(generated) == 0 || generated[len(generated)-1] != name) {
+			generated = append(generated, name)
 		}
 		for _, ll := range f.LongLines {
 			if longNotes++; longNotes > maxLongNotes {
@@ -223,6 +273,9 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 	if len(tests) > 0 {
 		fmt.Fprintf(&b, "[test files: %s]\n", fileList(tests, nil, len(tests), room))
 	}
+	if len(generated) > 0 {
+		fmt.Fprintf(&b, "[generated or vendored: %s]\n", fileList(generated, nil, len(generated), room))
+	}
 	return b.String()
 }
 
@@ -236,7 +289,7 @@ const (
 
 // partNotesRoom is kept free in a part's reply for its notes.
 func (s *Server) partNotesRoom() int {
-	return 3*noteListRoom + maxLongNotes*longNoteLength
+	return 4*noteListRoom + maxLongNotes*longNoteLength
 }
 
 // partRange says which files a part holds: "files 3–5 of 9 (3 continues

@@ -139,6 +139,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	t.WriteString("; this part: " + partRange(part) + "\n")
 	t.Write(page.Text)
+	s.flagGenerated(ctx, nil, "", part)
 	t.WriteString(s.partNotes(part, pr.Head.SHA))
 	out := textReply{text: t.String()}
 	if page.Next != nil {

@@ -114,6 +114,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		return reply[getDiffOut]{}, err
 	}
 	out.TotalFiles = part.total
+	s.flagGenerated(ctx, sel.repo, sel.head, part)
 	out.Files = s.partFiles(part)
 	var b strings.Builder
 	b.WriteString(header(part))
@@ -202,6 +203,7 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			continue
 		}
 		e := diffFile{changedFile: s.changedFile(c)}
+		e.Generated = p.generated != nil && p.generated(c.Path)
 		e.Additions, e.Deletions, e.IsBinary = nil, nil, nil
 		switch {
 		case f.Hidden:

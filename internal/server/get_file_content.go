@@ -32,7 +32,7 @@ var getFileContentTool = defineTool(toolSpec{
 	Title: "Get file content",
 	Description: "Get a file's content at a ref as plain text, or lines start_line..end_line of it (1-based, inclusive, split on \\n). " +
 		"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself. " +
-		"with_metadata=true returns Gitea's ContentsResponse JSON instead (a directory returns its listing).",
+		"with_metadata=true returns Gitea's ContentsResponse JSON instead (a directory returns its listing)." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "with_metadata", false)
 	},

@@ -110,6 +110,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	b.WriteString("; this part: " + partRange(part) + "\n")
 	b.Write(part.page.Text)
+	s.flagGenerated(ctx, r, pr.Head, part)
 	b.WriteString(s.partNotes(part, pr.Head))
 	out := textReply{text: b.String()}
 	if part.next != nil {

@@ -71,6 +71,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	for i, c := range page {
 		files[i] = s.changedFile(c)
 	}
+	s.markGenerated(ctx, sel.repo, sel.head, files)
 	render := func(n int) reply[listChangedFilesOut] {
 		out.Files = files[:n]
 		out.NextOffset = nil

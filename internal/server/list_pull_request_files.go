@@ -105,6 +105,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	for i, c := range page {
 		out.Files[i] = s.changedFile(c)
 	}
+	s.markGenerated(ctx, r, pr.Head, out.Files)
 	out.HasMore = from+len(out.Files) < total
 	return out, nil
 }
@@ -140,6 +141,8 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 		}
 		out.Files = append(out.Files, p)
 	}
+	// The forge's list says nothing of attributes: names decide.
+	s.markGenerated(ctx, nil, "", out.Files)
 	if total < 0 { // the forge sent no count
 		out.TotalCount = (in.Page-1)*in.Limit + len(files)
 	}

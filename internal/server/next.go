@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // MetaKeyNext is the key, in a tool result's _meta, of the call that
@@ -34,8 +35,19 @@ func continueWith(tool string, in any) *nextCall {
 // line is the text's last line of a partial reply: the same call, in words
 // an agent can follow without reading _meta.
 func (n *nextCall) line() string {
-	args, _ := json.Marshal(n.Arguments)
-	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, args)
+	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, plainJSONText(n.Arguments))
+}
+
+// plainJSONText is v as compact JSON for a model to read and copy: "<"
+// and "&" as they are, not escaped for HTML.
+func plainJSONText(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // paged is embedded in the structured output of every tool whose replies

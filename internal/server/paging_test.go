@@ -55,8 +55,8 @@ func drain(t *testing.T, h *harness, tool string, args map[string]any) []string 
 			return parts
 		}
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-		data, _ := json.Marshal(next.Arguments)
-		if last := lines[len(lines)-1]; next.Tool != tool || !strings.Contains(last, string(data)) {
+		data := plainJSONText(next.Arguments)
+		if last := lines[len(lines)-1]; next.Tool != tool || !strings.Contains(last, data) {
 			t.Fatalf("part %d: the last line does not say the next call %s: %q", call, data, last)
 		}
 		args = next.Arguments

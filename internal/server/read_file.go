@@ -40,7 +40,7 @@ var readFileTool = defineTool(toolSpec{
 	Name:  "read_file",
 	Title: "Read file",
 	Description: "Read lines of a file (1-based, inclusive), from the work tree or at a ref. " +
-		"Returns as many of the requested lines as fit in one reply; a partial reply ends with the call that reads on (startLine after the last line shown, at the same commit). Binary files are detected and not dumped.",
+		"Returns as many of the requested lines as fit in one reply; a partial reply ends with the call that reads on (startLine after the last line shown, at the same commit). Binary files are detected and not dumped." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "startLine", 1, 1, 1<<31-1)
 		setInt(in, "endLine", 0, 1, 1<<31-1)

@@ -63,9 +63,6 @@ type Server struct {
 	lineCounts lineCache
 }
 
-const instructions = `Read-only access to git repositories. Every reply is bounded and says what it covers and how to get the rest.
-Start with list_repositories when several repositories are served. read_file pages through a file by lines; get_file_content returns a file or a line range (Gitea-compatible).`
-
 // New builds the MCP server with its tools (cfg.Tools) registered.
 func New(served *repo.Served, cfg Config) *Server {
 	if cfg.Logger == nil {
@@ -83,6 +80,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	if len(tools) == 0 {
 		tools = registry
 	}
+	s.addPrompts()
 	for _, d := range tools {
 		t := d.Tool()
 		if !cfg.Structured {

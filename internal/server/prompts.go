@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// instructions are what a client shows a model about the server as a whole:
+// the review workflow, in at most 1,500 characters (TestInstructions).
+const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call that returns the next part (also in the result's _meta "` + MetaKeyNext + `"); follow it instead of guessing arguments.
+
+Reviewing a pull request:
+1. get_pull_request: title, description, base and head SHAs. list_pull_request_files: its files with status and line counts.
+2. get_pull_request_diff with file_path, file by file; a large diff comes in parts: follow next to the end.
+3. Read code at the pull request's head, not the default branch: read_file (or get_file_content) with ref=refs/pull/<index>/head or the head SHA.
+4. Look for callers and other uses at the head: search_code with the same ref (globs like *.c match at any depth).
+5. When a change needs its reason: list_commits with index=<index>, get_commit, blame.
+
+Comparing two refs instead: list_changed_files, then get_diff with base and head.
+list_files finds files by name (glob **/name*). list_repositories lists what is served; owner and repo may be left out when one repository is served. The prompts review_pull_request and review_changes lay this out for one request.`
+
+// prompts are the server's MCP prompts: the review workflow with the
+// actual calls for one request (Claude Code offers them as slash commands).
+func (s *Server) addPrompts() {
+	s.mcp.AddPrompt(&mcp.Prompt{
+		Name:        "review_pull_request",
+		Title:       "Review a pull request",
+		Description: "Review pull request <index> of <owner>/<repo> with this server's tools: the calls, in order.",
+		Arguments: []*mcp.PromptArgument{
+			{Name: "owner", Description: "repository owner", Required: true},
+			{Name: "repo", Description: "repository name", Required: true},
+			{Name: "index", Description: "pull request number", Required: true},
+		},
+	}, s.reviewPullRequest)
+	s.mcp.AddPrompt(&mcp.Prompt{
+		Name:        "review_changes",
+		Title:       "Review changes between two refs",
+		Description: "Review the changes of <head> since it branched from <base> with this server's tools: the calls, in order.",
+		Arguments: []*mcp.PromptArgument{
+			{Name: "base", Description: "base ref, e.g. main", Required: true},
+			{Name: "head", Description: "head ref, e.g. a branch or a SHA", Required: true},
+			{Name: "owner", Description: "repository owner (optional when one repository is served)"},
+			{Name: "repo", Description: "repository name (optional when one repository is served)"},
+		},
+	}, s.reviewChanges)
+}
+
+// served reports whether the server serves the tool (--tools,
+// --exclude-tools): a prompt names only tools that can be called.
+func (s *Server) serves(tool string) bool {
+	return len(s.cfg.Tools) == 0 || slices.ContainsFunc(s.cfg.Tools, func(d *ToolDef) bool { return d.name == tool })
+}
+
+// step is one call of a workflow and why.
+type step struct {
+	tool string
+	args map[string]any
+	why  string
+}
+
+// workflow renders the steps whose tools are served, numbered, each with
+// its exact call.
+func (s *Server) workflow(intro string, steps []step, outro string) *mcp.GetPromptResult {
+	var b strings.Builder
+	b.WriteString(intro + "\n\n")
+	n := 0
+	for _, st := range steps {
+		if !s.serves(st.tool) {
+			continue
+		}
+		n++
+		fmt.Fprintf(&b, "%d. %s %s\n   %s\n", n, st.tool, plainJSONText(st.args), st.why)
+	}
+	b.WriteString("\n" + outro + "\n")
+	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}}}
+}
+
+const followNext = "When a reply is partial, its last line (and _meta \"" + MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
+
+func (s *Server) reviewPullRequest(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	a := req.Params.Arguments
+	owner, name := a["owner"], a["repo"]
+	if !repo.ValidName(owner) || !repo.ValidName(name) {
+		return nil, errcode.New(errcode.InvalidArgument, "owner and repo must be a repository's names (letters, digits, '-', '_', '.'), got %q/%q", owner, name)
+	}
+	index, err := strconv.Atoi(a["index"])
+	if err != nil || index < 1 {
+		return nil, errcode.New(errcode.InvalidArgument, "index must be a pull request number (1 or more), got %q", a["index"])
+	}
+	pr := map[string]any{"owner": owner, "repo": name, "index": index}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{"owner": owner, "repo": name}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	head := fmt.Sprintf("refs/pull/%d/head", index)
+	steps := []step{
+		{"get_pull_request", pr, "What the pull request is for: title, description, base and head SHAs."},
+		{"list_pull_request_files", pr, "The files it changes, with status and line counts (isTest, generated flagged)."},
+		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "Each file's changes, one file at a time. " + followNext},
+		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the pull request's head (not the default branch)."},
+		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at the head."},
+		{"list_commits", with("index", index), "The commits, when a change needs its reason; get_commit shows one."},
+		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit."},
+	}
+	return s.workflow(fmt.Sprintf("Review pull request #%d of %s/%s. Use the mcp-repo-tools tools in this order (replace <PATH> and <NAME>):", index, owner, name),
+		steps, "Then write the review: for each problem, the file and line at the head, what is wrong, and a fix. Say what you did not read."), nil
+}
+
+func (s *Server) reviewChanges(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	a := req.Params.Arguments
+	base, head := a["base"], a["head"]
+	for _, ref := range []string{base, head} {
+		if err := repo.CheckRev(ref); err != nil || ref == "" {
+			return nil, errcode.New(errcode.InvalidArgument, "base and head must be refs or SHAs, got %q and %q", base, head)
+		}
+	}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		if a["owner"] != "" || a["repo"] != "" {
+			m["owner"], m["repo"] = a["owner"], a["repo"]
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	steps := []step{
+		{"list_changed_files", with("base", base, "head", head), "The files changed on head since it branched from base, with status and line counts."},
+		{"get_diff", with("base", base, "head", head, "paths", []string{"<PATH>"}), "Each file's changes (leave paths out for all of them). " + followNext},
+		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at head."},
+		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at head."},
+		{"list_commits", with("base", base, "head", head), "The commits, when a change needs its reason; get_commit shows one."},
+		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit."},
+	}
+	return s.workflow(fmt.Sprintf("Review the changes of %s since it branched from %s. Use the mcp-repo-tools tools in this order (replace <PATH> and <NAME>):", head, base),
+		steps, "Then write the review: for each problem, the file and line at head, what is wrong, and a fix. Say what you did not read."), nil
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// The instructions give the review workflow within 1,500 characters.
+func TestInstructions(t *testing.T) {
+	if n := len([]rune(instructions)); n > 1500 {
+		t.Fatalf("instructions are %d characters, over 1,500", n)
+	}
+	for _, want := range []string{"get_pull_request_diff", "refs/pull/<index>/head", "search_code", "blame", "list_commits", MetaKeyNext} {
+		if !strings.Contains(instructions, want) {
+			t.Errorf("instructions do not mention %q", want)
+		}
+	}
+	h := serve(t, testrepo.New(t))
+	if got := h.cs.InitializeResult().Instructions; got != instructions {
+		t.Fatalf("the client got other instructions: %q", got)
+	}
+}
+
+// prompts/list lists both prompts, and each returns the workflow with the
+// actual calls for the request.
+func TestPromptsGiveTheWorkflow(t *testing.T) {
+	h := serve(t, testrepo.New(t))
+	ctx := context.Background()
+	var names []string
+	for p, err := range h.cs.Prompts(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, ",") != "review_changes,review_pull_request" {
+		t.Fatalf("prompts: %v", names)
+	}
+	res, err := h.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_pull_request", Arguments: map[string]string{"owner": "acme", "repo": "widgets", "index": "7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Messages[0].Content.(*mcp.TextContent).Text
+	for _, want := range []string{
+		`list_pull_request_files {"index":7,"owner":"acme","repo":"widgets"}`,
+		`get_pull_request_diff {"file_path":"<PATH>","index":7,"owner":"acme","repo":"widgets"}`,
+		`"ref":"refs/pull/7/head"`,
+		MetaKeyNext,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("review_pull_request does not say %s:\n%s", want, text)
+		}
+	}
+	res, err = h.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_changes", Arguments: map[string]string{"base": "main", "head": "feature"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Messages[0].Content.(*mcp.TextContent).Text; !strings.Contains(text, `get_diff {"base":"main","head":"feature","paths":["<PATH>"]}`) {
+		t.Errorf("review_changes:\n%s", text)
+	}
+	for _, bad := range []map[string]string{
+		{"owner": "acme", "repo": "widgets", "index": "0"},
+		{"owner": "acme", "repo": "widgets", "index": "seven"},
+		{"owner": "../x", "repo": "widgets", "index": "7"},
+	} {
+		if _, err := h.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_pull_request", Arguments: bad}); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+	if _, err := h.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_changes", Arguments: map[string]string{"base": "--output=x", "head": "main"}}); err == nil {
+		t.Error("an option as base: no error")
+	}
+}
+
+// A prompt names only the tools the server serves.
+func TestPromptsNameOnlyServedTools(t *testing.T) {
+	only, err := SelectTools([]string{"get_diff", "list_changed_files"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := serve(t, testrepo.New(t), func(c *Config) { c.Tools = only })
+	res, err := h.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "review_changes", Arguments: map[string]string{"base": "main", "head": "HEAD"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Messages[0].Content.(*mcp.TextContent).Text
+	if strings.Contains(text, "read_file") || strings.Contains(text, "search_code") || !strings.Contains(text, "1. list_changed_files") || !strings.Contains(text, "2. get_diff") {
+		t.Fatalf("%s", text)
+	}
+}
