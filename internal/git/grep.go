@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +20,7 @@ type GrepOptions struct {
 	Regex         bool     // POSIX extended regex; else a fixed string
 	CaseSensitive bool     //
 	Rev           string   // a full commit id; "" searches the work tree
-	Globs         []string // include only paths matching these globs ("*" stays within a directory, "**" crosses)
+	Globs         []string // include only the paths these patterns select, read as .gitignore lines (TranslateGlob)
 	Exclude       []string // never search paths matching these globs (case-insensitive)
 	// MaxFileBytes skips files larger than this many bytes (0: none): git
 	// grep holds a whole file in memory, whatever its size.
@@ -104,7 +103,7 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 	} else {
 		c.onWorkTree()
 	}
-	c.pathspecs(":(glob)", o.Globs...).
+	c.pathspecs(":(glob)", TranslateGlobs(o.Globs)...).
 		pathspecs(":(exclude,glob,icase)", o.Exclude...).
 		pathspecs(":(exclude,literal)", skip...)
 	prefix := ""
@@ -200,7 +199,7 @@ func readField(br *bufio.Reader, delim byte, limit int, buf []byte) (field []byt
 // grepSkips lists the files over MaxFileBytes that git grep must not read,
 // and counts those it would have read (those matching the globs, not
 // excluded). Every large file is skipped when the list fits on the command
-// line; else only those the globs select, as far as globMatcher tells.
+// line; else only those the globs select, as globMatcher tells as git would.
 func (r *Repo) grepSkips(ctx context.Context, o GrepOptions) (skip []string, counted int, err error) {
 	if o.MaxFileBytes <= 0 {
 		return nil, 0, nil
@@ -214,10 +213,10 @@ func (r *Repo) grepSkips(ctx context.Context, o GrepOptions) (skip []string, cou
 	if err != nil || len(large) == 0 {
 		return nil, 0, err
 	}
-	include, exclude := globMatcher(o.Globs, false), globMatcher(o.Exclude, true)
+	include, exclude := globMatcher(TranslateGlobs(o.Globs), false), globMatcher(o.Exclude, true)
 	var selected []string
 	for _, p := range large {
-		if exclude != nil && exclude.MatchString(strings.ToLower(p)) {
+		if exclude != nil && exclude.MatchString(p) {
 			continue // never searched anyway
 		}
 		skip = append(skip, p)
@@ -349,74 +348,6 @@ func (r *Repo) largeWorkTreeFiles(ctx context.Context, max int64) ([]string, err
 
 // statWorkers is how many lstat calls run at once.
 const statWorkers = 4
-
-// globMatcher turns pathspec globs into one regexp that matches a path when
-// one of them does, the way git's wildmatch reads them with WM_PATHNAME: "*"
-// and "?" stay within a segment, "**/" matches any leading directories,
-// "/**" anything below, "[...]" a class ("[!...]" negated). nil for no
-// globs. It only decides which skipped files are counted: it need not be
-// exact. Patterns are lowercased when fold is set.
-func globMatcher(globs []string, fold bool) *regexp.Regexp {
-	if len(globs) == 0 {
-		return nil
-	}
-	var alts []string
-	for _, g := range globs {
-		if fold {
-			g = strings.ToLower(g)
-		}
-		var b strings.Builder
-		for i := 0; i < len(g); i++ {
-			switch c := g[i]; {
-			case strings.HasPrefix(g[i:], "**/") && (i == 0 || g[i-1] == '/'):
-				b.WriteString("(?:.*/)?")
-				i += 2
-			case strings.HasPrefix(g[i:], "**") && i+2 == len(g) && (i == 0 || g[i-1] == '/'):
-				b.WriteString(".*")
-				i++
-			case c == '*':
-				b.WriteString("[^/]*")
-			case c == '?':
-				b.WriteString("[^/]")
-			case c == '[':
-				j := i + 1
-				if j < len(g) && (g[j] == '!' || g[j] == '^') {
-					j++
-				}
-				if j < len(g) && g[j] == ']' {
-					j++
-				}
-				for j < len(g) && g[j] != ']' {
-					j++
-				}
-				if j >= len(g) {
-					b.WriteString(`\[`)
-					continue
-				}
-				class := g[i+1 : j]
-				if class != "" && class[0] == '!' {
-					class = "^" + class[1:]
-				}
-				b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-				i = j
-			case c == '\\' && i+1 < len(g):
-				i++
-				b.WriteString(regexp.QuoteMeta(g[i : i+1]))
-			default:
-				b.WriteString(regexp.QuoteMeta(string(c)))
-			}
-		}
-		if !strings.ContainsAny(g, "*?[") {
-			b.WriteString("(?:/.*)?") // a plain path also names what is below it
-		}
-		alts = append(alts, b.String())
-	}
-	re, err := regexp.Compile(`^(?s:` + strings.Join(alts, "|") + `)$`)
-	if err != nil {
-		return regexp.MustCompile(`^(?s:.*)$`) // count every file rather than none
-	}
-	return re
-}
 
 // onlyDenials reports whether git's stderr holds nothing but files it was
 // not allowed to open: in the work tree, the sandbox refuses what a symlink

@@ -275,6 +275,8 @@ func goldenCases() []goldenCase {
 	sc("", "partial-max-results", args("query", "line", "maxResults", 3))
 	sc("", "hidden-file-skipped", args("query", "TOKEN"))
 	sc("", "no-match", args("query", "no such text anywhere"))
+	sc("", "no-match-globs-select-no-file", args("query", "func", "pathGlobs", []string{"*.py", "/util.go"}))
+	sc("", "no-match-in-the-files-globs-select", args("query", "no such text anywhere", "pathGlobs", []string{"*.go"}))
 	sc("small", "partial-cut-by-size", args("query", "big line", "maxResults", 500))
 	sc("", "error-empty-query", args("query", ""))
 	sc("", "error-bad-regex", args("query", "a(", "regex", true))

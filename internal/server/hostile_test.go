@@ -340,7 +340,8 @@ func TestHostileInputs(t *testing.T) {
 		{name: "list_changed_files paths a/../../x", tool: "list_changed_files", args: a("base", "main", "paths", []string{"cmd/../../x"}), code: "PATH_DENIED"},
 		{name: "list_changed_files owner ../acme", tool: "list_changed_files", args: a("owner", "../acme", "repo", "widgets", "base", "main"), code: "NOT_FOUND"},
 		{name: "search_code glob ../**", tool: "search_code", args: q("canary", "pathGlobs", []string{"../**"}), code: "PATH_DENIED"},
-		{name: "search_code glob absolute", tool: "search_code", args: q("canary", "pathGlobs", []string{outside + "/**"}), code: "PATH_DENIED"},
+		// A leading "/" anchors a glob at the repository's root, as in .gitignore.
+		{name: "search_code glob absolute", tool: "search_code", args: q("canary", "pathGlobs", []string{outside + "/**"}), check: noMatches},
 		{name: "search_code glob **/../..", tool: "search_code", args: q("canary", "pathGlobs", []string{"**/../../*"}), code: "PATH_DENIED"},
 		{name: "search_code owner .. repo ..", tool: "search_code", args: q("x", "owner", "..", "repo", ".."), code: "NOT_FOUND"},
 		// The work tree search must not follow the symlinked directory out.

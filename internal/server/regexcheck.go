@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
@@ -23,11 +26,30 @@ const (
 	maxGlobSegmentStar = 2 // "*" within one path segment
 )
 
-// checkGlobs refuses globs whose matching could take git seconds per path.
+// checkGlobs refuses globs that cannot be what their writer means or whose
+// matching could take git seconds per path: over maxGlobLen bytes, empty,
+// with control characters or a ".." segment (repo.CleanPath's checks; a
+// leading "/" anchors a glob at the root, see git.TranslateGlob), with what
+// makes a glob match nothing (an unclosed "[", which git would take as a
+// literal name; an unknown "[:class:]"; a trailing "\"), or with too many
+// wildcards.
 func checkGlobs(globs []string) error {
 	for i, g := range globs {
 		if len(g) > maxGlobLen {
 			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] is %d bytes long; the limit is %d", i, len(g), maxGlobLen)
+		}
+		if g == "" {
+			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] is empty", i)
+		}
+		if _, err := repo.CleanPath(strings.Trim(g, "/")); err != nil {
+			return err
+		}
+		if problem := git.GlobProblem(g); problem != "" {
+			msg := fmt.Sprintf("pathGlobs[%d] %q can match no file: %s", i, g, problem)
+			if strings.Contains(problem, "not closed") {
+				msg += `; to match a "[" itself, write "\["`
+			}
+			return errcode.New(errcode.InvalidArgument, "%s", msg)
 		}
 		wild := 0
 		for _, seg := range strings.Split(g, "/") {
@@ -46,4 +68,23 @@ func checkGlobs(globs []string) error {
 		}
 	}
 	return nil
+}
+
+// globsNote is the line a search_code reply without matches adds when
+// pathGlobs were given: whether they selected no file at all (where
+// searched at, for a commit) or files without a matching line. Hidden
+// files (exclude) and submodules do not count.
+func globsNote(ctx context.Context, g *git.Repo, rev string, globs, exclude []string) (string, error) {
+	some, err := g.GlobsSelectFile(ctx, rev, globs, exclude)
+	if err != nil {
+		return "", err
+	}
+	files, where := "files", "at "+rev
+	if rev == "" {
+		files, where = "tracked files", "in the work tree"
+	}
+	if some {
+		return "[pathGlobs matched " + files + " " + where + ", but no line in them matches the query]\n", nil
+	}
+	return "[pathGlobs matched no " + strings.TrimSuffix(files, "s") + " " + where + `: a pattern without "/" matches a name at any depth (*.go), one with "/" is anchored at the root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n", nil
 }

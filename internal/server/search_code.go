@@ -31,7 +31,7 @@ type searchCodeIn struct {
 	Query         string   `json:"query" jsonschema:"text to find (a fixed string unless regex is true)"`
 	Regex         bool     `json:"regex,omitempty" jsonschema:"treat query as a POSIX extended regular expression"`
 	CaseSensitive bool     `json:"caseSensitive,omitempty" jsonschema:"match case exactly"`
-	PathGlobs     []string `json:"pathGlobs,omitempty" jsonschema:"only search paths matching these globs: * stays within a directory, ** crosses directories (src/**/*.go)"`
+	PathGlobs     []string `json:"pathGlobs,omitempty" jsonschema:"only search the files these globs select, read as .gitignore lines: without / a pattern matches a name at any depth (*.go, Makefile); with / it is anchored at the root (src/*.go, /Makefile); * stays within a directory, ** crosses directories (src/**/*_test.go); a trailing / selects a directory (docs/)"`
 	Ref           string   `json:"ref,omitempty" jsonschema:"branch, tag or commit to search; omit to search the work tree (HEAD for a bare repository)"`
 	MaxResults    int      `json:"maxResults,omitempty" jsonschema:"most matches to return"`
 	ContextLines  int      `json:"contextLines,omitempty" jsonschema:"lines of context before and after each match"`
@@ -82,10 +82,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 	if err != nil {
 		return reply[searchCodeOut]{}, err
 	}
-	globs, err := cleanList("pathGlobs", in.PathGlobs)
-	if err != nil {
-		return reply[searchCodeOut]{}, err
-	}
+	globs := in.PathGlobs
 	if err := checkGlobs(globs); err != nil {
 		return reply[searchCodeOut]{}, err
 	}
@@ -121,7 +118,15 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		}
 	}
 	out.Truncated, out.SkippedLarge = c.more, res.Skipped
-	return s.fitMatches(in, where, out, c.matches), nil
+	rep := s.fitMatches(in, where, out, c.matches)
+	if len(globs) > 0 && len(c.matches) == 0 {
+		note, err := globsNote(ctx, r.Git, opts.Rev, globs, opts.Exclude)
+		if err != nil {
+			return reply[searchCodeOut]{}, err
+		}
+		rep.text += note
+	}
+	return rep, nil
 }
 
 // byteSize writes n bytes the way the flags are usually given: "16 MiB".
