@@ -129,3 +129,15 @@ func TestServerServesTheSelection(t *testing.T) {
 		t.Fatalf("served %v", got)
 	}
 }
+
+// Every tool that reads files at a ref says how to read a pull request's
+// version (its head), since leaving ref out reads something else.
+func TestRegistryDescriptionsSayHowToReadAPullRequest(t *testing.T) {
+	for _, name := range []string{"read_file", "get_file_content", "search_code", "list_files", "blame"} {
+		for _, d := range Tools() {
+			if d.Name() == name && !strings.Contains(d.Tool().Description, atPullHead) {
+				t.Errorf("%s: the description does not say how to read at a pull request's head:\n%s", name, d.Tool().Description)
+			}
+		}
+	}
+}

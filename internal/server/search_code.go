@@ -58,7 +58,7 @@ var searchCodeTool = defineTool(toolSpec{
 	Title: "Search code",
 	Description: "Search file contents with git grep, at a ref or in the work tree: a fixed string by default (case-insensitive), or a POSIX extended regex. " +
 		"Returns path, line and text of each match, with optional context lines; binary files, files hidden by the secrets policy and files larger than the server's limit (default 16 MiB) are skipped. " +
-		"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated.",
+		"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "regex", false)
 		setDefault(in, "caseSensitive", false)
