@@ -63,7 +63,10 @@ func decodeCursor(tool, s, args string) (cursor, error) {
 		return cursor{}, errcode.New(errcode.InvalidArgument, "cursor %s: pass the cursor exactly as the previous reply gave it, with the same other arguments, or leave it out to start from the beginning", why)
 	}
 	body, mac, ok := strings.Cut(s, ".")
-	enc := base64.RawURLEncoding
+	// Strict: the last character of a payload whose length is not a
+	// multiple of 3 bytes has bits that encode nothing; without Strict an
+	// edit of those bits would decode to the same payload and pass.
+	enc := base64.RawURLEncoding.Strict()
 	payload, err1 := enc.DecodeString(body)
 	sum, err2 := enc.DecodeString(mac)
 	if !ok || err1 != nil || err2 != nil || !hmac.Equal(sum, cursorMAC(payload)) {
