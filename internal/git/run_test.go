@@ -157,7 +157,9 @@ func TestStreamDeadlineKillsProcessGroup(t *testing.T) {
 	// Control: the runner's command line without the process group and its
 	// kill: git dies at the deadline, its child lives on.
 	pidFile := filepath.Join(t.TempDir(), "control.pid")
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// The deadline leaves git time to start its alias on a loaded machine.
+	const deadline = 1500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	cmd := g.execCmd(ctx, rawCommand(hang(pidFile)...))
 	cmd.SysProcAttr = nil
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
@@ -173,7 +175,7 @@ func TestStreamDeadlineKillsProcessGroup(t *testing.T) {
 	syscall.Kill(orphan, syscall.SIGKILL)
 
 	pidFile = filepath.Join(t.TempDir(), "runner.pid")
-	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel = context.WithTimeout(context.Background(), deadline)
 	defer cancel()
 	start := time.Now()
 	var err error
@@ -193,9 +195,9 @@ func TestStreamDeadlineKillsProcessGroup(t *testing.T) {
 		t.Fatal("the child of git outlived the deadline")
 	}
 	// Had only git been killed, the child would hold stdout open and Stream
-	// would wait out WaitDelay (2s).
-	if elapsed >= 2*time.Second {
-		t.Errorf("Stream returned %s after its start, want well before WaitDelay", elapsed)
+	// would wait out WaitDelay (2s) past the deadline.
+	if elapsed >= deadline+2*time.Second {
+		t.Errorf("Stream returned %s after its start, want well before the deadline plus WaitDelay", elapsed)
 	}
 
 	// A context that is already done starts nothing.

@@ -35,11 +35,11 @@ func (s *Server) replySize(r wirer) int { return s.resultSize(s.result(r.wire())
 
 // payloadRoom is how much payload (counted in JSON) fits beside probe, a
 // reply with everything but the payload at its largest. With --structured
-// the payload is sent twice, in the text and in the structured content, so
-// it has half the room.
+// a tool with structured output sends the payload twice, in the text and in
+// the structured content, so it has half the room.
 func (s *Server) payloadRoom(probe wirer) int {
 	room := s.cfg.MaxBytes - s.replySize(probe)
-	if s.cfg.Structured {
+	if s.cfg.Structured && probe.wire().structured != nil {
 		room /= 2
 	}
 	return room

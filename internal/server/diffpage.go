@@ -113,7 +113,7 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, goneCommit(q, err)
+		return nil, goneCommit(q.repo, q.start != (partPos{}), err)
 	}
 	part := &diffPart{total: total}
 	if q.start.change > total || (q.start.change == total && q.start != (partPos{change: total})) {
@@ -150,7 +150,7 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 		return err
 	})
 	if err != nil {
-		return nil, goneCommit(q, err)
+		return nil, goneCommit(q.repo, q.start != (partPos{}), err)
 	}
 	if badPos {
 		return nil, errBadPosition()
@@ -207,7 +207,7 @@ func sectionOf(h diff.Header, c git.Change) bool {
 // longer has: a cursor's pinned commits that were pruned since (a
 // long-lived object reader that had read them may still report them, so
 // the check of a cursor's commits can pass and the diff fail); else err.
-func goneCommit(q partRequest, err error) error {
+func goneCommit(r *repo.Repository, withCursor bool, err error) error {
 	var exit *git.ExitError
 	if !errors.As(err, &exit) {
 		return err
@@ -216,14 +216,36 @@ func goneCommit(q partRequest, err error) error {
 	if !ok || !isObjectID(id) {
 		return err
 	}
-	if q.start == (partPos{}) {
-		return errcode.New(errcode.NotFound, "commit %s is no longer in %s (it was pruned during the call); call again", short(id), q.repo.FullName())
+	if !withCursor {
+		return errcode.New(errcode.NotFound, "commit %s is no longer in %s (it was pruned during the call); call again", short(id), r.FullName())
 	}
-	return errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first part", short(id), q.repo.FullName())
+	return errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first part", short(id), r.FullName())
 }
 
 func errBadPosition() error {
 	return errcode.New(errcode.InvalidArgument, "cursor points past the end of the diff: it was damaged or made for other arguments; leave it out to start from the first part")
+}
+
+// anyHidden: the part left out a file the secrets policy hides.
+func anyHidden(p *diff.Page) bool {
+	for _, f := range p.Files {
+		if f.Hidden {
+			return true
+		}
+	}
+	return false
+}
+
+// needsNotes: a part changed or left out something of git's patch (a line
+// too long for any reply, bytes that are not UTF-8), so even a diff that
+// fits whole must come with its notes.
+func needsNotes(p *diff.Page) bool {
+	for _, f := range p.Files {
+		if len(f.LongLines) > 0 || f.Replaced {
+			return true
+		}
+	}
+	return false
 }
 
 // partNotes are the lines after a part's patch that say what it left out or

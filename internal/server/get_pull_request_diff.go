@@ -70,11 +70,29 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	next.Cursor = strings.Repeat("x", 400)
 	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)}) - s.partNotesRoom()
 	first := in.Cursor == ""
-	part, err := readPart(ctx, partRequest{
+	q := partRequest{
 		repo: r, opts: opts, only: only, room: max(room, minPartRoom),
 		start:     partPos{change: cur.File, section: cur.Section, line: cur.Line},
 		countRest: first && path == "", hide: s.hiddenSection,
-	})
+	}
+	if first {
+		// A diff that fits comes whole, exactly as git prints it, with no
+		// header, notes or next call: it may use the whole reply. Only a
+		// larger one is read again as a first part, with room for those.
+		whole := q
+		whole.room, whole.countRest = s.payloadRoom(textReply{}), false
+		part, err := readPart(ctx, whole)
+		if err != nil {
+			return textReply{}, err
+		}
+		if part.next == nil && !needsNotes(part.page) && !anyHidden(part.page) && (path == "" || part.total > 0) {
+			if part.total == 0 {
+				return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
+			}
+			return textReply{text: string(part.page.Text)}, nil
+		}
+	}
+	part, err := readPart(ctx, q)
 	if err != nil {
 		return textReply{}, err
 	}
@@ -83,17 +101,6 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	if path != "" && len(part.page.Files) > 0 && part.page.Files[0].Hidden {
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-	}
-	hidden := false
-	for _, f := range part.page.Files {
-		hidden = hidden || f.Hidden
-	}
-	// A diff (or a file's section) that fits comes exactly as git prints it.
-	if first && part.next == nil && !hidden {
-		if part.total == 0 {
-			return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
-		}
-		return textReply{text: string(part.page.Text)}, nil
 	}
 	files, size := part.total, int64(0)
 	if first && part.page.Total != nil {

@@ -63,7 +63,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	}
 	page, total, err := sel.repo.Git.ChangedFilesPage(ctx, sel.opts, in.Offset, in.Limit)
 	if err != nil {
-		return reply[listChangedFilesOut]{}, err
+		return reply[listChangedFilesOut]{}, goneCommit(sel.repo, in.Cursor != "", err)
 	}
 	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: total}
 	from := min(in.Offset, total)

@@ -98,7 +98,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	from := (in.Page - 1) * in.Limit
 	page, total, err := r.Git.ChangedFilesPage(ctx, opts, from, in.Limit)
 	if err != nil {
-		return listPullRequestFilesOut{}, err
+		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
 	}
 	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page}
 	out.Files = make([]changedFile, len(page))

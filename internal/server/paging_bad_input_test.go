@@ -392,17 +392,6 @@ func TestBadInputCursorCommitsGone(t *testing.T) {
 			for _, c := range calls {
 				t.Run(c.tool, func(t *testing.T) {
 					h := c.h.boundTo(t)
-					if msg := textOf(h.call(c.tool, c.next)); strings.HasPrefix(msg, "UNAVAILABLE: git diff: fatal: bad object "+gone) &&
-						(c.tool == "list_changed_files" || c.tool == "list_pull_request_files") {
-						// diffsel.go's pinnedCommits asks the server's long-lived
-						// cat-file reader, which still has the commit it read before
-						// gc (git keeps parsed objects and the deleted pack's map); the
-						// page's git diff, a new process, then fails. get_diff and
-						// get_pull_request_diff turn that failure into NOT_FOUND
-						// (diffpage.go, goneCommit); these two tools list with
-						// ChangedFilesPage outside it.
-						t.Skip("BUG: " + c.tool + " answers a cursor whose packed commits gc pruned with UNAVAILABLE (\"retrying may help\"; it does not: every call fails alike while the server's cat-file reader lives) instead of NOT_FOUND: " + msg)
-					}
 					for try := 1; try <= 2; try++ { // the server's first call after gc (again), and another
 						msg := h.fails(c.tool, c.next, "NOT_FOUND")
 						if !strings.Contains(msg, "start again") || !strings.Contains(msg, "cursor") || !strings.Contains(msg, gone[:12]) {
@@ -769,9 +758,6 @@ func TestBadInputLineLongerThanReply(t *testing.T) {
 						}
 					}
 					all := strings.Join(texts, "")
-					if len(texts) == 1 && strings.HasPrefix(all, "diff --git ") && !strings.Contains(all, "[left out") {
-						skipWholePullRequestDiffNotes(t, "a line longer than a whole reply is left out without a word (the patch silently lacks it)")
-					}
 					if strings.Contains(all, long[:c.maxBytes/2]) {
 						t.Fatal("a part holds (part of) the long line")
 					}
@@ -809,17 +795,6 @@ func TestBadInputLineLongerThanReply(t *testing.T) {
 			}
 		})
 	}
-}
-
-// skipWholePullRequestDiffNotes skips a check that meets a known bug:
-// get_pull_request_diff (local backend, get_pull_request_diff.go) answers a
-// diff that fits in one part with the part's text alone, "exactly as git
-// prints it", and so drops the notes partNotes would add to a part, though
-// the text is then not what git prints.
-func skipWholePullRequestDiffNotes(t *testing.T, what string) {
-	t.Helper()
-	t.Skip("BUG: get_pull_request_diff, a diff or file_path section that fits one reply: " + what +
-		"; its \"fits\" branch returns part.page.Text without s.partNotes (get_pull_request_diff.go, localBackend.pullRequestDiff)")
 }
 
 // asShown is s with every byte that is not part of valid UTF-8 replaced by
@@ -923,9 +898,6 @@ func TestBadInputNotUTF8(t *testing.T) {
 		text := h.ok("get_pull_request_diff", prArgs(2, "file_path", "latin1.txt"))
 		if !strings.Contains(text, "\uFFFD") || !strings.Contains(text, "latin1.txt") {
 			t.Fatalf("not shown as U+FFFD: %.300q", text)
-		}
-		if strings.HasPrefix(text, "diff --git ") && !strings.Contains(text, "[not UTF-8") {
-			skipWholePullRequestDiffNotes(t, "bytes that are not UTF-8 are shown as U+FFFD without a word")
 		}
 		if !strings.Contains(text, "[not UTF-8: bytes shown as U+FFFD in latin1.txt]") {
 			t.Errorf("get_pull_request_diff file_path=latin1.txt shows U+FFFD for its bytes without saying so:\n%s", text)

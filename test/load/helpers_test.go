@@ -225,11 +225,13 @@ func serveHTTP(t *testing.T, served *repo.Served, timeout time.Duration, o https
 		t.Fatal(err)
 	}
 	srv := server.New(served, server.Config{
-		MaxBytes: server.DefaultMaxBytes,
-		Timeout:  timeout,
-		Policy:   policy,
-		Version:  "load-test",
-		Logger:   logger,
+		// The load tests check what programmatic clients read.
+		Structured: true,
+		MaxBytes:   server.DefaultMaxBytes,
+		Timeout:    timeout,
+		Policy:     policy,
+		Version:    "load-test",
+		Logger:     logger,
 	})
 	o.Addr = "127.0.0.1:0"
 	l, err := httpserve.Listen(srv.MCP(), o, logger)
