@@ -286,6 +286,49 @@ func goldenCases() []goldenCase {
 	sc("", "error-max-results-too-large", args("query", "func", "maxResults", 1000))
 	sc("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "query", "func"))
 
+	// list_files
+	lf := func(on, name string, a map[string]any) { add("list_files", on, name, a) }
+	lf("", "root", args())
+	lf("", "directory-at-ref", repoArgs("path", "src", "ref", "feature"))
+	lf("", "recursive", args("recursive", true))
+	lf("", "glob-any-depth", args("glob", []string{"*.go"}, "ref", "feature"))
+	lf("", "glob-anchored", args("glob", []string{"src/*.go"}, "ref", "feature"))
+	lf("", "glob-no-match", args("glob", []string{"*.rs"}))
+	lf("", "page-first", args("recursive", true, "limit", 3))
+	lf("", "page-past-the-end", args("offset", 50))
+	lf("small", "partial-cut-by-size", args("recursive", true, "ref", "pr12"))
+	lf("", "error-file", args("path", "hundred.txt"))
+	lf("", "error-secret", args("path", ".env"))
+	lf("", "error-not-found", args("path", "nope"))
+	lf("", "error-traversal", args("path", "../outside"))
+	lf("", "error-unknown-ref", args("ref", "no-such-branch"))
+	lf("", "error-ref-option", args("ref", "--output=x"))
+	lf("", "error-glob-unclosed", args("glob", []string{"src/[ab.go"}))
+	lf("", "error-glob-too-long", args("glob", []string{strings.Repeat("a", 300)}))
+	lf("", "error-limit-over-max", args("limit", 2001))
+	lf("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets"))
+
+	// blame
+	bl := func(on, name string, a map[string]any) { add("blame", on, name, a) }
+	bl("", "whole-file", args("path", "src/util.go"))
+	bl("", "range-across-commits", repoArgs("path", "cmd/main.go", "ref", "feature", "start_line", 2, "end_line", 5))
+	bl("", "renamed", args("path", "new.go", "ref", "feature"))
+	bl("", "paged", args("path", "big.txt"))
+	bl("", "paged-continued", args("path", "big.txt", "start_line", 501))
+	bl("small", "partial-cut-by-size", args("path", "big.txt", "ref", "main"))
+	bl("", "error-past-the-end", args("path", "hundred.txt", "start_line", 101))
+	bl("", "error-inverted", args("path", "hundred.txt", "start_line", 20, "end_line", 10))
+	bl("", "error-directory", args("path", "docs"))
+	bl("", "error-secret", args("path", ".env"))
+	bl("", "error-binary", args("path", "img.png"))
+	bl("", "error-empty-file", args("path", "empty.txt"))
+	bl("", "error-not-found", args("path", "nope.go"))
+	bl("", "error-unknown-ref", args("path", "hundred.txt", "ref", "no-such-branch"))
+	bl("", "error-ref-option", args("path", "hundred.txt", "ref", "-p"))
+	bl("", "error-traversal", args("path", "../outside"))
+	bl("", "error-path-missing", args())
+	bl("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "path", "hundred.txt"))
+
 	// list_repositories
 	lr := func(on, name string, a map[string]any) { add("list_repositories", on, name, a) }
 	lr("", "one-repository", args())

@@ -202,6 +202,8 @@ func TestHostileRepositoryEveryTool(t *testing.T) {
 		"list_changed_files":      {{"base": "main", "head": "pull/1/head"}},
 		"get_pull_request_diff":   {{"owner": "acme", "repo": "widgets", "index": 1}, {"owner": "acme", "repo": "widgets", "index": 1, "file_path": "sub"}},
 		"list_pull_request_files": {{"owner": "acme", "repo": "widgets", "index": 1}},
+		"list_files":              {{}, {"ref": "pull/1/head", "recursive": true}, {"glob": []string{"*.go"}, "ref": "pull/1/head"}, {"ref": missing}},
+		"blame":                   {{"path": "t"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": ".gitmodules", "ref": "pull/1/head"}, {"path": "t", "ref": missing}},
 	}
 	tools, err := h.cs.ListTools(context.Background(), nil)
 	if err != nil {

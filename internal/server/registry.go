@@ -18,10 +18,12 @@ import (
 //
 // To add a tool: define it in its own file with defineTool and list it here.
 var registry = []*ToolDef{
+	blameTool,
 	getDiffTool,
 	getFileContentTool,
 	getPullRequestDiffTool,
 	listChangedFilesTool,
+	listFilesTool,
 	listPullRequestFilesTool,
 	listRepositoriesTool,
 	readFileTool,

@@ -53,10 +53,12 @@ func TestRegistryAnnotations(t *testing.T) {
 // new tool needs its entry here, and so a sentence in its description.
 func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 	continues := map[string][]string{
+		"blame":                   {"a partial reply ends with the call that returns the next lines"},
 		"get_diff":                {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"get_file_content":        {"ask for a range, or use read_file"},
 		"get_pull_request_diff":   {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"list_changed_files":      {"a partial reply ends with the call that returns the next page"},
+		"list_files":              {"a partial reply ends with the call that returns the next page"},
 		"list_pull_request_files": {"a partial reply ends with the call that returns the next page"},
 		"list_repositories":       {"a partial reply ends with the call that returns the next page"},
 		"read_file":               {"a partial reply ends with the call that reads on"},

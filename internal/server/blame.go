@@ -1,0 +1,279 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+// maxBlameLines is the most lines one blame call blames: a longer range
+// comes in pages, each a git blame of its own lines only.
+const maxBlameLines = 500
+
+type blameIn struct {
+	Owner     string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo      string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Path      string `json:"path" jsonschema:"file path relative to the repository root"`
+	Ref       string `json:"ref,omitempty" jsonschema:"branch, tag or commit whose file is blamed; default HEAD (the default branch of a forge's repository); the work tree is not blamed"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to blame, 1-based"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to blame, inclusive; default and past the end: the file's last line. At most 500 lines come per call; next goes on"`
+}
+
+type blameLineOut struct {
+	Line      int    `json:"line" jsonschema:"its number in the file at ref"`
+	Commit    string `json:"commit" jsonschema:"the commit that last changed it, a full SHA"`
+	OrigLine  int    `json:"origLine" jsonschema:"its number in the file as that commit left it"`
+	OrigPath  string `json:"origPath,omitempty" jsonschema:"the file's path in that commit, when it differs from path (a rename)"`
+	Text      string `json:"text" jsonschema:"the line (over 500 bytes cut, with a marker)"`
+	Truncated bool   `json:"truncated,omitempty" jsonschema:"true when text was cut"`
+}
+
+type blameCommitOut struct {
+	SHA     string      `json:"sha"`
+	Author  blamePerson `json:"author"`
+	Summary string      `json:"summary" jsonschema:"the first line of its message"`
+}
+
+type blamePerson struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Date  string `json:"date" jsonschema:"RFC 3339, in the commit's own time zone"`
+}
+
+type blameOut struct {
+	Path       string           `json:"path"`
+	Ref        string           `json:"ref" jsonschema:"the commit blamed, a full SHA"`
+	StartLine  int              `json:"startLine"`
+	EndLine    int              `json:"endLine" jsonschema:"the last line of this reply"`
+	TotalLines int              `json:"totalLines" jsonschema:"lines in the file at ref"`
+	Lines      []blameLineOut   `json:"lines"`
+	Commits    []blameCommitOut `json:"commits" jsonschema:"each commit of lines once, in the order of its first line"`
+	paged
+}
+
+// blameTool is blame's definition (registry.go).
+var blameTool = defineTool(toolSpec{
+	Name:  "blame",
+	Title: "Blame lines",
+	Description: "Tell, for lines start_line..end_line (1-based, inclusive) of a file at a ref (default HEAD), the commit that last changed each line and the line's number there; each commit's author, date and summary once. " +
+		"At most 500 lines per call, fewer when they do not fit one reply: a partial reply ends with the call that returns the next lines (at the same commit)." + atPullHead,
+	Tune: func(in *jsonschema.Schema) {
+		setInt(in, "start_line", 1, 1, 1<<31-1)
+		setInt(in, "end_line", 0, 1, 1<<31-1)
+	},
+}, (*Server).blame)
+
+func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error) {
+	path, err := s.cfg.Policy.Check(in.Path)
+	if err != nil {
+		return reply[blameOut]{}, err
+	}
+	if path == "" {
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "path is empty: give the path of a file")
+	}
+	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
+	if err != nil {
+		return reply[blameOut]{}, err
+	}
+	commit, err := r.ResolveCommit(ctx, in.Ref)
+	if err != nil {
+		return reply[blameOut]{}, err
+	}
+	// The file's line count, for the range's checks and the header: a
+	// count kept by blob id, or one reading of the blob (which also tells a
+	// directory, a submodule or a missing path from a file).
+	total, binary := 0, false
+	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
+		if n, ok := s.lineCounts.get(blob.OID); ok {
+			total = n
+			return nil
+		}
+		res, err := text.Slicer{From: 1<<31 - 1, SkipBinary: true}.Read(body)
+		if err != nil {
+			return err
+		}
+		if res.Binary {
+			binary = true
+			return nil
+		}
+		total = res.Total
+		s.lineCounts.put(blob.OID, total)
+		return nil
+	})
+	if err != nil {
+		return reply[blameOut]{}, err
+	}
+	if binary {
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is a binary file at %s: it has no lines to blame", path, describeRef(in.Ref, commit))
+	}
+	if total == 0 {
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is empty at %s: it has no lines to blame", path, describeRef(in.Ref, commit))
+	}
+	start, end := in.StartLine, in.EndLine
+	if end != 0 && end < start {
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "end_line %d is before start_line %d (%q has %s): end_line must be at least start_line, or left out to blame to the end", end, start, path, lineCount(total))
+	}
+	if start > total {
+		return reply[blameOut]{}, pastTheEnd(path, "start_line", start, total)
+	}
+	if end == 0 || end > total {
+		end = total
+	}
+	last := min(end, start+maxBlameLines-1)
+	lines, commits, err := r.Git.Blame(ctx, commit, path, start, last)
+	var rangeErr *git.BlameRangeError
+	switch {
+	case errors.As(err, &rangeErr):
+		// The blob was counted above; git disagreeing means the count is
+		// stale or the file odd: say what git says.
+		return reply[blameOut]{}, pastTheEnd(path, "start_line", start, rangeErr.Lines)
+	case errors.Is(err, git.ErrMissing):
+		return reply[blameOut]{}, explainMissing(ctx, r, commit, in.Ref, path)
+	case err != nil:
+		return reply[blameOut]{}, err
+	}
+	if len(lines) == 0 {
+		return reply[blameOut]{}, pastTheEnd(path, "start_line", start, total)
+	}
+
+	byID := make(map[string]git.BlameCommit, len(commits))
+	for _, c := range commits {
+		byID[c.SHA] = c
+	}
+	outLines := make([]blameLineOut, len(lines))
+	badUTF8 := make([]bool, len(lines))
+	for i, l := range lines {
+		o := blameLineOut{Line: l.Line, Commit: l.SHA, OrigLine: l.OrigLine, Text: l.Text}
+		if l.Path != "" && l.Path != path {
+			o.OrigPath = l.Path
+		}
+		if !utf8.ValidString(o.Text) {
+			badUTF8[i] = true
+			o.Text = strings.ToValidUTF8(o.Text, "\uFFFD")
+		}
+		if cut := cutLine([]byte(o.Text), l.Truncated); cut != o.Text {
+			o.Text, o.Truncated = cut, true
+		}
+		outLines[i] = o
+	}
+	render := func(n int) reply[blameOut] {
+		shown := outLines[:n]
+		out := blameOut{Path: path, Ref: commit, StartLine: start, EndLine: start + n - 1, TotalLines: total, Lines: shown, Commits: []blameCommitOut{}}
+		seen := map[string]bool{}
+		renamed := map[string][]string{}
+		for _, l := range shown {
+			if l.OrigPath != "" && !slices.Contains(renamed[l.Commit], l.OrigPath) {
+				renamed[l.Commit] = append(renamed[l.Commit], l.OrigPath)
+			}
+			if seen[l.Commit] {
+				continue
+			}
+			seen[l.Commit] = true
+			c := byID[l.Commit]
+			out.Commits = append(out.Commits, blameCommitOut{SHA: c.SHA, Summary: c.Summary,
+				Author: blamePerson{Name: c.Author.Name, Email: c.Author.Email, Date: rfc3339(c.Author.Date)}})
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s at %s: blame of %s, ", r.FullName(), atCommit(commit, in.Ref, ""), quotePath(path))
+		if n == 0 {
+			fmt.Fprintf(&b, "no line of %d–%d fits in one reply", start, end)
+		} else {
+			fmt.Fprintf(&b, "lines %d–%d of %d", start, out.EndLine, total)
+		}
+		fmt.Fprintf(&b, ", %s; each line: its number, the commit that last changed it, its number there, its text\n", count(len(out.Commits), "commit"))
+		lw, ow := len(strconv.Itoa(out.EndLine)), 1
+		for _, l := range shown {
+			ow = max(ow, len(strconv.Itoa(l.OrigLine)))
+		}
+		bad := 0
+		for i, l := range shown {
+			fmt.Fprintf(&b, "%*d %s %*d  %s\n", lw, l.Line, short(l.Commit), ow, l.OrigLine, l.Text)
+			if badUTF8[i] {
+				bad++
+			}
+		}
+		if len(out.Commits) > 0 {
+			b.WriteString("commits:\n")
+		}
+		for _, c := range out.Commits {
+			date := "no date"
+			if !byID[c.SHA].Author.Date.IsZero() {
+				date = byID[c.SHA].Author.Date.Format(time.DateOnly)
+			}
+			fmt.Fprintf(&b, "%s %s %s: %s", short(c.SHA), date, c.Author.Name, c.Summary)
+			if p := renamed[c.SHA]; len(p) > 0 {
+				fmt.Fprintf(&b, " (file then at %s)", strings.Join(quoteAll(p), ", "))
+			}
+			b.WriteString("\n")
+		}
+		if bad > 0 {
+			fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", count(bad, "line"))
+		}
+		rep := reply[blameOut]{text: b.String(), out: out}
+		if next := start + n; next <= end {
+			nextIn := in
+			nextIn.StartLine, nextIn.Ref = next, commit
+			rep.next = continueWith("blame", nextIn)
+		}
+		return rep
+	}
+	rep := fitPage(s, len(outLines), render)
+	if len(rep.out.Lines) == 0 {
+		return reply[blameOut]{}, errcode.New(errcode.TooLarge, "line %d of %q with its commit does not fit in one reply (%d bytes)", start, path, s.cfg.MaxBytes)
+	}
+	return rep, nil
+}
+
+// rfc3339 is a date as RFC 3339, "" when git could not read it.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+// atCommit says which commit a reply is at: its short SHA, and the ref
+// it was asked by (HEAD when none, with what that leaves out), unless that
+// was the SHA itself.
+func atCommit(commit, ref, headNote string) string {
+	switch {
+	case ref == "" && headNote != "":
+		return short(commit) + " (HEAD, " + headNote + ")"
+	case ref == "":
+		return short(commit) + " (HEAD)"
+	case ref == commit:
+		return short(commit)
+	}
+	return short(commit) + " (" + ref + ")"
+}
+
+// quotePath writes a path on one line of text: as it is, or Go-quoted
+// when it holds a control character, a quote, or space at an end, which
+// would make the line ambiguous.
+func quotePath(p string) string {
+	if p == "" || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '"' }) ||
+		strings.TrimSpace(p) != p || !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+func quoteAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = quotePath(p)
+	}
+	return out
+}

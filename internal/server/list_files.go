@@ -1,0 +1,514 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// maxCountedDirs bounds the directories whose entries one page counts (a
+// tree read through the cat-file reader each); the page's others are
+// listed without a count.
+const maxCountedDirs = 100
+
+type listFilesIn struct {
+	Owner     string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo      string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Path      string   `json:"path,omitempty" jsonschema:"directory to list, relative to the repository root; default the root"`
+	Ref       string   `json:"ref,omitempty" jsonschema:"branch, tag or commit to list; default HEAD (the commit checked out: uncommitted changes in the work tree are not listed)"`
+	Recursive bool     `json:"recursive,omitempty" jsonschema:"list every file, symlink and submodule below path (directories themselves are not listed), not only path's own entries"`
+	Glob      []string `json:"glob,omitempty" jsonschema:"only the entries these globs select, matched on the path from the repository root and read as .gitignore lines: without / a pattern matches a name at any depth (*.c, Makefile); with / it is anchored at the root (src/*.go, /Makefile); * stays within a directory, ** crosses directories (src/**/*_test.go); a trailing / selects a directory (docs/). With glob the listing is recursive"`
+	Offset    int      `json:"offset,omitempty" jsonschema:"entries to skip (from the next call of the previous reply)"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"most entries to return"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commit its first page listed"`
+}
+
+type fileEntry struct {
+	Path    string  `json:"path" jsonschema:"from the repository root"`
+	Type    string  `json:"type" jsonschema:"file, dir, symlink or submodule"`
+	Size    *int64  `json:"size,omitempty" jsonschema:"a file's size in bytes"`
+	Entries *int    `json:"entries,omitempty" jsonschema:"a directory's entries (secrets not counted); absent when not counted"`
+	Commit  *string `json:"commit,omitempty" jsonschema:"the commit a submodule is at"`
+}
+
+type listFilesOut struct {
+	Ref        string      `json:"ref" jsonschema:"the commit listed, a full SHA"`
+	Path       string      `json:"path" jsonschema:"the directory listed (\"\" for the root)"`
+	Recursive  bool        `json:"recursive"`
+	Entries    []fileEntry `json:"entries"`
+	Total      *int        `json:"total" jsonschema:"entries in the whole listing; null when the listing stopped after this page, with more to come"`
+	NextOffset *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	paged
+}
+
+// listFilesTool is list_files's definition (registry.go).
+var listFilesTool = defineTool(toolSpec{
+	Name:  "list_files",
+	Title: "List files",
+	Description: "List the entries of a directory at a ref (default HEAD): path, type (file, dir, symlink, submodule), a file's size, and for a directory how many entries it has; " +
+		"recursive lists every file below it, and glob selects paths at any depth (*.c, src/**/*.go). Files hidden by the secrets policy are never listed. " +
+		"Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commit)." + atPullHead,
+	Tune: func(in *jsonschema.Schema) {
+		setDefault(in, "recursive", false)
+		prop(in, "glob").MaxItems = ptr(maxGlobs)
+		setInt(in, "offset", 0, 0, 1<<31-1)
+		setInt(in, "limit", 200, 1, 2000)
+	},
+}, (*Server).listFiles)
+
+func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFilesOut], error) {
+	const tool = "list_files"
+	dir, err := s.cfg.Policy.Check(in.Path)
+	if err != nil {
+		return reply[listFilesOut]{}, err
+	}
+	if err := checkGlobs(in.Glob); err != nil {
+		return reply[listFilesOut]{}, renameGlobParam(err)
+	}
+	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
+	if err != nil {
+		return reply[listFilesOut]{}, err
+	}
+	digest := argsDigest(in, "cursor", "offset")
+	var commit string
+	if in.Cursor != "" {
+		cur, err := decodeCursor(tool, in.Cursor, digest)
+		if err != nil {
+			return reply[listFilesOut]{}, err
+		}
+		if len(cur.Commits) != 1 {
+			return reply[listFilesOut]{}, errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: pass the cursor exactly as the previous reply gave it, or leave it out to start from the beginning")
+		}
+		commit = cur.Commits[0]
+	} else if commit, err = r.ResolveCommit(ctx, in.Ref); err != nil {
+		return reply[listFilesOut]{}, err
+	}
+
+	recursive := in.Recursive || len(in.Glob) > 0
+	selects := globFilter(in.Glob)
+	end := in.Offset + in.Limit // entries before end are read; one more tells that more follow
+	var kept []git.TreeEntry
+	seen, more := 0, false
+	err = r.Git.ListTree(ctx, commit, dir, recursive, func(e git.TreeEntry) error {
+		if s.cfg.Policy.Denied(e.Path) || (selects != nil && !selects(e.Path)) {
+			return nil
+		}
+		if seen >= end && recursive {
+			// A recursive listing stops after its page: never the whole tree.
+			more = true
+			return git.ErrStop
+		}
+		if seen >= in.Offset && seen < end {
+			kept = append(kept, e)
+		}
+		seen++
+		return nil
+	})
+	if err != nil && in.Cursor != "" && pinGone(err) {
+		return reply[listFilesOut]{}, errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first page", short(commit), r.FullName())
+	}
+	if err != nil {
+		return reply[listFilesOut]{}, s.listTreeError(ctx, r, commit, in.Ref, dir, err)
+	}
+	var total *int
+	if !more {
+		total = ptr(seen)
+	}
+
+	entries := make([]fileEntry, len(kept))
+	counted := 0
+	for i, e := range kept {
+		f := fileEntry{Path: e.Path, Type: e.Kind()}
+		switch f.Type {
+		case git.KindFile:
+			f.Size = ptr(e.Size)
+		case git.KindSubmodule:
+			f.Commit = ptr(e.OID)
+		case git.KindDir:
+			if counted < maxCountedDirs {
+				counted++
+				n, err := s.countEntries(ctx, r, e)
+				if err != nil {
+					return reply[listFilesOut]{}, err
+				}
+				f.Entries = &n
+			}
+		}
+		entries[i] = f
+	}
+
+	headNote := ""
+	if !r.Bare() {
+		headNote = "not the work tree"
+	}
+	from := in.Offset
+	render := func(n int) reply[listFilesOut] {
+		out := listFilesOut{Ref: commit, Path: dir, Recursive: recursive, Entries: entries[:n], Total: total}
+		hasNext := more || (total != nil && from+n < *total)
+		if hasNext {
+			out.NextOffset = ptr(from + n)
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s at %s: %s", r.FullName(), atCommit(commit, in.Ref, headNote), dirLabel(dir))
+		if recursive {
+			b.WriteString(", recursively")
+		}
+		if len(in.Glob) > 0 {
+			b.WriteString(", glob " + strings.Join(quoteAll(in.Glob), " "))
+		}
+		b.WriteString(" — ")
+		switch {
+		case total == nil:
+			fmt.Fprintf(&b, "%s %d–%d shown; more follow", pluralOf("entry"), from+1, from+n)
+		case n == *total:
+			b.WriteString(count(*total, "entry"))
+		default:
+			fmt.Fprintf(&b, "%s; %s", count(*total, "entry"), shownRange(from, n, *total, "entry"))
+		}
+		b.WriteString("\n")
+		for _, f := range out.Entries {
+			b.WriteString(f.line())
+		}
+		if uncounted := countUncounted(out.Entries); uncounted > 0 {
+			fmt.Fprintf(&b, "[%s on this page not counted (at most %d per page): list them to see their entries]\n", count(uncounted, "directory"), maxCountedDirs)
+		}
+		if total != nil && *total == 0 && len(in.Glob) > 0 {
+			b.WriteString(`[glob matched no path under ` + dirLabel(dir) + `: a pattern without "/" matches a name at any depth (*.c), one with "/" is anchored at the repository root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n")
+		}
+		rep := reply[listFilesOut]{text: b.String(), out: out}
+		if hasNext {
+			next := in
+			next.Offset = from + n
+			next.Cursor = cursor{Tool: tool, Args: digest, Commits: []string{commit}}.encode()
+			rep.next = continueWith(tool, next)
+		}
+		return rep
+	}
+	rep := fitPage(s, len(entries), render)
+	if len(rep.out.Entries) == 0 && len(entries) > 0 {
+		return reply[listFilesOut]{}, errcode.New(errcode.TooLarge, "the entry at offset %d (a path of %d bytes) does not fit in one reply (%d bytes)", from, len(entries[0].Path), s.cfg.MaxBytes)
+	}
+	return rep, nil
+}
+
+// line is an entry as the text shows it.
+func (f fileEntry) line() string {
+	p := quotePath(f.Path)
+	switch f.Type {
+	case git.KindDir:
+		if f.Entries != nil {
+			return fmt.Sprintf("dir   %s/ (%s)\n", p, count(*f.Entries, "entry"))
+		}
+		return fmt.Sprintf("dir   %s/\n", p)
+	case git.KindSymlink:
+		return fmt.Sprintf("link  %s\n", p)
+	case git.KindSubmodule:
+		return fmt.Sprintf("submodule %s (commit %s)\n", p, short(*f.Commit))
+	}
+	return fmt.Sprintf("file  %s %s\n", p, byteCount(*f.Size))
+}
+
+func countUncounted(entries []fileEntry) int {
+	n := 0
+	for _, f := range entries {
+		if f.Type == git.KindDir && f.Entries == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// countEntries counts a directory's entries that the policy does not hide,
+// from its tree object (read through the cat-file reader, no process).
+func (s *Server) countEntries(ctx context.Context, r *repo.Repository, e git.TreeEntry) (int, error) {
+	children, err := r.Git.ReadTree(ctx, e.OID)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range children {
+		if !s.cfg.Policy.Denied(e.Path + "/" + c.Name) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// listTreeError says why a directory could not be listed: it does not
+// exist, or it is a file, a symlink or a submodule.
+func (s *Server) listTreeError(ctx context.Context, r *repo.Repository, commit, refName, dir string, err error) error {
+	switch {
+	case errors.Is(err, git.ErrMissing):
+		return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", dir, describeRef(refName, commit), r.FullName())
+	case errors.Is(err, git.ErrNotDir):
+		e, lerr := r.Git.Lookup(ctx, commit, dir)
+		if lerr != nil {
+			return lerr
+		}
+		switch e.Kind() {
+		case git.KindSubmodule:
+			return errcode.New(errcode.InvalidArgument, "%q is a submodule (commit %s), not a directory of this repository: its files are not listed here", dir, e.OID)
+		case git.KindSymlink:
+			return errcode.New(errcode.InvalidArgument, "%q is a symlink, not a directory: read_file shows its target", dir)
+		}
+		return errcode.New(errcode.InvalidArgument, "%q is a file, not a directory: read it with read_file, or list its directory", dir)
+	}
+	return err
+}
+
+// pinGone tells, for a listing under a cursor, that its commit was pruned
+// since the first page (which listed the same directory at the same
+// commit): the object reader finds the commit or the directory no more, or
+// a long-lived reader that still had the commit led to a tree git ls-tree
+// no longer finds.
+func pinGone(err error) bool {
+	var exit *git.ExitError
+	if errors.As(err, &exit) {
+		msg := strings.TrimSpace(exit.Stderr)
+		return strings.HasPrefix(msg, "fatal: not a tree object") || strings.HasPrefix(msg, "fatal: bad object")
+	}
+	return errors.Is(err, git.ErrMissing)
+}
+
+// renameGlobParam makes checkGlobs' errors, written for search_code's
+// pathGlobs, name list_files' parameter.
+func renameGlobParam(err error) error {
+	var e *errcode.Error
+	if errors.As(err, &e) && strings.Contains(e.Msg, "pathGlobs[") {
+		return errcode.New(e.Code, "%s", strings.ReplaceAll(e.Msg, "pathGlobs[", "glob["))
+	}
+	return err
+}
+
+func dirLabel(dir string) string {
+	if dir == "" {
+		return "/"
+	}
+	return quotePath(dir) + "/"
+}
+
+// byteCount is "1 byte", "1,234 bytes".
+func byteCount(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return grouped(n) + " bytes"
+}
+
+// grouped writes n with a comma between groups of three digits.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// globFilter is the test of a path against list_files' globs (nil for
+// none): the :(glob) pathspecs git.TranslateGlobs makes of them (the
+// globs search_code's pathGlobs are), matched as git matches them (dir.c's
+// match_pathspec_item): the pathspec taken literally naming the path or a
+// directory above it, or as a wildmatch pattern with WM_PATHNAME over the
+// whole path. Matching is on bytes, as git's is. The globs have passed
+// checkGlobs: no class is left open, no "\" quotes nothing.
+//
+// internal/git matches the same pathspecs for search_code (globMatcher)
+// but does not export its matcher; this is its twin for a tree listing,
+// held to git's answers by TestListFilesGlob.
+func globFilter(globs []string) func(string) bool {
+	if len(globs) == 0 {
+		return nil
+	}
+	var alts []string
+	for _, body := range git.TranslateGlobs(globs) {
+		lit := make([]string, len(body))
+		for i := range len(body) {
+			lit[i] = byteRE(body[i])
+		}
+		alts = append(alts, strings.Join(lit, "")+`(?:/.*)?`, wildRE(body))
+	}
+	re := regexp.MustCompile(`^(?s:` + strings.Join(alts, "|") + `)$`)
+	return func(p string) bool { return re.MatchString(latin1(p)) }
+}
+
+// latin1 maps each byte of s to the rune of the same number, so that a
+// regexp matches bytes: "?" is one byte, even of a UTF-8 sequence.
+func latin1(s string) string {
+	r := make([]rune, len(s))
+	for i := range len(s) {
+		r[i] = rune(s[i])
+	}
+	return string(r)
+}
+
+func byteRE(b byte) string { return fmt.Sprintf(`\x{%x}`, b) }
+
+// wildRE is the regexp of a wildmatch pattern with WM_PATHNAME: "*" and
+// "?" within a segment, "**" as a whole segment across them ("**/" any
+// leading directories, "/**" anything below), "[...]" a class, "\" quotes.
+func wildRE(g string) string {
+	var b strings.Builder
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; c {
+		case '\\':
+			i++
+			b.WriteString(byteRE(g[min(i, len(g)-1)]))
+		case '?':
+			b.WriteString(`[^/]`)
+		case '*':
+			j := i
+			for j < len(g) && g[j] == '*' {
+				j++
+			}
+			whole := j-i >= 2 && (i == 0 || g[i-1] == '/')
+			switch {
+			case whole && j == len(g):
+				b.WriteString(`.*`)
+			case whole && g[j] == '/':
+				b.WriteString(`(?:.*/)?`)
+				j++
+			default:
+				b.WriteString(`[^/]*`)
+			}
+			i = j - 1
+		case '[':
+			end, set := wildClass(g, i)
+			b.WriteString(classRE(set))
+			i = end
+		default:
+			b.WriteString(byteRE(c))
+		}
+	}
+	return b.String()
+}
+
+// wildClass reads the class at g[i] == '[' as git's wildmatch does: "!" or
+// "^" first negates it, a "]" first is a member, "\" quotes, "a-z" is a
+// range, "[:name:]" a class of the C locale. It returns the index of the
+// closing "]" and the bytes the class matches.
+func wildClass(g string, i int) (int, *[256]bool) {
+	var set [256]bool
+	j := i + 1
+	negated := j < len(g) && (g[j] == '!' || g[j] == '^')
+	if negated {
+		j++
+	}
+	prev := -1
+	for first := true; j < len(g) && (first || g[j] != ']'); first = false {
+		c := g[j]
+		switch {
+		case c == '\\' && j+1 < len(g):
+			j++
+			set[g[j]], prev = true, int(g[j])
+		case c == '-' && prev >= 0 && j+1 < len(g) && g[j+1] != ']':
+			j++
+			hi := g[j]
+			if hi == '\\' && j+1 < len(g) {
+				j++
+				hi = g[j]
+			}
+			for t := prev; t <= int(hi); t++ {
+				set[t] = true
+			}
+			prev = -1
+		case c == '[' && j+1 < len(g) && g[j+1] == ':':
+			k := strings.Index(g[j+2:], ":]")
+			if k < 0 {
+				set['['], prev = true, '['
+				break
+			}
+			name := g[j+2 : j+2+k]
+			for t := range 256 {
+				set[t] = set[t] || inCClass(name, byte(t))
+			}
+			prev = -1
+			j += 2 + k + 1
+		default:
+			set[c], prev = true, int(c)
+		}
+		j++
+	}
+	if negated {
+		for t := range set {
+			set[t] = !set[t]
+		}
+	}
+	set['/'] = false // a class never matches "/"
+	return j, &set
+}
+
+// inCClass tells whether t is in the named class of the C locale (git's
+// own isspace: not \v or \f).
+func inCClass(name string, t byte) bool {
+	upper, lower, digit := 'A' <= t && t <= 'Z', 'a' <= t && t <= 'z', '0' <= t && t <= '9'
+	graph := 0x21 <= t && t <= 0x7e
+	switch name {
+	case "alnum":
+		return upper || lower || digit
+	case "alpha":
+		return upper || lower
+	case "blank":
+		return t == ' ' || t == '\t'
+	case "cntrl":
+		return t < 0x20 || t == 0x7f
+	case "digit":
+		return digit
+	case "graph":
+		return graph
+	case "lower":
+		return lower
+	case "print":
+		return graph || t == ' '
+	case "punct":
+		return graph && !upper && !lower && !digit
+	case "space":
+		return t == ' ' || t == '\t' || t == '\n' || t == '\r'
+	case "upper":
+		return upper
+	case "xdigit":
+		return digit || ('a' <= t && t <= 'f') || ('A' <= t && t <= 'F')
+	}
+	return false
+}
+
+// classRE is a regexp class of the bytes in set; one that matches nothing
+// when the set is empty.
+func classRE(set *[256]bool) string {
+	var b strings.Builder
+	for lo := 0; lo < 256; lo++ {
+		if !set[lo] {
+			continue
+		}
+		hi := lo
+		for hi+1 < 256 && set[hi+1] {
+			hi++
+		}
+		b.WriteString(byteRE(byte(lo)))
+		if hi > lo {
+			b.WriteString("-" + byteRE(byte(hi)))
+		}
+		lo = hi
+	}
+	if b.Len() == 0 {
+		return `[^\x{0}-\x{10FFFF}]`
+	}
+	return "[" + b.String() + "]"
+}
