@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,7 +73,7 @@ func TestToolSelection(t *testing.T) {
 	if got := strings.Join(listed([]string{"MCP_REPO_TOOLS_TOOLS=read_file,list_repositories"}), " "); got != "list_repositories read_file" {
 		t.Errorf("MCP_REPO_TOOLS_TOOLS: %s", got)
 	}
-	if got := listed([]string{"MCP_REPO_TOOLS_EXCLUDE_TOOLS=get_diff"}); len(got) != 7 || contains(got, "get_diff") {
+	if got := listed([]string{"MCP_REPO_TOOLS_EXCLUDE_TOOLS=get_diff"}); len(got) != len(server.ToolNames())-1 || contains(got, "get_diff") {
 		t.Errorf("MCP_REPO_TOOLS_EXCLUDE_TOOLS: %v", got)
 	}
 	if got := strings.Join(listed(nil, "--tools", "read_file", "--tools", "get_diff", "--exclude-tools", "get_diff"), " "); got != "read_file" {

@@ -138,6 +138,18 @@ type globSet struct {
 	fold bool
 }
 
+// GlobFilter is the test of a path against globs as agents write them (the
+// rules of TranslateGlob), matched as git matches the pathspecs they
+// become: what search_code's pathGlobs select, for callers that filter a
+// listing themselves (list_files). nil for no globs.
+func GlobFilter(globs []string) func(path string) bool {
+	m := globMatcher(TranslateGlobs(globs), false)
+	if m == nil {
+		return nil
+	}
+	return m.MatchString
+}
+
 // MatchString reports whether one of the pathspecs selects path.
 func (g *globSet) MatchString(path string) bool {
 	if g.fold {
