@@ -23,6 +23,9 @@ type backend interface {
 	pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error)
 	// fileContent: path is filePath checked by the policy.
 	fileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error)
+	// pullRequestDetails answers get_pull_request (get_pull_request.go);
+	// cur is the call's cursor, decoded (nil for the first part).
+	pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error)
 }
 
 // localBackend answers from the served repositories.

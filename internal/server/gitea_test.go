@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +112,55 @@ func TestGitea(t *testing.T) {
 		if got := h.ok("get_file_content", fileArgs("cmd/main.go", "ref", "feature")); !strings.Contains(got, "two") {
 			t.Errorf("at feature: %q", got)
 		}
+	})
+	t.Run("get_pull_request", func(t *testing.T) {
+		// A description larger than a reply, and a label.
+		body := strings.Repeat("A line of the description, ünïcode & <html> included.\r\n", 2500) + "the end"
+		status, label := g.do("POST", "/api/v1/repos/acme/widgets/labels", `{"name":"needs review","color":"#ee0701"}`)
+		var l struct {
+			ID int `json:"id"`
+		}
+		if json.Unmarshal([]byte(label), &l); status != 201 || l.ID == 0 {
+			t.Fatalf("creating a label: %d %s", status, label)
+		}
+		edit, _ := json.Marshal(map[string]any{"body": body, "labels": []int{l.ID}})
+		if status, resp := g.do("PATCH", fmt.Sprintf("/api/v1/repos/acme/widgets/pulls/%d", pr), string(edit)); status != 201 {
+			t.Fatalf("editing the pull request: %d %s", status, resp)
+		}
+		var forge struct {
+			Base, Head struct {
+				SHA string `json:"sha"`
+			}
+			MergeBase    string `json:"merge_base"`
+			ChangedFiles int    `json:"changed_files"`
+		}
+		json.Unmarshal([]byte(g.get(fmt.Sprintf("/api/v1/repos/acme/widgets/pulls/%d", pr))), &forge)
+		var out getPullRequestOut
+		text := h.structured("get_pull_request", prArgs(pr), &out)
+		if *out.Title != "feature" || *out.State != "open" || *out.Author != os.Getenv("GITEA_TEST_USER") || out.BaseRef != "main" || out.HeadRef != "feature" ||
+			out.Base != forge.Base.SHA || out.Head != forge.Head.SHA || out.Head != r.feature || out.MergeBase != forge.MergeBase || out.MergeBase != r.mergeBase ||
+			*out.ChangedFiles != forge.ChangedFiles || !slices.Equal(out.Labels, []string{"needs review"}) || !strings.HasSuffix(*out.URL, fmt.Sprintf("/acme/widgets/pulls/%d", pr)) ||
+			*out.CreatedAt == "" || !out.Truncated || out.BodyBytes != len(body) {
+			t.Fatalf("%+v\nthe forge says %+v", out, forge)
+		}
+		files := h.ok("list_pull_request_files", prArgs(pr))
+		if first := strings.SplitN(text, "\n", 2)[0]; first != strings.SplitN(files, "\n", 2)[0] {
+			t.Fatalf("first line %q, list_pull_request_files says %q", first, strings.SplitN(files, "\n", 2)[0])
+		}
+		joined := *out.Body
+		for parts := 1; out.Next != nil; parts++ {
+			if parts > 50 {
+				t.Fatal("more than 50 parts")
+			}
+			next := out.Next.Arguments
+			out = getPullRequestOut{}
+			h.structured("get_pull_request", next, &out)
+			joined += *out.Body
+		}
+		if joined != body {
+			t.Fatalf("the parts put together (%d bytes) are not the description (%d bytes)", len(joined), len(body))
+		}
+		h.fails("get_pull_request", prArgs(999), "NOT_FOUND")
 	})
 }
 

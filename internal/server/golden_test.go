@@ -252,6 +252,18 @@ func goldenCases() []goldenCase {
 	prd("small", "too-large-whole", prArgs(10))
 	prd("small", "too-large-file", prArgs(10, "file_path", "big.txt"))
 
+	// get_pull_request
+	gpr := func(on, name string, a map[string]any) { add("get_pull_request", on, name, a) }
+	gpr("", "local", prArgs(7))
+	gpr("", "hidden-file", prArgs(9))
+	gpr("", "empty", prArgs(11))
+	gpr("small", "many-files", prArgs(12))
+	gpr("", "error-no-such-pull-request", prArgs(99))
+	gpr("", "error-index-zero", prArgs(0))
+	gpr("", "error-index-word", args("owner", "acme", "repo", "widgets", "index", "seven"))
+	gpr("", "error-bad-cursor", prArgs(7, "cursor", "abc.def"))
+	gpr("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "index", 7))
+
 	// list_pull_request_files
 	lpf := func(on, name string, a map[string]any) { add("list_pull_request_files", on, name, a) }
 	lpf("", "all", prArgs(7))

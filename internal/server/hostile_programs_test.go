@@ -200,6 +200,7 @@ func TestHostileRepositoryEveryTool(t *testing.T) {
 		"search_code":             {{"query": "func"}, {"query": "func", "ref": "pull/1/head"}, {"query": "B", "ref": missing}},
 		"get_diff":                {{"base": "main", "head": "pull/1/head"}, {"base": "pull/1/head~1", "head": "pull/1/head", "mode": "direct", "paths": []string{"sub"}}},
 		"list_changed_files":      {{"base": "main", "head": "pull/1/head"}},
+		"get_pull_request":        {{"owner": "acme", "repo": "widgets", "index": 1}},
 		"get_pull_request_diff":   {{"owner": "acme", "repo": "widgets", "index": 1}, {"owner": "acme", "repo": "widgets", "index": 1, "file_path": "sub"}},
 		"list_pull_request_files": {{"owner": "acme", "repo": "widgets", "index": 1}},
 		"list_files":              {{}, {"ref": "pull/1/head", "recursive": true}, {"glob": []string{"*.go"}, "ref": "pull/1/head"}, {"ref": missing}},

@@ -68,7 +68,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	// A page that does not fit is an error rather than a silent cut: pages
 	// are fixed by page and limit, so the next page could not follow on.
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s/%s#%d: %s changed (base %s, merge base %s → head %s)", in.Owner, in.Repo, in.Index, count(out.TotalCount, "file"), short(out.Base), short(out.MergeBase), short(out.Head))
+	b.WriteString(pullHeader(in.Owner, in.Repo, in.Index, out.TotalCount, out.Base, out.MergeBase, out.Head))
 	if len(files) < out.TotalCount {
 		fmt.Fprintf(&b, "; page %d: %s", in.Page, shownRange(from, len(files), out.TotalCount, "file"))
 	}

@@ -21,6 +21,7 @@ var registry = []*ToolDef{
 	blameTool,
 	getDiffTool,
 	getFileContentTool,
+	getPullRequestTool,
 	getPullRequestDiffTool,
 	listChangedFilesTool,
 	listFilesTool,

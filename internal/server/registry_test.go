@@ -56,6 +56,7 @@ func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 		"blame":                   {"a partial reply ends with the call that returns the next lines"},
 		"get_diff":                {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"get_file_content":        {"ask for a range, or use read_file"},
+		"get_pull_request":        {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"get_pull_request_diff":   {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"list_changed_files":      {"a partial reply ends with the call that returns the next page"},
 		"list_files":              {"a partial reply ends with the call that returns the next page"},
