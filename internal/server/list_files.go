@@ -320,4 +320,3 @@ func grouped(n int64) string {
 	}
 	return b.String()
 }
-
