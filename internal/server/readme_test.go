@@ -25,6 +25,9 @@ func TestReadmeToolReference(t *testing.T) {
 			continue
 		}
 		delete(sections, d.Name())
+		if !regexp.MustCompile("`mcp-repo-tools call (--[a-z-]+ [^ `]+ )*" + d.Name() + "[ `]").MatchString(body) {
+			t.Errorf("README.md, section %s: no example `mcp-repo-tools call %s ...` line", d.Name(), d.Name())
+		}
 		for _, p := range inputParams(t, d) {
 			if !strings.Contains(body, "`"+p+"`") && !regexp.MustCompile("[`, ]"+regexp.QuoteMeta(p)+"[`,}]").MatchString(body) {
 				t.Errorf("README.md, section %s: the parameter %s is not named", d.Name(), p)
