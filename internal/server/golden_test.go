@@ -341,6 +341,40 @@ func goldenCases() []goldenCase {
 	bl("", "error-path-missing", args())
 	bl("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "path", "hundred.txt"))
 
+	// list_commits
+	lcm := func(on, name string, a map[string]any) { add("list_commits", on, name, a) }
+	lcm("", "head", args())
+	lcm("", "ref", repoArgs("ref", "feature"))
+	lcm("", "range-merge-base", args("base", "main", "head", "feature"))
+	lcm("", "range-direct", args("base", "feature", "head", "main", "mode", "direct"))
+	lcm("", "pull-request-oldest-first", args("index", 7, "order", "oldest"))
+	lcm("", "paths", args("ref", "feature", "paths", []string{"old.go", "new.go"}))
+	lcm("", "page-first", args("ref", "pr12", "limit", 1))
+	lcm("", "page-past-the-end", args("offset", 10))
+	lcm("", "empty", args("base", "main", "head", "main"))
+	lcm("", "error-ref-and-range", args("ref", "main", "base", "feature"))
+	lcm("", "error-range-as-ref", args("ref", "main..feature"))
+	lcm("", "error-ref-option", args("ref", "--output=x"))
+	lcm("", "error-unknown-ref", args("ref", "no-such-branch"))
+	lcm("", "error-no-such-pull-request", args("index", 99))
+	lcm("", "error-path-traversal", args("paths", []string{"../x"}))
+	lcm("", "error-head-without-base", args("head", "feature"))
+	lcm("", "error-limit-over-max", args("limit", 501))
+
+	// get_commit
+	gcm := func(on, name string, a map[string]any) { add("get_commit", on, name, a) }
+	gcm("", "commit", args("ref", "feature"))
+	gcm("", "root", args("ref", "main~1"))
+	gcm("", "hidden-file", args("ref", "pr9"))
+	gcm("", "many-files", repoArgs("ref", "pr12"))
+	gcm("", "context-lines-zero", args("ref", "feature", "contextLines", 0))
+	gcm("small", "partial-big-patch", args("ref", "pr10"))
+	gcm("", "error-ref-missing", args())
+	gcm("", "error-range-as-ref", args("ref", "main..feature"))
+	gcm("", "error-ref-option", args("ref", "--output=x"))
+	gcm("", "error-unknown-commit", args("ref", strings.Repeat("ab", 20)))
+	gcm("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "ref", "main"))
+
 	// list_repositories
 	lr := func(on, name string, a map[string]any) { add("list_repositories", on, name, a) }
 	lr("", "one-repository", args())

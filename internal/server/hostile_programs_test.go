@@ -203,6 +203,8 @@ func TestHostileRepositoryEveryTool(t *testing.T) {
 		"get_pull_request":        {{"owner": "acme", "repo": "widgets", "index": 1}},
 		"get_pull_request_diff":   {{"owner": "acme", "repo": "widgets", "index": 1}, {"owner": "acme", "repo": "widgets", "index": 1, "file_path": "sub"}},
 		"list_pull_request_files": {{"owner": "acme", "repo": "widgets", "index": 1}},
+		"list_commits":            {{}, {"base": "main", "head": "pull/1/head"}, {"owner": "acme", "repo": "widgets", "index": 1, "paths": []string{"sub", "code.go"}}, {"ref": "pull/1/head", "order": "oldest"}, {"ref": missing}},
+		"get_commit":              {{"ref": "pull/1/head"}, {"ref": "pull/1/head~1"}, {"ref": "main"}, {"ref": missing}},
 		"list_files":              {{}, {"ref": "pull/1/head", "recursive": true}, {"glob": []string{"*.go"}, "ref": "pull/1/head"}, {"ref": missing}},
 		"blame":                   {{"path": "t"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": ".gitmodules", "ref": "pull/1/head"}, {"path": "t", "ref": missing}},
 	}

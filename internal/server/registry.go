@@ -19,11 +19,13 @@ import (
 // To add a tool: define it in its own file with defineTool and list it here.
 var registry = []*ToolDef{
 	blameTool,
+	getCommitTool,
 	getDiffTool,
 	getFileContentTool,
 	getPullRequestTool,
 	getPullRequestDiffTool,
 	listChangedFilesTool,
+	listCommitsTool,
 	listFilesTool,
 	listPullRequestFilesTool,
 	listRepositoriesTool,

@@ -54,11 +54,13 @@ func TestRegistryAnnotations(t *testing.T) {
 func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 	continues := map[string][]string{
 		"blame":                   {"a partial reply ends with the call that returns the next lines"},
+		"get_commit":              {"a partial reply ends with the exact call that returns the next part", MetaKeyNext, "list_commits", "index"},
 		"get_diff":                {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"get_file_content":        {"ask for a range, or use read_file"},
 		"get_pull_request":        {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"get_pull_request_diff":   {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
 		"list_changed_files":      {"a partial reply ends with the call that returns the next page"},
+		"list_commits":            {"a partial reply ends with the call that returns the next page", "index"},
 		"list_files":              {"a partial reply ends with the call that returns the next page"},
 		"list_pull_request_files": {"a partial reply ends with the call that returns the next page"},
 		"list_repositories":       {"a partial reply ends with the call that returns the next page"},

@@ -1,0 +1,380 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type listCommitsIn struct {
+	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo   string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Ref    string   `json:"ref,omitempty" jsonschema:"list the history of this branch, tag or commit (default HEAD); leave out when giving base and head, or index"`
+	Base   string   `json:"base,omitempty" jsonschema:"list the commits of a range instead: its base ref, e.g. main"`
+	Head   string   `json:"head,omitempty" jsonschema:"the range's head ref; defaults to HEAD (with base only)"`
+	Mode   string   `json:"mode,omitempty" jsonschema:"for a range: merge-base lists the commits on head since it branched off base (what a pull request shows); direct lists those reachable from head and not from base (git log base..head)"`
+	Index  int      `json:"index,omitempty" jsonschema:"list a pull request's commits instead (refs/pull/<index>/head since its merge base with its base)"`
+	Paths  []string `json:"paths,omitempty" jsonschema:"only commits touching these files or directories (literal paths, not globs)"`
+	Order  string   `json:"order,omitempty" jsonschema:"newest first (git log's order) or oldest first (a pull request's order)"`
+	Offset int      `json:"offset,omitempty" jsonschema:"commits to skip, in the order asked for (nextOffset of the previous call)"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"most commits to return"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commits its first page listed"`
+}
+
+// histPerson is who wrote or committed a commit, as the commit records
+// it (no mailmap).
+type histPerson struct {
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Date  string `json:"date" jsonschema:"ISO 8601, in the commit's own time zone; empty when git could not read it"`
+}
+
+// histCommit is one commit of a listing.
+type histCommit struct {
+	SHA          string     `json:"sha"`
+	Parents      []string   `json:"parents" jsonschema:"parent commits, the first parent first: none for a root commit, two or more for a merge"`
+	Author       histPerson `json:"author"`
+	Date         string     `json:"date" jsonschema:"when it was committed (the committer's date), ISO 8601"`
+	Subject      string     `json:"subject" jsonschema:"the message's first paragraph on one line"`
+	FilesChanged int        `json:"filesChanged" jsonschema:"files it changes against its first parent (all its files for a root commit), whatever paths selects"`
+	IsMerge      bool       `json:"isMerge"`
+}
+
+type listCommitsOut struct {
+	Head         string       `json:"head" jsonschema:"the commit the listing starts from: ref's, head's, or the pull request's head"`
+	Base         *string      `json:"base" jsonschema:"the range's or pull request's base commit; null for a ref"`
+	MergeBase    *string      `json:"mergeBase" jsonschema:"where the commits start in merge-base mode and for a pull request; else null"`
+	Order        string       `json:"order"`
+	Commits      []histCommit `json:"commits"`
+	TotalCommits int          `json:"totalCommits" jsonschema:"commits in the whole selection"`
+	NextOffset   *int         `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	paged
+}
+
+// Orders of list_commits.
+const (
+	histNewest = "newest"
+	histOldest = "oldest"
+)
+
+// listCommitsTool is list_commits's definition (registry.go).
+var listCommitsTool = defineTool(toolSpec{
+	Name:  "list_commits",
+	Title: "List commits",
+	Description: "List commits (SHA, date, author, subject, files changed; merges marked): the history of ref (default HEAD), the commits of a range (base, head, mode as get_diff), " +
+		"or a pull request's commits with index (order=oldest lists them as the pull request does). paths keeps only the commits touching those files or directories. " +
+		"Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commits). get_commit shows one commit whole.",
+	Tune: func(in *jsonschema.Schema) {
+		setDefault(in, "mode", modeMergeBase)
+		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
+		setDefault(in, "order", histNewest)
+		prop(in, "order").Enum = []any{histNewest, histOldest}
+		setInt(in, "index", 0, 1, 1<<31-1)
+		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+		setInt(in, "offset", 0, 0, 1<<31-1)
+		setInt(in, "limit", 50, 1, 500)
+	},
+}, (*Server).listCommits)
+
+// histSelection is what list_commits lists: the commits reachable from
+// to and not from from (all of to's history when from is "").
+type histSelection struct {
+	repo      *repo.Repository
+	from, to  string
+	base      *string
+	mergeBase *string
+	pinned    []string // what a cursor pins to list the same commits again
+	what      string   // the header's words for the selection
+}
+
+func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listCommitsOut], error) {
+	const tool = "list_commits"
+	digest := argsDigest(in, "cursor", "offset")
+	var pinned []string
+	if in.Cursor != "" {
+		cur, err := decodeCursor(tool, in.Cursor, digest)
+		if err != nil {
+			return reply[listCommitsOut]{}, err
+		}
+		pinned = cur.Commits
+	}
+	paths, err := cleanList("paths", in.Paths)
+	if err != nil {
+		return reply[listCommitsOut]{}, err
+	}
+	sel, err := s.histSelect(ctx, in, pinned)
+	if err != nil {
+		return reply[listCommitsOut]{}, err
+	}
+	g := sel.repo.Git
+	total, err := g.CountCommits(ctx, sel.from, sel.to, paths)
+	if err != nil {
+		return reply[listCommitsOut]{}, err
+	}
+	var page []git.Commit
+	if in.Offset < total {
+		page, err = g.Log(ctx, git.LogOptions{From: sel.from, To: sel.to, Paths: paths, Reverse: in.Order == histOldest,
+			Skip: in.Offset, Limit: in.Limit, WithFileCount: true})
+		if err != nil {
+			return reply[listCommitsOut]{}, err
+		}
+	}
+	entries := make([]histCommit, len(page))
+	for i, c := range page {
+		entries[i] = newHistCommit(c)
+	}
+	from := min(in.Offset, total)
+	out := listCommitsOut{Head: sel.to, Base: sel.base, MergeBase: sel.mergeBase, Order: in.Order, TotalCommits: total}
+	order := "newest first"
+	if in.Order == histOldest {
+		order = "oldest first"
+	}
+	render := func(n int) reply[listCommitsOut] {
+		out.Commits = entries[:n]
+		out.NextOffset = nil
+		if next := from + n; next < total {
+			out.NextOffset = &next
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s %s", sel.repo.FullName(), count(total, "commit"), sel.what)
+		if len(paths) > 0 {
+			b.WriteString(" touching " + histPaths(paths))
+		}
+		b.WriteString(", " + order)
+		if n < total {
+			b.WriteString("; " + shownRange(in.Offset, n, total, "commit"))
+		}
+		b.WriteString("\n")
+		if total == 0 {
+			b.WriteString("No commit.\n")
+		}
+		for _, e := range out.Commits {
+			b.WriteString(e.line())
+		}
+		r := reply[listCommitsOut]{text: b.String(), out: out}
+		if out.NextOffset != nil {
+			next := in
+			next.Offset = *out.NextOffset
+			next.Cursor = cursor{Tool: tool, Args: digest, Commits: sel.pinned}.encode()
+			r.next = continueWith(tool, next)
+		}
+		return r
+	}
+	r := fitPage(s, len(entries), render)
+	if len(r.out.Commits) == 0 && len(entries) > 0 {
+		return reply[listCommitsOut]{}, errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes with this call's arguments; list fewer paths", short(entries[0].SHA), s.cfg.MaxBytes)
+	}
+	return r, nil
+}
+
+// histSelect resolves what in selects, once (pinned, from a cursor,
+// are the commits its first page resolved).
+func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned []string) (*histSelection, error) {
+	switch {
+	case in.Index > 0 && (in.Ref != "" || in.Base != "" || in.Head != ""):
+		return nil, errcode.New(errcode.InvalidArgument, "index selects a pull request's commits: leave out ref, base and head")
+	case in.Ref != "" && (in.Base != "" || in.Head != ""):
+		return nil, errcode.New(errcode.InvalidArgument, "give either ref (the history of one commit) or base and head (the commits of a range), not both")
+	case in.Head != "" && in.Base == "":
+		return nil, errcode.New(errcode.InvalidArgument, "head needs base: give base and head for the commits of a range, or ref alone for the history of one commit")
+	}
+	for _, p := range [][2]string{{"ref", in.Ref}, {"base", in.Base}, {"head", in.Head}} {
+		if err := histOneCommit(p[0], p[1]); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case in.Index > 0:
+		return s.histPullRequest(ctx, in, pinned)
+	case in.Base != "":
+		return s.histRange(ctx, in, pinned)
+	}
+	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
+	if err != nil {
+		return nil, err
+	}
+	ref := in.Ref
+	if ref == "" {
+		ref = "HEAD"
+	}
+	var to string
+	if pinned != nil {
+		if err := histPinned(ctx, r, pinned, 1); err != nil {
+			return nil, err
+		}
+		to = pinned[0]
+	} else if to, err = r.ResolveCommit(ctx, ref); err != nil {
+		return nil, err
+	}
+	return &histSelection{repo: r, to: to, pinned: []string{to},
+		what: fmt.Sprintf("reachable from %s (%s)", ref, short(to))}, nil
+}
+
+// histRange selects the commits of base..head: in merge-base mode those
+// since their merge base, as get_diff's merge-base mode diffs from it.
+func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned []string) (*histSelection, error) {
+	head := in.Head
+	if head == "" {
+		head = "HEAD"
+	}
+	if pinned != nil && len(pinned) != 2 {
+		return nil, histBadCursor()
+	}
+	sel, err := s.selectDiff(ctx, diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: head, mode: in.Mode, pinned: pinned})
+	if err != nil {
+		return nil, err
+	}
+	c := &histSelection{repo: sel.repo, from: sel.base, to: sel.head, base: ptr(sel.base), pinned: []string{sel.base, sel.head}}
+	if sel.mergeBase != nil {
+		c.from, c.mergeBase = *sel.mergeBase, sel.mergeBase
+		c.what = fmt.Sprintf("on %s (%s) since it branched off %s (%s) at their merge base %s", head, short(sel.head), in.Base, short(sel.base), short(*sel.mergeBase))
+	} else {
+		c.what = fmt.Sprintf("reachable from %s (%s) and not from %s (%s)", head, short(sel.head), in.Base, short(sel.base))
+	}
+	return c, nil
+}
+
+// histPullRequest selects a pull request's commits: from its merge base
+// to its head.
+func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned []string) (*histSelection, error) {
+	if pinned != nil && len(pinned) != 3 {
+		return nil, histBadCursor()
+	}
+	owner, name := in.Owner, in.Repo
+	if owner == "" && name == "" {
+		// The one repository served needs no name here either.
+		r, err := s.served.Get(ctx, "", "", false)
+		if err != nil {
+			return nil, err
+		}
+		owner, name = r.Owner, r.Name
+	}
+	r, pr, _, err := s.pullRequest(ctx, owner, name, in.Index, pinned)
+	if err != nil {
+		return nil, err
+	}
+	return &histSelection{repo: r, from: pr.MergeBase, to: pr.Head, base: ptr(pr.Base), mergeBase: ptr(pr.MergeBase),
+		pinned: []string{pr.Base, pr.MergeBase, pr.Head},
+		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, short(pr.Head), short(pr.MergeBase), short(pr.Base))}, nil
+}
+
+// histOneCommit refuses, in a parameter that names one commit, what could
+// be read as an option and a range ("a..b", "a...b"), which would resolve
+// to nothing or mislead.
+func histOneCommit(param, rev string) error {
+	if rev == "" {
+		return nil
+	}
+	if err := repo.CheckRev(rev); err != nil {
+		return err
+	}
+	if strings.Contains(rev, "..") && !strings.Contains(rev, "^{/") {
+		return errcode.New(errcode.InvalidArgument, "%s %q is a range, but %s names one commit: for the commits between two, call list_commits with base and head (mode=direct for base..head)", param, rev, param)
+	}
+	return nil
+}
+
+// histPinned checks that a cursor pinned n commits and that they are all
+// still there.
+func histPinned(ctx context.Context, r *repo.Repository, pinned []string, n int) error {
+	if len(pinned) != n {
+		return histBadCursor()
+	}
+	for _, c := range pinned {
+		if !isObjectID(c) {
+			return histBadCursor()
+		}
+		if _, err := r.Git.CommitID(ctx, c); err != nil {
+			return errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again", short(c), r.FullName())
+		}
+	}
+	return nil
+}
+
+func histBadCursor() error {
+	return errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: leave it out to start again")
+}
+
+// Caps of what a listing shows of one commit, so that one commit always
+// fits a reply: only a hostile commit has fields this long.
+const (
+	histMaxPerson  = 200
+	histMaxSubject = 500
+)
+
+func newHistCommit(c git.Commit) histCommit {
+	e := histCommit{
+		SHA: c.SHA, Parents: c.Parents, Author: newHistPerson(c.Author), Date: histDate(c.Committer.Date),
+		Subject: histCap(c.Subject, histMaxSubject), FilesChanged: c.FilesChanged, IsMerge: len(c.Parents) > 1,
+	}
+	if e.Parents == nil {
+		e.Parents = []string{}
+	}
+	return e
+}
+
+func newHistPerson(p git.Person) histPerson {
+	return histPerson{Name: histCap(p.Name, histMaxPerson), Email: histCap(p.Email, histMaxPerson), Date: histDate(p.Date)}
+}
+
+// histCap cuts s to at most n bytes, on a UTF-8 boundary, marking the cut.
+func histCap(s string, n int) string {
+	if cut, ok := text.CutUTF8(s, n); ok {
+		return cut + "…[cut]"
+	}
+	return s
+}
+
+func histDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.RFC3339)
+}
+
+// line is the commit's line in a listing:
+// "0123456789ab 2026-01-02 Ann Author Fix the thing (3 files)".
+func (e histCommit) line() string {
+	day := "????-??-??"
+	if len(e.Date) >= 10 {
+		day = e.Date[:10]
+	}
+	who := e.Author.Name
+	if who == "" {
+		who = "<" + e.Author.Email + ">"
+	}
+	files := count(e.FilesChanged, "file")
+	if e.IsMerge {
+		files = "merge, " + files + " against its first parent"
+	}
+	return fmt.Sprintf("%s %s %s %s (%s)\n", short(e.SHA), day, who, e.Subject, files)
+}
+
+// histPaths names a few of paths for a header.
+func histPaths(paths []string) string {
+	const room = 300
+	var b strings.Builder
+	shown := 0
+	for _, p := range paths {
+		if shown > 0 && b.Len()+len(p) > room {
+			break
+		}
+		if shown > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(histCap(p, room))
+		shown++
+	}
+	if more := len(paths) - shown; more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	return b.String()
+}
