@@ -36,8 +36,8 @@ type partPos struct {
 // most 1,000 files (diff.ReadPage), and its text, at most a reply, names
 // each file it shows at least twice.
 const (
-	maxPartChanges   = 1000
-	maxPartPathBytes = 256 << 10
+	maxPartChanges   = 500
+	maxPartPathBytes = 128 << 10
 )
 
 // diffPart is one part of a diff.

@@ -130,6 +130,9 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head},
 			File: part.next.change, Section: part.next.section, Line: part.next.line}
 		r.next = continueWith(tool, withCursor(in, c.encode()))
+		// contextLines=0 would be left out (omitempty) and read back as
+		// the default 3: the next call must say it.
+		r.next.Arguments["contextLines"] = in.ContextLines
 	}
 	return r, nil
 }

@@ -42,14 +42,14 @@ type pagingRepo struct {
 func newPagingRepo(t *testing.T) *pagingRepo {
 	t.Helper()
 	r := testrepo.New(t)
-	r.Write("a.txt", numberedLines(300))
-	r.Write("b.txt", numberedLines(300))
+	r.Write("a.txt", numberedLines(900))
+	r.Write("b.txt", numberedLines(900))
 	r.Write("c.txt", "a file that is renamed\nwith a few lines\nso that git sees the rename\n")
 	mb := r.Commit("base")
 
 	r.Git("checkout", "-q", "-b", "feature")
-	r.Write("a.txt", editEvery(numberedLines(300), 3, "changed on feature"))
-	r.Write("b.txt", editEvery(numberedLines(300), 3, "feature's b"))
+	r.Write("a.txt", editEvery(numberedLines(900), 3, "changed on feature"))
+	r.Write("b.txt", editEvery(numberedLines(900), 3, "feature's b"))
 	r.Git("mv", "c.txt", "d.txt")
 	for i := 1; i <= 5; i++ {
 		r.Write(fmt.Sprintf("f%d.txt", i), fmt.Sprintf("new file %d\n", i))
@@ -58,8 +58,8 @@ func newPagingRepo(t *testing.T) *pagingRepo {
 	r.Git("update-ref", "refs/pull/7/head", feature)
 
 	r.Git("checkout", "-q", "-b", "pr8", mb)
-	r.Write("a.txt", editEvery(numberedLines(300), 4, "pr8 was here"))
-	r.Write("b.txt", editEvery(numberedLines(300), 5, "pr8's b"))
+	r.Write("a.txt", editEvery(numberedLines(900), 4, "pr8 was here"))
+	r.Write("b.txt", editEvery(numberedLines(900), 5, "pr8's b"))
 	r.Git("update-ref", "refs/pull/8/head", r.Commit("pr8"))
 
 	r.Git("checkout", "-q", "main")

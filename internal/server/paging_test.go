@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
 // nextOf is the next call a result carries in _meta, or nil.
@@ -99,4 +100,20 @@ func checkJoined(t *testing.T, parts []string, want string) {
 	if out, err := exec.Command("git", "apply", "--stat", f).CombinedOutput(); err != nil {
 		t.Fatalf("git does not read the joined patch: %v\n%s", err, out)
 	}
+}
+
+// contextLines=0 stays in the next call: left out, it would read back as
+// the default 3 and the cursor would not match.
+func TestGetDiffNextKeepsContextLinesZero(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("a.txt", strings.Repeat("line\n", 2000))
+	base := r.Commit("base")
+	r.Write("a.txt", strings.Repeat("line changed\nline\n", 1000))
+	head := r.Commit("head")
+	h := serve(t, r, withMaxBytes(16384), withTextOnly())
+	parts := drain(t, h, "get_diff", map[string]any{"base": base, "head": head, "contextLines": 0})
+	if len(parts) < 2 {
+		t.Fatalf("%d parts", len(parts))
+	}
+	checkJoined(t, parts, r.Git("diff", "-M", "-U0", base, head))
 }
