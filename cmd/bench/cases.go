@@ -9,9 +9,10 @@ import (
 
 // Which repository a case runs against.
 const (
-	repoTree  = "tree"
-	repoHuge  = "huge"
-	repoGiven = "repo" // --repo mode
+	repoTree   = "tree"
+	repoHuge   = "huge"
+	repoPaging = "paging"
+	repoGiven  = "repo" // --repo mode
 )
 
 // benchCase is one line of the table: a tool call and its plain-git
@@ -39,24 +40,29 @@ type spec struct {
 	// arguments from argsFor, and no git side.
 	calls   int
 	argsFor func(i int) map[string]any
-	note    string
+	// versus, with calls: the tool the throughput is measured against, in
+	// alternating blocks on the same session (called without arguments).
+	versus string
+	// drain makes a paging case: the diff followed from its first part to
+	// its last through the next calls.
+	drain *drainSpec
+	note  string
 }
 
 func (c benchCase) label() string { return c.tool + " " + c.name }
 
 // generatedCases are the cases on the generated repositories; the fixtures
-// are those of repoTree (main...change) and repoHuge (base..main).
+// are those of repoTree (main...change), repoPaging (main...feature) and
+// repoHuge (base..main).
 func generatedCases(calls int) []benchCase {
 	return []benchCase{
-		{tool: "get_diff", name: "tree main...change, merge-base, default budget", repo: repoTree, build: func(fx *fixture) (*spec, error) {
-			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}, "")
+		{tool: "get_diff", name: "tree main...change, merge-base, default budget", repo: repoTree, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
+			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}), nil
 		}},
 		{tool: "get_diff", name: "huge base..main: adds a 216 MB file", repo: repoHuge, target: ratioAtMost(0.3), build: func(fx *fixture) (*spec, error) {
-			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.base, fx.head}, hugePath)
+			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.base, fx.head}), nil
 		}},
-		{tool: "list_changed_files", name: "tree main...change", repo: repoTree, build: func(fx *fixture) (*spec, error) {
-			return changedFilesSpec(fx)
-		}},
+		{tool: "list_changed_files", name: "tree main...change: first page (500 files)", repo: repoTree, target: ratioAtMost(0.35), build: changedFilesSpec},
 		{tool: "get_pull_request_diff", name: "PR #1, file_path = a modified file", repo: repoTree, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
 			c, err := fx.find('M')
 			if err != nil {
@@ -73,7 +79,7 @@ func generatedCases(calls int) []benchCase {
 		}},
 		{tool: "get_diff", name: "tree main...change, default budget: sandbox on vs off", repo: repoTree, target: ratioAtMost(1.1), sandboxOff: true,
 			build: func(fx *fixture) (*spec, error) {
-				return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}, "")
+				return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}), nil
 			}},
 		{tool: "get_pull_request_diff", name: "PR #1, file_path = a modified file: sandbox on vs off", repo: repoTree, target: ratioAtMost(1.1), sandboxOff: true,
 			build: func(fx *fixture) (*spec, error) {
@@ -88,10 +94,19 @@ func generatedCases(calls int) []benchCase {
 		{tool: "list_repositories", name: fmt.Sprintf("protocol floor: %d sequential calls", calls), repo: repoTree, build: func(*fixture) (*spec, error) {
 			return floorSpec(calls), nil
 		}},
-		{tool: "read_file", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoTree, target: throughputAtLeast(2000, 0.5),
-			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, readArgs) }},
+		{tool: "read_file", name: fmt.Sprintf("throughput: %d sequential 100-line reads vs as many list_repositories", calls), repo: repoTree,
+			target: throughputVersusAtLeast(1000, 0.65, "list_repositories"),
+			build:  func(fx *fixture) (*spec, error) { return versusSpec(throughputSpec(fx, calls, readArgs)) }},
 		{tool: "get_file_content", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoTree, target: throughputAtLeast(2000, 0.5),
 			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, contentArgs) }},
+		{tool: "get_pull_request_diff", name: "paging PR #1 (> 2 MB of patch): every part, through next calls", repo: repoPaging, target: pagingTarget(),
+			build: func(fx *fixture) (*spec, error) {
+				return drainDiffSpec(fx, map[string]any{"owner": benchOwner, "repo": benchRepo, "index": 1}, fx.scratch)
+			}},
+		{tool: "get_diff", name: "paging main...feature (> 2 MB of patch): every part, through next calls", repo: repoPaging, target: pagingTarget(),
+			build: func(fx *fixture) (*spec, error) {
+				return drainDiffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, fx.scratch)
+			}},
 		{tool: "read_file", name: "100 lines at line 1,000,000 of the 216 MB file", repo: repoHuge, target: rssGrowthAtMost(32), build: hugeReadSpec},
 		{tool: "search_code", name: "rare match (3 files)", repo: repoTree, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
 			return searchSpec(fx, rareToken, 0)
@@ -108,7 +123,7 @@ func generatedCases(calls int) []benchCase {
 func givenCases(calls int) []benchCase {
 	return []benchCase{
 		{tool: "get_diff", name: "base...head, merge-base, default budget", repo: repoGiven, build: func(fx *fixture) (*spec, error) {
-			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}, "")
+			return diffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, []string{"diff", fx.mergeBase, fx.head}), nil
 		}},
 		{tool: "list_changed_files", name: "base...head", repo: repoGiven, build: changedFilesSpec},
 		{tool: "read_file", name: "100 lines of the largest changed text file at head", repo: repoGiven, build: readSliceSpec},
@@ -116,8 +131,9 @@ func givenCases(calls int) []benchCase {
 		{tool: "list_repositories", name: fmt.Sprintf("protocol floor: %d sequential calls", calls), repo: repoGiven, build: func(*fixture) (*spec, error) {
 			return floorSpec(calls), nil
 		}},
-		{tool: "read_file", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoGiven, target: throughputAtLeast(2000, 0.5),
-			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, readArgs) }},
+		{tool: "read_file", name: fmt.Sprintf("throughput: %d sequential 100-line reads vs as many list_repositories", calls), repo: repoGiven,
+			target: throughputVersusAtLeast(1000, 0.65, "list_repositories"),
+			build:  func(fx *fixture) (*spec, error) { return versusSpec(throughputSpec(fx, calls, readArgs)) }},
 		{tool: "get_file_content", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoGiven, target: throughputAtLeast(2000, 0.5),
 			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, contentArgs) }},
 		{tool: "search_code", name: "rare match (the read file's name)", repo: repoGiven, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
@@ -131,6 +147,16 @@ func givenCases(calls int) []benchCase {
 			return searchSpec(fx, "the", 10)
 		}},
 	}
+}
+
+// versusSpec measures a throughput spec against list_repositories (the
+// protocol floor) in the same run.
+func versusSpec(sp *spec, err error) (*spec, error) {
+	if err != nil {
+		return nil, err
+	}
+	sp.versus = "list_repositories"
+	return sp, nil
 }
 
 // prRef is pull request #1's head, as forges keep it.

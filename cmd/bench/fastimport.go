@@ -69,8 +69,11 @@ func (im *importer) commit(ref string, mark, parent int, offset int, msg string)
 }
 
 // file writes path with the given content (paths here never need quoting).
-func (im *importer) file(path string, content []byte) {
-	im.printf("M 100644 inline %s\ndata %d\n", path, len(content))
+func (im *importer) file(path string, content []byte) { im.fileMode(path, "100644", content) }
+
+// fileMode writes path with a mode (100644, or 100755 for an executable).
+func (im *importer) fileMode(path, mode string, content []byte) {
+	im.printf("M %s inline %s\ndata %d\n", mode, path, len(content))
 	if im.err == nil {
 		_, im.err = im.w.Write(content)
 	}

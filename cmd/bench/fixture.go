@@ -18,6 +18,14 @@ type change struct {
 	newOID        string
 }
 
+// paths are the change's paths for a pathspec: both sides of a rename.
+func (c change) paths() []string {
+	if c.oldPath != c.path {
+		return []string{c.oldPath, c.path}
+	}
+	return []string{c.path}
+}
+
 // fixture is what the cases of one repository need to know about it, found
 // with plain git once, before anything is timed.
 type fixture struct {
@@ -27,6 +35,7 @@ type fixture struct {
 	mergeBase  string // full SHA, computed once with git
 	changes    []change
 	slice      textFile // the file the read cases slice
+	scratch    string   // a directory of the run's own, for scratch work trees
 }
 
 // textFile is a text file at a revision and the 100-line slice to read.

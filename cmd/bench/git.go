@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -85,4 +86,45 @@ type countWriter struct {
 func (c *countWriter) Write(p []byte) (int, error) {
 	c.n += int64(len(p))
 	return c.w.Write(p)
+}
+
+// samePrefix checks that part, the share of a diff section that a part
+// boundary cut, is git's output as far as it goes, "@@" lines aside (a cut
+// hunk gets headers of its own). git is stopped once part is used up, so a
+// 216 MB section costs no more than the part.
+func (g gitRunner) samePrefix(repo, part string, args ...string) error {
+	c := g.cmd(repo, args...)
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = c.Process.Kill() // only a prefix was wanted
+		_ = c.Wait()
+	}()
+	r := bufio.NewReaderSize(stdout, 1<<16)
+	n := 0
+	for _, want := range strings.SplitAfter(part, "\n") {
+		if want == "" || strings.HasPrefix(want, "@@") {
+			continue
+		}
+		for {
+			got, err := r.ReadString('\n')
+			if err != nil && got == "" {
+				return fmt.Errorf("git %s ends after %d lines, the part goes on: %.80q", strings.Join(args, " "), n, want)
+			}
+			if strings.HasPrefix(got, "@@") {
+				continue
+			}
+			n++
+			if got != want {
+				return fmt.Errorf("line %d (\"@@\" lines aside) is %.80q, git has %.80q", n, want, got)
+			}
+			break
+		}
+	}
+	return nil
 }

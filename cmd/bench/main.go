@@ -4,8 +4,12 @@
 // the MCP Go SDK client, runs the equivalent git command for each case,
 // alternating, and prints medians, ratios and the server's peak memory.
 //
+// The paging cases (issue 13) follow a large diff's next calls from its
+// first part to its last and hold the parts, joined, to git's patch.
+//
 //	go run ./cmd/bench [--rounds 5] [--only SUBSTRING] [--json bench-results.json]
 //	go run ./cmd/bench --repo PATH --base REV --head REV
+//	go run ./cmd/bench --only paging --server-log DIR   # each call's ms in DIR/paging.log
 package main
 
 import (
@@ -33,6 +37,7 @@ type options struct {
 	only             string
 	keep             bool
 	jsonPath         string
+	serverLog        string
 }
 
 func main() {
@@ -62,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.only, "only", "", "run only the cases whose \"tool case\" contains this (case-insensitive)")
 	fs.BoolVar(&o.keep, "keep", false, "reuse the server binary built by an earlier run")
 	fs.StringVar(&o.jsonPath, "json", "bench-results.json", "write the results as JSON to this file")
+	fs.StringVar(&o.serverLog, "server-log", "", "keep the servers' logs in this directory, at --log-level debug (each call's ms), to see where time goes")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -110,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	rows := make([]*row, len(cases))
 	ru := &runner{g: g, rounds: o.rounds, logf: logf}
 
-	for _, kind := range []string{repoTree, repoHuge, repoGiven} {
+	for _, kind := range []string{repoTree, repoPaging, repoHuge, repoGiven} {
 		var idx []int
 		for i, c := range cases {
 			if c.repo == kind {
@@ -125,14 +131,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 			return 1, err
 		}
 		rep.Repos = append(rep.Repos, info)
-		s, err := startServer(ctx, bin, dir, filepath.Join(home, kind+".log"))
+		fx.scratch = filepath.Join(home, kind+"-scratch")
+		if err := os.MkdirAll(fx.scratch, 0o755); err != nil {
+			return 1, err
+		}
+		logDir, logFlags := home, []string(nil)
+		if o.serverLog != "" {
+			if err := os.MkdirAll(o.serverLog, 0o755); err != nil {
+				return 1, err
+			}
+			logDir, logFlags = o.serverLog, []string{"--log-level", "debug"}
+		}
+		s, err := startServer(ctx, bin, dir, filepath.Join(logDir, kind+".log"), logFlags...)
 		if err != nil {
 			return 1, err
 		}
 		ru.sandboxOff = nil
 		for _, i := range idx {
 			if cases[i].sandboxOff && ru.sandboxOff == nil {
-				if ru.sandboxOff, err = startServer(ctx, bin, dir, filepath.Join(home, kind+"-sandbox-off.log"), "--sandbox", "off"); err != nil {
+				if ru.sandboxOff, err = startServer(ctx, bin, dir, filepath.Join(logDir, kind+"-sandbox-off.log"), append(logFlags, "--sandbox", "off")...); err != nil {
 					return 1, err
 				}
 			}
@@ -161,6 +178,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	fmt.Fprintf(stdout, "mcp-repo-tools vs plain git: medians of %d rounds after one warm-up; %s; %s; %d CPUs; load average %s at start, %s at end\n\n",
 		o.rounds, gitVersion, runtime.Version(), runtime.NumCPU(), rep.LoadAvg[0], rep.LoadAvg[1])
 	writeTable(stdout, rows)
+	writePaging(stdout, rows)
+	writeThroughput(stdout, rows)
 	for _, ri := range rep.Repos {
 		switch {
 		case ri.Name == repoGiven:

@@ -21,8 +21,11 @@ func prepare(ctx context.Context, g gitRunner, o *options, kind string, logf log
 		dir = abs
 	default:
 		gen := genTree
-		if kind == repoHuge {
+		switch kind {
+		case repoHuge:
 			gen = genHuge
+		case repoPaging:
+			gen = genPaging
 		}
 		start := time.Now()
 		var generated bool
@@ -55,6 +58,10 @@ func prepare(ctx context.Context, g gitRunner, o *options, kind string, logf log
 		}
 	case repoHuge:
 		fx, err = newFixture(g, dir, "base", "main")
+	case repoPaging:
+		if fx, err = newFixture(g, dir, "main", "feature"); err == nil {
+			err = checkPagingShape(fx)
+		}
 	case repoGiven:
 		if fx, err = newFixture(g, dir, o.base, o.head); err != nil {
 			return "", nil, info, err

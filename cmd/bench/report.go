@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -36,6 +37,15 @@ type row struct {
 	// ServerCPUMsPerCall is the server process's CPU time (not its git
 	// children's) per call in a throughput case.
 	ServerCPUMsPerCall *float64 `json:"serverCpuMsPerCall,omitempty"`
+	// A throughput case against another call on the same session
+	// (list_repositories, which does nothing): its figures, and the ratio
+	// of the two calls/s.
+	VersusCallsPerS    *float64 `json:"versusCallsPerSec,omitempty"`
+	VersusP50Ms        *float64 `json:"versusP50Ms,omitempty"`
+	VersusCPUMsPerCall *float64 `json:"versusServerCpuMsPerCall,omitempty"`
+	CallsRatio         *float64 `json:"callsPerSecRatio,omitempty"`
+	// Paging is a drained diff's figures (issue 13).
+	Paging *pagingResult `json:"paging,omitempty"`
 }
 
 // target is a goal a case is held to.
@@ -52,6 +62,22 @@ func throughputAtLeast(perSec, p50Ms float64) *target {
 	return &target{text: fmt.Sprintf("≥ %.0f calls/s, p50 ≤ %.1f ms", perSec, p50Ms), met: func(r *row) bool {
 		return r.CallsPerS != nil && *r.CallsPerS >= perSec && r.P50Ms != nil && *r.P50Ms <= p50Ms
 	}}
+}
+
+// throughputVersusAtLeast: at least perSec calls/s, and at least frac of
+// the calls/s of the call it is measured against in the same run.
+func throughputVersusAtLeast(perSec, frac float64, versus string) *target {
+	return &target{text: fmt.Sprintf("≥ %s calls/s and ≥ %.2f× %s's calls/s", thousands(perSec), frac, versus), met: func(r *row) bool {
+		return r.CallsPerS != nil && *r.CallsPerS >= perSec && r.CallsRatio != nil && *r.CallsRatio >= frac
+	}}
+}
+
+func thousands(f float64) string {
+	n := int64(math.Round(f))
+	if n < 1000 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d,%03d", n/1000, n%1000)
 }
 
 // rssGrowthAtMost: memory must not follow the size of the file: the peak
@@ -114,6 +140,72 @@ func writeTable(w io.Writer, rows []*row) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tool, r.Case,
 			num(r.ServerMs, "%.2f"), num(r.GitMs, "%.2f"), ratio(r.Ratio), num(r.PeakRSSMiB, "%.1f"),
 			orDash(r.Target), met, strings.ReplaceAll(notes, "\n", " "))
+	}
+	tw.Flush()
+}
+
+// writePaging prints the drained diffs' figures beside issue 13's targets.
+func writePaging(w io.Writer, rows []*row) {
+	var paging []*row
+	for _, r := range rows {
+		if r != nil && r.Paging != nil && r.Error == "" && r.Ratio != nil {
+			paging = append(paging, r)
+		}
+	}
+	if len(paging) == 0 {
+		return
+	}
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "NO"
+	}
+	fmt.Fprintf(w, "\nPaging (issue 13): each diff followed from its first call to its last next call; reply limit %d bytes; E = git's patch JSON-escaped\n\n", replyLimit)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "tool\tpatch\tE\tcalls\ttarget\tmet?\treplies\t× E\ttarget\tmet?\tall calls ms\tgit diff ms\tratio\ttarget\tmet?\tjoined = git, applies")
+	for _, r := range paging {
+		p := r.Paging
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t≤ %.1f\t%s\t%s\t%.3f×\t≤ %.2f×\t%s\t%.1f\t%.1f\t%s\t≤ %.0f×\t%s\t%s\n", r.Tool,
+			humanBytes(p.PatchBytes), humanBytes(p.EscapedPatchBytes), p.Calls, p.CallsTarget, yes(p.CallsMet),
+			humanBytes(p.ReplyBytes), p.ReplyRatio, pagingBytesTarget, yes(p.BytesMet),
+			*r.ServerMs, *r.GitMs, ratio(r.Ratio), pagingTimeTarget, yes(p.TimeMet), yes(p.Joined && p.Applies))
+	}
+	tw.Flush()
+}
+
+// writeThroughput prints the throughput cases: calls/s, latency, and the
+// server's CPU per call.
+func writeThroughput(w io.Writer, rows []*row) {
+	var tp []*row
+	for _, r := range rows {
+		if r != nil && r.CallsPerS != nil && r.Error == "" {
+			tp = append(tp, r)
+		}
+	}
+	if len(tp) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nSequential calls on one stdio session, measured at the client\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "tool\tcase\tcalls/s\tp50 ms\tp99 ms\tserver CPU ms/call\tvs list_repositories\ttarget\tmet?")
+	num := func(f *float64, format string) string {
+		if f == nil {
+			return "-"
+		}
+		return fmt.Sprintf(format, *f)
+	}
+	for _, r := range tp {
+		versus := "-"
+		if r.CallsRatio != nil {
+			versus = fmt.Sprintf("%.0f calls/s: %.2f×", *r.VersusCallsPerS, *r.CallsRatio)
+		}
+		met := "-"
+		if r.Met != nil {
+			met = map[bool]string{true: "yes", false: "NO"}[*r.Met]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Tool, r.Case, *r.CallsPerS, num(r.P50Ms, "%.3f"), num(r.P99Ms, "%.3f"),
+			num(r.ServerCPUMsPerCall, "%.3f"), versus, orDash(r.Target), met)
 	}
 	tw.Flush()
 }

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // runner runs cases against one server session and plain git.
@@ -57,6 +58,9 @@ func fmtPtr(f *float64) string {
 // measure checks the first answer against git, then times the case and
 // samples the server's memory around the timed part.
 func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) error {
+	if sp.drain != nil {
+		return ru.pagedDiff(ctx, s, fx, c, sp, r)
+	}
 	r.ServerArgs = sp.args
 	// The first call is checked against git in full (and warms the server).
 	res, err := s.call(ctx, c.tool, sp.args)
@@ -71,12 +75,11 @@ func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchC
 	if err := sp.oracle(res); err != nil {
 		return fmt.Errorf("answer differs from git's: %w", err)
 	}
-	reply, _ := json.Marshal(res)
 	var notes []string
 	if sp.note != "" {
 		notes = append(notes, sp.note)
 	}
-	notes = append(notes, "reply "+humanBytes(int64(len(reply))))
+	notes = append(notes, "reply "+humanBytes(s.resultBytes()))
 
 	if err := s.resetPeakRSS(); err != nil {
 		return fmt.Errorf("resetting the peak RSS: %w", err)
@@ -88,6 +91,8 @@ func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchC
 	r.RSSMiB = fptr(float64(before) / (1 << 20))
 	var note string
 	switch {
+	case sp.calls > 0 && sp.versus != "":
+		note, err = ru.throughputVersus(ctx, s, c, sp, r)
 	case sp.calls > 0:
 		note, err = ru.throughput(ctx, s, c, sp, r)
 	case c.sandboxOff:
@@ -135,6 +140,69 @@ func (ru *runner) throughput(ctx context.Context, s *session, c benchCase, sp *s
 	r.ServerMs = r.P50Ms
 	return fmt.Sprintf("%.0f calls/s, p50 %.3f ms, p99 %.3f ms, server CPU %.3f ms/call",
 		*r.CallsPerS, *r.P50Ms, *r.P99Ms, *r.ServerCPUMsPerCall), nil
+}
+
+// versusBlock is how many calls of one tool run before the other's turn in
+// throughputVersus: long enough to be a steady state, short enough that a
+// change in the machine's load falls on both.
+const versusBlock = 100
+
+// throughputVersus makes sp.calls sequential calls of the case's tool and as
+// many of sp.versus (the call that does nothing), in alternating blocks on
+// the one session: the two calls/s figures come from the same minutes. The
+// "git" columns hold the versus call's figures.
+func (ru *runner) throughputVersus(ctx context.Context, s *session, c benchCase, sp *spec, r *row) (string, error) {
+	r.GitCommand = "the same session: " + sp.versus + ", alternating blocks of " + fmt.Sprint(versusBlock)
+	type side struct {
+		tool  string
+		args  func(i int) map[string]any
+		check func(*mcp.CallToolResult) error
+		lat   []time.Duration
+		total time.Duration
+		cpu   time.Duration
+		done  int
+	}
+	sides := []*side{
+		{tool: c.tool, args: sp.argsFor, check: sp.check},
+		{tool: sp.versus, args: func(int) map[string]any { return map[string]any{} }},
+	}
+	if _, err := timeServer(ctx, s, sp.versus, map[string]any{}, nil); err != nil { // warm-up
+		return "", err
+	}
+	for block := 0; sides[0].done < sp.calls || sides[1].done < sp.calls; block++ {
+		sd := sides[block%2]
+		n := min(versusBlock, sp.calls-sd.done)
+		cpu0, err := s.cpuTime()
+		if err != nil {
+			return "", err
+		}
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			d, err := timeServer(ctx, s, sd.tool, sd.args(sd.done+i), sd.check)
+			if err != nil {
+				return "", fmt.Errorf("%s call %d: %w", sd.tool, sd.done+i, err)
+			}
+			sd.lat = append(sd.lat, d)
+		}
+		sd.total += time.Since(start)
+		cpu1, err := s.cpuTime()
+		if err != nil {
+			return "", err
+		}
+		sd.cpu += cpu1 - cpu0
+		sd.done += n
+	}
+	rd, fl := sides[0], sides[1]
+	r.CallsPerS = fptr(float64(rd.done) / rd.total.Seconds())
+	r.VersusCallsPerS = fptr(float64(fl.done) / fl.total.Seconds())
+	r.CallsRatio = fptr(*r.CallsPerS / *r.VersusCallsPerS)
+	r.P50Ms, r.P99Ms = fptr(ms(quantile(rd.lat, 0.5))), fptr(ms(quantile(rd.lat, 0.99)))
+	r.ServerCPUMsPerCall = fptr(ms(rd.cpu) / float64(rd.done))
+	r.VersusP50Ms = fptr(ms(quantile(fl.lat, 0.5)))
+	r.VersusCPUMsPerCall = fptr(ms(fl.cpu) / float64(fl.done))
+	r.ServerMs, r.GitMs = r.P50Ms, r.VersusP50Ms
+	return fmt.Sprintf("%.0f calls/s against %s's %.0f calls/s (%.2f×); p50 %.3f ms vs %.3f ms; server CPU %.3f ms/call vs %.3f",
+		*r.CallsPerS, sp.versus, *r.VersusCallsPerS, *r.CallsRatio, *r.P50Ms, *r.VersusP50Ms, *r.ServerCPUMsPerCall, *r.VersusCPUMsPerCall), nil
 }
 
 // againstSandboxOff times the call on the server and on its twin with the

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -49,7 +51,41 @@ type session struct {
 	cmd     *exec.Cmd
 	logPath string // the server's stderr
 	tools   map[string]bool
+	wire    *wireCounter
 }
+
+// wireCounter wraps the client's transport and records the size of the
+// last JSON-RPC result read: the result's bytes exactly as the server sent
+// them (jsonrpc.Response.Result is the raw JSON of the frame).
+type wireCounter struct {
+	mcp.Transport
+	last atomic.Int64
+}
+
+func (w *wireCounter) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := w.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &countedConn{Connection: c, w: w}, nil
+}
+
+type countedConn struct {
+	mcp.Connection
+	w *wireCounter
+}
+
+func (c *countedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		c.w.last.Store(int64(len(r.Result)))
+	}
+	return msg, err
+}
+
+// resultBytes is the size of the last result the server sent, as sent: the
+// calls of the bench are sequential, so it is the last call's.
+func (s *session) resultBytes() int64 { return s.wire.last.Load() }
 
 // benchOwner and benchRepo name the served repository (--name bench/repo).
 const (
@@ -68,12 +104,13 @@ func startServer(ctx context.Context, bin, repoDir, logPath string, extra ...str
 	cmd := exec.Command(bin, append([]string{"serve", "--repo", repoDir, "--name", benchOwner + "/" + benchRepo, "--log-level", "warn"}, extra...)...)
 	cmd.Stderr = logFile
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-repo-tools-bench", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	wire := &wireCounter{Transport: &mcp.CommandTransport{Command: cmd}}
+	cs, err := client.Connect(ctx, wire, nil)
 	if err != nil {
 		log, _ := os.ReadFile(logPath)
 		return nil, fmt.Errorf("starting the server: %w\n%s", err, log)
 	}
-	s := &session{cs: cs, cmd: cmd, logPath: logPath, tools: map[string]bool{}}
+	s := &session{cs: cs, cmd: cmd, logPath: logPath, tools: map[string]bool{}, wire: wire}
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		cs.Close()

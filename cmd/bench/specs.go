@@ -1,52 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// The parts of the tools' structured results that the checks read.
-type diffOut struct {
-	MergeBase *string `json:"mergeBase"`
-	Files     []struct {
-		Path         string  `json:"path"`
-		OldPath      *string `json:"oldPath"`
-		Status       string  `json:"status"`
-		Patch        *string `json:"patch"`
-		PatchOmitted *string `json:"patchOmitted"`
-	} `json:"files"`
-	TotalFiles int `json:"totalFiles"`
-}
-
-type readOut struct {
-	StartLine  int    `json:"startLine"`
-	EndLine    int    `json:"endLine"`
-	TotalLines int    `json:"totalLines"`
-	Content    string `json:"content"`
-	Truncated  bool   `json:"truncated"`
-}
-
-type searchOut struct {
-	Matches []struct {
-		Path string `json:"path"`
-		Line int    `json:"line"`
-	} `json:"matches"`
-	Truncated bool `json:"truncated"`
-}
-
-func decode(res *mcp.CallToolResult, v any) error {
-	if res.StructuredContent == nil {
-		return fmt.Errorf("no structured content")
-	}
-	data, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(data, v)
-}
 
 // statusName maps git's raw status letter to the tools' name for it.
 func statusName(s byte) string {
@@ -67,105 +26,112 @@ func statusName(s byte) string {
 	return string(s)
 }
 
-// diffSpec: a get_diff call. The answer must list every file git lists and
-// carry patches; with huge set, that file's patch must be omitted for size
-// and every other file's patch present (the ones after it too).
-func diffSpec(fx *fixture, args map[string]any, gitArgs []string, huge string) (*spec, error) {
-	check := func(res *mcp.CallToolResult) error {
-		var out diffOut
-		if err := decode(res, &out); err != nil {
-			return err
-		}
-		if out.TotalFiles != len(fx.changes) {
-			return fmt.Errorf("totalFiles %d, git lists %d", out.TotalFiles, len(fx.changes))
-		}
-		if out.MergeBase == nil || *out.MergeBase != fx.mergeBase {
-			return fmt.Errorf("mergeBase %v, git says %s", out.MergeBase, fx.mergeBase)
-		}
-		patches := 0
-		for _, f := range out.Files {
-			switch {
-			case f.Path == huge:
-				if f.PatchOmitted == nil || *f.PatchOmitted != "size_limit" {
-					return fmt.Errorf("%s: patch not omitted for size (%v)", f.Path, f.PatchOmitted)
-				}
-			case f.Patch != nil:
-				patches++
-			case huge != "":
-				return fmt.Errorf("%s: patch missing (%v)", f.Path, f.PatchOmitted)
-			}
-		}
-		if patches == 0 {
-			return fmt.Errorf("no patch in the reply")
-		}
-		return nil
-	}
+// diffSpec: the first part of a get_diff call. Every timed reply must
+// count every file git lists and carry a patch; the first one is compared
+// with git: each whole file section byte for byte, and the section a part
+// boundary cuts line by line as far as it goes (its hunk headers aside, which
+// a cut rewrites; the paging cases check those by joining every part).
+func diffSpec(fx *fixture, args map[string]any, gitArgs []string) *spec {
+	check := func(res *mcp.CallToolResult) error { return checkDiffText(fx, firstText(res)) }
 	oracle := func(res *mcp.CallToolResult) error {
-		var out diffOut
-		if err := decode(res, &out); err != nil {
-			return err
-		}
-		for i, f := range out.Files { // in git's order, with git's patches
-			c := fx.changes[i]
-			if f.Path != c.path || f.Status != statusName(c.status) {
-				return fmt.Errorf("file %d is %s %s, git has %c %s", i, f.Status, f.Path, c.status, c.path)
+		secs := sections(patchOf(firstText(res)))
+		for i, sec := range secs {
+			if i >= len(fx.changes) {
+				return fmt.Errorf("section %d: git lists %d files", i, len(fx.changes))
 			}
-			if f.Patch == nil {
+			c := fx.changes[i]
+			args := append([]string{"diff", "-M", fx.mergeBase, fx.head, "--"}, c.paths()...)
+			if i < len(secs)-1 {
+				want, err := fx.g.output(fx.dir, args...)
+				if err != nil {
+					return err
+				}
+				if sec != string(want) {
+					return fmt.Errorf("%s: section differs from git's (%d vs %d bytes)", c.path, len(sec), len(want))
+				}
 				continue
 			}
-			paths := []string{c.path}
-			if c.oldPath != c.path {
-				paths = []string{c.oldPath, c.path}
-			}
-			want, err := fx.g.output(fx.dir, append([]string{"diff", "-M", fx.mergeBase, fx.head, "--"}, paths...)...)
-			if err != nil {
-				return err
-			}
-			if *f.Patch != string(want) {
-				return fmt.Errorf("%s: patch differs from git's (%d vs %d bytes)", f.Path, len(*f.Patch), len(want))
+			if err := fx.g.samePrefix(fx.dir, sec, args...); err != nil {
+				return fmt.Errorf("%s: %w", c.path, err)
 			}
 		}
 		return nil
 	}
-	return &spec{args: args, git: gitArgs, check: check, oracle: oracle}, nil
+	return &spec{args: args, git: gitArgs, check: check, oracle: oracle}
 }
 
-// changedFilesSpec: list_changed_files over base...head against
-// `git diff --numstat -M`.
+// changedFilesSpec: the first page of list_changed_files over base...head
+// (500 files by default) against `git diff --numstat -M` of the whole
+// range, which is what an agent would otherwise run.
 func changedFilesSpec(fx *fixture) (*spec, error) {
-	type out struct {
-		Files []struct {
-			Path   string `json:"path"`
-			Status string `json:"status"`
-		} `json:"files"`
-		TotalFiles int `json:"totalFiles"`
-	}
 	check := func(res *mcp.CallToolResult) error {
-		var o out
-		if err := decode(res, &o); err != nil {
+		total, files, err := changedFilesText(firstText(res))
+		if err != nil {
 			return err
 		}
 		// The first page: up to limit (500) entries, fewer when the reply
 		// limit is reached first.
-		if o.TotalFiles != len(fx.changes) || len(o.Files) == 0 || len(o.Files) > min(500, len(fx.changes)) {
-			return fmt.Errorf("%d of %d files listed, git lists %d", len(o.Files), o.TotalFiles, len(fx.changes))
+		if total != len(fx.changes) || len(files) == 0 || len(files) > min(500, len(fx.changes)) {
+			return fmt.Errorf("%d of %d files listed, git lists %d", len(files), total, len(fx.changes))
 		}
 		return nil
 	}
 	oracle := func(res *mcp.CallToolResult) error {
-		var o out
-		if err := decode(res, &o); err != nil {
+		if err := check(res); err != nil {
 			return err
 		}
-		for i, f := range o.Files {
-			if c := fx.changes[i]; f.Path != c.path || f.Status != statusName(c.status) {
-				return fmt.Errorf("file %d is %s %s, git has %c %s", i, f.Status, f.Path, c.status, c.path)
+		_, files, err := changedFilesText(firstText(res))
+		if err != nil {
+			return err
+		}
+		counts, err := numstat(fx)
+		if err != nil {
+			return err
+		}
+		for i, f := range files {
+			c := fx.changes[i]
+			old := ""
+			if c.oldPath != c.path {
+				old = c.oldPath
+			}
+			if f.path != c.path || f.oldPath != old || f.status != statusName(c.status) || f.counts != counts[i] {
+				return fmt.Errorf("file %d is %s %s %s (from %q), git has %c %s %s (from %q)", i, f.status, f.counts, f.path, f.oldPath,
+					c.status, counts[i], c.path, old)
 			}
 		}
 		return nil
 	}
 	return &spec{args: map[string]any{"base": fx.base, "head": fx.head}, git: []string{"diff", "--numstat", "-M", fx.mergeBase, fx.head},
 		check: check, oracle: oracle, note: fmt.Sprintf("%d files", len(fx.changes))}, nil
+}
+
+// numstat is `git diff --numstat -M` of the range, each file's counts as
+// list_changed_files writes them ("+a -d", or "binary").
+func numstat(fx *fixture) ([]string, error) {
+	out, err := fx.g.output(fx.dir, "diff", "--numstat", "-z", "-M", fx.mergeBase, fx.head)
+	if err != nil {
+		return nil, err
+	}
+	toks := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	var counts []string
+	for i := 0; i < len(toks); i++ {
+		f := strings.SplitN(toks[i], "\t", 3)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("bad numstat record %q", toks[i])
+		}
+		if f[2] == "" { // a rename: old and new paths follow
+			i += 2
+		}
+		if f[0] == "-" {
+			counts = append(counts, "binary")
+		} else {
+			counts = append(counts, "+"+f[0]+" -"+f[1])
+		}
+	}
+	if len(counts) != len(fx.changes) {
+		return nil, fmt.Errorf("numstat lists %d files, --raw %d", len(counts), len(fx.changes))
+	}
+	return counts, nil
 }
 
 // prFileSpec: get_pull_request_diff of one file of PR #1; the answer must
@@ -192,8 +158,8 @@ func prFileSpec(fx *fixture, c change, gitArgs []string) (*spec, error) {
 		git: gitArgs, check: check, oracle: oracle, note: c.path}, nil
 }
 
-// sliceCheck checks a read of t's lines start..end: read_file's structured
-// result, or get_file_content's text.
+// sliceCheck checks a read of t's lines start..end: read_file's text
+// (header line, then the lines), or get_file_content's text (the lines).
 func sliceCheck(tool string, t textFile, start, end int, full bool) func(*mcp.CallToolResult) error {
 	want := strings.Join(t.lines[start-1:end], "\n")
 	return func(res *mcp.CallToolResult) error {
@@ -203,15 +169,15 @@ func sliceCheck(tool string, t textFile, start, end int, full bool) func(*mcp.Ca
 			}
 			return nil
 		}
-		var o readOut
-		if err := decode(res, &o); err != nil {
+		s, e, total, body, err := readText(res)
+		if err != nil {
 			return err
 		}
-		if o.StartLine != start || o.EndLine != end || o.Truncated || o.TotalLines != t.totalLines() {
-			return fmt.Errorf("read_file: lines %d–%d of %d (truncated %v), want %d–%d of %d", o.StartLine, o.EndLine, o.TotalLines, o.Truncated, start, end, t.totalLines())
+		if s != start || e != end || total != t.totalLines() {
+			return fmt.Errorf("read_file: lines %d–%d of %d, want %d–%d of %d", s, e, total, start, end, t.totalLines())
 		}
-		if full && o.Content != want {
-			return fmt.Errorf("read_file: content differs from git's (%d vs %d bytes)", len(o.Content), len(want))
+		if full && body != asRendered(want) {
+			return fmt.Errorf("read_file: content differs from git's (%d vs %d bytes)", len(body), len(asRendered(want)))
 		}
 		return nil
 	}
@@ -270,17 +236,17 @@ func hugeReadSpec(fx *fixture) (*spec, error) {
 			want = append(want, line...)
 		}
 	}
-	wantText := strings.TrimSuffix(string(want), "\n")
+	wantText := string(want)
 	check := func(full bool) func(*mcp.CallToolResult) error {
 		return func(res *mcp.CallToolResult) error {
-			var o readOut
-			if err := decode(res, &o); err != nil {
+			s, e, total, body, err := readText(res)
+			if err != nil {
 				return err
 			}
-			if o.StartLine != start || o.EndLine != end || o.TotalLines != hugeLines || o.Truncated {
-				return fmt.Errorf("lines %d–%d of %d, want %d–%d of %d", o.StartLine, o.EndLine, o.TotalLines, start, end, hugeLines)
+			if s != start || e != end || total != hugeLines {
+				return fmt.Errorf("lines %d–%d of %d, want %d–%d of %d", s, e, total, start, end, hugeLines)
 			}
-			if full && o.Content != wantText {
+			if full && body != wantText {
 				return fmt.Errorf("content differs from the generated lines")
 			}
 			return nil
@@ -300,12 +266,12 @@ func searchSpec(fx *fixture, query string, maxResults int) (*spec, error) {
 	}
 	gitArgs := []string{"grep", "-F", "-i", "-e", query, fx.slice.rev}
 	check := func(res *mcp.CallToolResult) error {
-		var o searchOut
-		if err := decode(res, &o); err != nil {
+		n, _, err := searchText(firstText(res))
+		if err != nil {
 			return err
 		}
-		if maxResults > 0 && len(o.Matches) != maxResults {
-			return fmt.Errorf("%d matches, want %d", len(o.Matches), maxResults)
+		if maxResults > 0 && n != maxResults {
+			return fmt.Errorf("%d matches, want %d", n, maxResults)
 		}
 		return nil
 	}
@@ -313,8 +279,8 @@ func searchSpec(fx *fixture, query string, maxResults int) (*spec, error) {
 		if err := check(res); err != nil || maxResults > 0 {
 			return err
 		}
-		var o searchOut
-		if err := decode(res, &o); err != nil {
+		got, more, err := searchText(firstText(res))
+		if err != nil {
 			return err
 		}
 		out, err := fx.g.output(fx.dir, "grep", "-F", "-i", "-c", "-e", query, fx.slice.rev)
@@ -331,8 +297,8 @@ func searchSpec(fx *fixture, query string, maxResults int) (*spec, error) {
 			}
 			n += k
 		}
-		if len(o.Matches) != n && !o.Truncated {
-			return fmt.Errorf("%d matches, git grep finds %d", len(o.Matches), n)
+		if got != n && !more {
+			return fmt.Errorf("%d matches, git grep finds %d", got, n)
 		}
 		return nil
 	}
