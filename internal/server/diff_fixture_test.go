@@ -73,8 +73,10 @@ func (r *prRepo) gitDiff(args ...string) string {
 
 // prArgs are get_pull_request_diff's arguments.
 func prArgs(index int, kv ...any) map[string]any {
-	m := args(kv...)
-	m["owner"], m["repo"], m["index"] = "acme", "widgets", index
+	m := map[string]any{"owner": "acme", "repo": "widgets", "index": index}
+	for k, v := range args(kv...) { // kv may override them (a bad index)
+		m[k] = v
+	}
 	return m
 }
 
