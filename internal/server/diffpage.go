@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
@@ -52,6 +53,38 @@ type diffPart struct {
 	first, last int
 	// generated tells the part's generated and vendored files (flagGenerated).
 	generated func(string) bool
+	// skipped are the part's changes too large to diff, by path, with the
+	// size of the blob that is.
+	skipped map[string]int64
+}
+
+// maxDiffBlob is the largest file a part's git diff is given: git holds
+// both sides of a file in memory, several times its size, and a git
+// process runs under a memory cap (--max-git-memory); a 216 MB file made
+// the whole range unreadable. A larger file is named, not diffed, and
+// read_file reads it. A variable for the tests.
+var maxDiffBlob int64 = 64 << 20
+
+// tooLargeToDiff finds the changes whose new (for a deletion, old) blob is
+// larger than maxDiffBlob, asking the object reader for sizes only.
+func tooLargeToDiff(ctx context.Context, r *repo.Repository, o git.DiffOptions, kept []git.Change) map[string]int64 {
+	var out map[string]int64
+	for _, c := range kept {
+		commit, path := o.To, c.Path
+		if c.Status == 'D' {
+			commit, path = o.From, c.OldPath
+		}
+		if strings.Contains(path, "\n") {
+			continue // cat-file names cannot hold a newline; let git decide
+		}
+		if obj, err := r.Git.Info(ctx, commit+":"+path); err == nil && obj.Size > maxDiffBlob {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[c.Path] = obj.Size
+		}
+	}
+	return out
 }
 
 // flagGenerated decides which of the part's files are generated or
@@ -124,12 +157,20 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 		return part, nil
 	}
 	opts := q.opts
+	part.skipped = tooLargeToDiff(ctx, q.repo, q.opts, kept)
 	// The whole selection, from its start, needs no restriction: git
 	// prints exactly it. Otherwise name the changes, both sides of renames.
-	if q.start.change > 0 || q.only != nil || q.start.change+len(kept) < total {
+	if q.start.change > 0 || q.only != nil || q.start.change+len(kept) < total || len(part.skipped) > 0 {
 		opts.Paths = nil
 		for _, c := range kept {
-			opts.Paths = append(opts.Paths, c.Paths()...)
+			if _, skip := part.skipped[c.Path]; !skip {
+				opts.Paths = append(opts.Paths, c.Paths()...)
+			}
+		}
+		if len(opts.Paths) == 0 {
+			// Every change here is too large to diff: nothing to run.
+			part.page = &diff.Page{}
+			return part, part.place(q.start.change, q.start.section, kept, total)
 		}
 	}
 	var page *diff.Page
@@ -282,6 +323,19 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 			fmt.Fprintf(&b, "[left out: line %d of the %s %s is %d bytes, longer than a whole reply; read_file %s reads the file around it]\n", line, side, name, ll.Bytes, args)
 		}
 	}
+	var skipped []string
+	for path := range p.skipped {
+		skipped = append(skipped, path)
+	}
+	slices.Sort(skipped)
+	for i, path := range skipped {
+		if i == maxLongNotes {
+			fmt.Fprintf(&b, "[not diffed: %d more files too large for git to diff here]\n", len(skipped)-i)
+			break
+		}
+		args := plainJSONText(map[string]any{"path": path, "ref": readAt, "startLine": 1})
+		fmt.Fprintf(&b, "[not diffed: %s is %d bytes, too large for git to diff within the server's memory cap; read_file %s reads it]\n", path, p.skipped[path], args)
+	}
 	if longNotes > maxLongNotes {
 		fmt.Fprintf(&b, "[left out: %d more lines longer than a whole reply]\n", longNotes-maxLongNotes)
 	}
@@ -311,7 +365,7 @@ const (
 
 // partNotesRoom is kept free in a part's reply for its notes.
 func (s *Server) partNotesRoom() int {
-	return 4*noteListRoom + maxLongNotes*longNoteLength
+	return 4*noteListRoom + 2*maxLongNotes*longNoteLength
 }
 
 // partRange says which files a part holds: "files 3–5 of 9 (3 continues

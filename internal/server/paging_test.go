@@ -117,3 +117,24 @@ func TestGetDiffNextKeepsContextLinesZero(t *testing.T) {
 	}
 	checkJoined(t, parts, r.Git("diff", "-M", "-U0", base, head))
 }
+
+// A file too large for git to diff within the memory cap is named, with
+// the read_file call that reads it, and the rest of the diff still comes:
+// a 216 MB added file made the whole range unreadable.
+func TestGetDiffFileTooLargeToDiffIsNamed(t *testing.T) {
+	defer func(was int64) { maxDiffBlob = was }(maxDiffBlob)
+	maxDiffBlob = 4000
+	r := testrepo.New(t)
+	r.Write("a.txt", "a\n")
+	base := r.Commit("base")
+	r.Write("a.txt", "a\nb\n")
+	r.Write("m-huge.txt", strings.Repeat("0123456789abcdef\n", 1000))
+	r.Write("z.txt", "z\n")
+	head := r.Commit("huge")
+	h := serve(t, r, withTextOnly())
+	text := h.ok("get_diff", map[string]any{"base": base, "head": head})
+	if !strings.Contains(text, "[not diffed: m-huge.txt is 17000 bytes") || !strings.Contains(text, `read_file {"path":"m-huge.txt","ref":"`+head) {
+		t.Fatalf("the huge file is not named with a way to read it:\n%s", text)
+	}
+	checkJoined(t, drain(t, h, "get_diff", map[string]any{"base": base, "head": head}), r.Git("diff", "-M", base, head, "--", "a.txt", "z.txt"))
+}
