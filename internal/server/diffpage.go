@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -115,17 +117,42 @@ type partRequest struct {
 	// only, when set, selects the changes to show (get_diff's paths, paired
 	// with the other side of a rename; get_pull_request_diff's file_path).
 	// The file list is then read without opts.Paths.
-	only      func(git.Change) bool
+	only      *changeFilter
 	start     partPos
 	room      int
 	countRest bool
 	hide      func(diff.Header) bool
 }
 
+// changeFilter selects changes of a diff; key names the selection in the
+// patch cache, so two filters must have the same key only if they select
+// the same changes.
+type changeFilter struct {
+	key  string
+	keep func(git.Change) bool
+}
+
+// cacheKey names the diff a part request reads in the patch cache.
+func (q partRequest) cacheKey() string {
+	o, only := q.opts, ""
+	if q.only != nil {
+		only = q.only.key
+	}
+	return strings.Join([]string{q.repo.Git.GitDir(), o.From, o.To, strconv.Itoa(o.Context), strings.Join(o.Paths, "\x00"), only}, "\x01")
+}
+
+func (q partRequest) pageOptions() diff.PageOptions {
+	return diff.PageOptions{
+		Start: diff.Pos{File: q.start.section, Line: q.start.line},
+		Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest,
+	}
+}
+
 // readPart lists the diff's changes (rename detection over the whole
 // selection, no patches), keeps those from start.change on, at most
-// maxPartChanges of them, and pages a git diff restricted to their paths.
-func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
+// maxPartChanges of them, and cuts the part from the patch cache or else
+// from a git diff restricted to their paths.
+func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 	list := q.opts
 	if q.only != nil {
 		list.Paths = nil
@@ -133,7 +160,7 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 	var kept []git.Change
 	total, keptBytes, full := 0, 0, false
 	_, err := q.repo.Git.EachChange(ctx, list, func(_ int, c git.Change) error {
-		if q.only != nil && !q.only(c) {
+		if q.only != nil && !q.only.keep(c) {
 			return nil
 		}
 		if total >= q.start.change && !full {
@@ -148,14 +175,16 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 	if err != nil {
 		return nil, goneCommit(q.repo, q.start != (partPos{}), err)
 	}
-	part := &diffPart{total: total}
 	if q.start.change > total || (q.start.change == total && q.start != (partPos{change: total})) {
 		return nil, errBadPosition()
 	}
 	if len(kept) == 0 {
-		part.page = &diff.Page{Total: &diff.Total{}}
-		return part, nil
+		return &diffPart{total: total, page: &diff.Page{Total: &diff.Total{}}}, nil
 	}
+	if part, err := s.cachedPart(ctx, q, total); part != nil || err != nil {
+		return part, err
+	}
+	part := &diffPart{total: total}
 	opts := q.opts
 	part.skipped = tooLargeToDiff(ctx, q.repo, q.opts, kept)
 	// The whole selection, from its start, needs no restriction: git
@@ -174,19 +203,21 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 		}
 	}
 	var page *diff.Page
+	read := &capture{}
 	badPos := false
 	err = q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
-		page, err = diff.ReadPage(patch, diff.PageOptions{
-			Start: diff.Pos{File: q.start.section, Line: q.start.line},
-			Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest,
-		})
+		read.src = patch
+		page, err = diff.ReadPage(read, q.pageOptions())
 		if errors.Is(err, diff.ErrBadPos) {
 			// Not an error of the callback: git that printed nothing
 			// because it failed (a pinned commit pruned) must be told
 			// from a position that is not in the diff, by its exit.
 			badPos = true
 			return nil
+		}
+		if err == nil && page.Next != nil {
+			err = read.readOn(len(read.buf))
 		}
 		return err
 	})
@@ -196,8 +227,48 @@ func readPart(ctx context.Context, q partRequest) (*diffPart, error) {
 	if badPos {
 		return nil, errBadPosition()
 	}
+	if run := read.run(q.cacheKey(), q.start.change, total, kept, part.skipped); run != nil {
+		s.patches.put(run, time.Now())
+	}
 	part.page = page
 	return part, part.place(q.start.change, q.start.section, kept, total)
+}
+
+// cachedPart cuts the part from a run of the patch cache; nil when no run
+// holds its start, or when the part would end where the run ends though
+// the diff goes on (git gives the fuller part).
+func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*diffPart, error) {
+	run := s.patches.find(q.cacheKey(), q.start.change, time.Now())
+	if run == nil || (q.countRest && !(run.complete && run.first == 0 && q.start.change == 0)) {
+		return nil, nil
+	}
+	if q.start != (partPos{}) {
+		// A cursor's commits may have been pruned since the run was read:
+		// what they held is then gone, also from here. A new git process
+		// knows (the object reader may still have the old pack open).
+		if err := q.repo.Git.CheckCommits(ctx, q.opts.From, q.opts.To); err != nil {
+			return nil, goneCommit(q.repo, true, err)
+		}
+	}
+	i := q.start.change - run.first
+	page, err := diff.ReadPage(bytes.NewReader(run.text[run.offsets[i]:]), q.pageOptions())
+	if errors.Is(err, diff.ErrBadPos) {
+		return nil, errBadPosition()
+	}
+	if err != nil || (page.Next == nil && !run.complete) {
+		return nil, err
+	}
+	changes := run.changes[i:]
+	part := &diffPart{total: total, page: page}
+	for _, c := range changes {
+		if size, ok := run.skipped[c.Path]; ok {
+			if part.skipped == nil {
+				part.skipped = map[string]int64{}
+			}
+			part.skipped[c.Path] = size
+		}
+	}
+	return part, part.place(q.start.change, q.start.section, changes, total)
 }
 
 // place matches the part's sections to the kept changes (the first is
@@ -355,17 +426,54 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 	return b.String()
 }
 
-// noteListRoom bounds each list of names in a part's notes; a part's
-// notes take at most partNotesRoom: three lists and a few left-out lines.
+// noteListRoom bounds each list of names in a part's notes.
 const (
 	noteListRoom   = 1024
 	maxLongNotes   = 5
 	longNoteLength = 512
 )
 
-// partNotesRoom is kept free in a part's reply for its notes.
+// patchRoom is the room a part's patch is given: what the reply leaves,
+// within maxBytes when set, and at least minPartRoom so that a part moves
+// on.
+func patchRoom(room, maxBytes int) int {
+	if maxBytes > 0 {
+		room = min(room, maxBytes)
+	}
+	return max(room, minPartRoom)
+}
+
+// partNotesRoom is the most a part's notes take: three lists and a few
+// left-out lines. A part read from a stream that cannot be read twice (a
+// forge's diff) keeps it free.
 func (s *Server) partNotesRoom() int {
 	return 4*noteListRoom + 2*maxLongNotes*longNoteLength
+}
+
+// notesSlack is the room a part's reply keeps for its notes at first: most
+// parts have few or none. A part whose notes are longer is read again with
+// the room they leave (partWithNotes).
+const notesSlack = 512
+
+// partWithNotes reads a part in the room a reply leaves beside its header
+// and next call (and within maxBytes, when set), with its notes: first
+// leaving notesSlack for them, and again with less room when they are
+// longer. A part with less room holds a prefix of the files, so its notes
+// are no longer than the first part's.
+func partWithNotes(room, maxBytes int, read func(room int) (*diffPart, error), notes func(*diffPart) string) (*diffPart, string, error) {
+	first := patchRoom(room-notesSlack, maxBytes)
+	part, err := read(first)
+	if err != nil {
+		return nil, "", err
+	}
+	n := notes(part)
+	if cost := text.JSONLen(n); cost > notesSlack && patchRoom(room-cost, maxBytes) < first {
+		if part, err = read(patchRoom(room-cost, maxBytes)); err != nil {
+			return nil, "", err
+		}
+		n = notes(part)
+	}
+	return part, n, nil
 }
 
 // partRange says which files a part holds: "files 3–5 of 9 (3 continues

@@ -123,16 +123,13 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		out.Parents = []string{}
 	}
 	nextProbe := continueWith(tool, getCommitWithCursor(in, strings.Repeat("x", 400)))
-	// patchRoom is the patch's room in a part that starts with preamble.
-	patchRoom := func(preamble string, out getCommitOut) int {
+	// roomAfter is what a part that starts with preamble leaves for its
+	// patch and notes.
+	roomAfter := func(preamble string, out getCommitOut) int {
 		probe := reply[getCommitOut]{text: preamble + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe}
-		room := s.payloadRoom(probe) - s.partNotesRoom()
-		if in.MaxBytes > 0 {
-			room = min(room, in.MaxBytes)
-		}
-		return max(room, minPartRoom)
+		return s.payloadRoom(probe)
 	}
-	laterRoom := patchRoom("", out) // the room of every part but the first
+	laterRoom := roomAfter("", out) // the room of every part but the first
 	var preamble string
 	if first {
 		page, total, err := r.Git.ChangedFilesPage(ctx, opts, 0, histMaxFiles)
@@ -161,15 +158,22 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		}
 		preamble = histPreamble(r.FullName(), c, out, against, total)
 	}
-	room := patchRoom(preamble, out)
-	part, err := readPart(ctx, partRequest{repo: r, opts: opts, start: start, room: room, hide: s.hiddenSection})
+	room := roomAfter(preamble, out)
+	read := func(room int) (*diffPart, error) {
+		return s.readPart(ctx, partRequest{repo: r, opts: opts, start: start, room: room, hide: s.hiddenSection})
+	}
+	notes := func(p *diffPart) string {
+		s.flagGenerated(ctx, r, sha, p)
+		return s.partNotes(p, sha)
+	}
+	part, partNotes, err := partWithNotes(room, in.MaxBytes, read, notes)
 	if err != nil {
 		return reply[getCommitOut]{}, err
 	}
 	out.TotalFiles = part.total
 	var b strings.Builder
 	b.WriteString(preamble)
-	next, deferred := part.next, first && room < laterRoom && histLostLines(part)
+	next, deferred := part.next, first && patchRoom(room, in.MaxBytes) < patchRoom(laterRoom, in.MaxBytes) && histLostLines(part)
 	switch {
 	case deferred:
 		// A line (or a file's header lines) left out as longer than this
@@ -186,10 +190,9 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		fmt.Fprintf(&b, "Patch against %s; %s:\n", against, partRange(part))
 	}
 	if !deferred {
-		s.flagGenerated(ctx, r, sha, part)
 		out.Files = s.partFiles(part)
 		b.Write(part.page.Text)
-		b.WriteString(s.partNotes(part, sha))
+		b.WriteString(partNotes)
 	}
 	res := reply[getCommitOut]{text: b.String(), out: out}
 	if next != nil {

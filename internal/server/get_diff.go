@@ -89,32 +89,31 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		}
 		return b.String() + "\n"
 	}
-	// What is not patch: the header and notes at their longest, and the
-	// next call.
+	// What is not patch or notes: the header at its longest, and the next
+	// call.
 	probe := reply[getDiffOut]{
 		text: strings.Repeat("x", 200+len(sel.repo.FullName())),
 		out:  out,
 		next: continueWith(tool, withCursor(in, strings.Repeat("x", 400))),
 	}
-	room := s.payloadRoom(probe) - s.partNotesRoom()
-	if in.MaxBytes > 0 {
-		room = min(room, in.MaxBytes)
-	}
 	var pairs *renamePairs
-	var only func(git.Change) bool
-	if len(sel.opts.Paths) > 0 {
-		pairs = &renamePairs{paths: sel.opts.Paths}
-		only = pairs.only
+	read := func(room int) (*diffPart, error) {
+		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection}
+		if len(sel.opts.Paths) > 0 {
+			pairs = &renamePairs{paths: sel.opts.Paths}
+			q.only = &changeFilter{key: "paths with the other side of renames", keep: pairs.only}
+		}
+		return s.readPart(ctx, q)
 	}
-	part, err := readPart(ctx, partRequest{
-		repo: sel.repo, opts: sel.opts, only: only, start: start, room: max(room, minPartRoom),
-		hide: s.hiddenSection,
-	})
+	notes := func(p *diffPart) string {
+		s.flagGenerated(ctx, sel.repo, sel.head, p)
+		return pairs.note() + s.partNotes(p, sel.head)
+	}
+	part, partNotes, err := partWithNotes(s.payloadRoom(probe), in.MaxBytes, read, notes)
 	if err != nil {
 		return reply[getDiffOut]{}, err
 	}
 	out.TotalFiles = part.total
-	s.flagGenerated(ctx, sel.repo, sel.head, part)
 	out.Files = s.partFiles(part)
 	var b strings.Builder
 	b.WriteString(header(part))
@@ -122,8 +121,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		b.WriteString("No file differs.\n")
 	}
 	b.Write(part.page.Text)
-	b.WriteString(pairs.note())
-	b.WriteString(s.partNotes(part, sel.head))
+	b.WriteString(partNotes)
 	r := reply[getDiffOut]{text: b.String(), out: out}
 	if part.next != nil {
 		r.out.Truncated = true

@@ -60,28 +60,29 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return textReply{}, err
 	}
 	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
-	var only func(git.Change) bool
+	var only *changeFilter
 	if path != "" {
 		// Either side of a rename names it; the file list, with rename
 		// detection over the whole pull request, finds the other side.
-		only = func(c git.Change) bool { return c.Path == path || c.OldPath == path }
+		only = &changeFilter{key: "file_path " + path, keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
-	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)}) - s.partNotesRoom()
 	first := in.Cursor == ""
 	q := partRequest{
-		repo: r, opts: opts, only: only, room: max(room, minPartRoom),
-		start:     partPos{change: cur.File, section: cur.Section, line: cur.Line},
-		countRest: first && path == "", hide: s.hiddenSection,
+		repo: r, opts: opts, only: only, hide: s.hiddenSection,
+		start: partPos{change: cur.File, section: cur.Section, line: cur.Line},
 	}
+	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
 	if first {
 		// A diff that fits comes whole, exactly as git prints it, with no
 		// header, notes or next call: it may use the whole reply. Only a
-		// larger one is read again as a first part, with room for those.
+		// larger one is cut again as a first part, with room for those
+		// (from the patch cache, which this read filled), and headed by
+		// the size this read counted.
 		whole := q
-		whole.room, whole.countRest = s.payloadRoom(textReply{}), false
-		part, err := readPart(ctx, whole)
+		whole.room, whole.countRest = s.payloadRoom(textReply{}), path == ""
+		part, err := s.readPart(ctx, whole)
 		if err != nil {
 			return textReply{}, err
 		}
@@ -91,8 +92,20 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 			}
 			return textReply{text: string(part.page.Text)}, nil
 		}
+		if files, size = part.total, 0; path == "" && part.page.Total != nil {
+			size = part.page.Total.Bytes
+		}
 	}
-	part, err := readPart(ctx, q)
+	read := func(room int) (*diffPart, error) {
+		q.room = room
+		return s.readPart(ctx, q)
+	}
+	notes := func(p *diffPart) string {
+		s.flagGenerated(ctx, r, pr.Head, p)
+		return s.partNotes(p, pr.Head)
+	}
+	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)})
+	part, partNotes, err := partWithNotes(room, 0, read, notes)
 	if err != nil {
 		return textReply{}, err
 	}
@@ -101,12 +114,6 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	if path != "" && len(part.page.Files) > 0 && part.page.Files[0].Hidden {
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-	}
-	files, size := part.total, int64(0)
-	if first && part.page.Total != nil {
-		size = part.page.Total.Bytes
-	} else {
-		files, size = cur.Files, cur.Bytes
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
@@ -117,8 +124,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	b.WriteString("; this part: " + partRange(part) + "\n")
 	b.Write(part.page.Text)
-	s.flagGenerated(ctx, r, pr.Head, part)
-	b.WriteString(s.partNotes(part, pr.Head))
+	b.WriteString(partNotes)
 	out := textReply{text: b.String()}
 	if part.next != nil {
 		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head},

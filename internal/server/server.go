@@ -61,6 +61,9 @@ type Server struct {
 	// lineCounts lets read_file page through a large blob without counting
 	// its lines on every page.
 	lineCounts lineCache
+	// patches keeps what git printed past a part of a diff, for the next
+	// part (patchcache.go).
+	patches patchCache
 }
 
 // New builds the MCP server with its tools (cfg.Tools) registered.
