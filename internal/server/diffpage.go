@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -258,17 +259,9 @@ func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*dif
 	if err != nil || (page.Next == nil && !run.complete) {
 		return nil, err
 	}
-	changes := run.changes[i:]
-	part := &diffPart{total: total, page: page}
-	for _, c := range changes {
-		if size, ok := run.skipped[c.Path]; ok {
-			if part.skipped == nil {
-				part.skipped = map[string]int64{}
-			}
-			part.skipped[c.Path] = size
-		}
-	}
-	return part, part.place(q.start.change, q.start.section, changes, total)
+	s.patches.hits.Add(1)
+	part := &diffPart{total: total, page: page, skipped: maps.Clone(run.skipped)}
+	return part, part.place(q.start.change, q.start.section, run.changes[i:], total)
 }
 
 // place matches the part's sections to the kept changes (the first is
@@ -306,6 +299,16 @@ func (p *diffPart) place(first, firstSection int, kept []git.Change, total int) 
 		p.next = &partPos{change: first + j, section: 1}
 	default:
 		p.next = &partPos{change: first + j + 1}
+	}
+	// The files too large to diff are noted in the part that passes them.
+	passed := len(kept)
+	if p.next != nil {
+		passed = p.next.change - first
+	}
+	for path := range p.skipped {
+		if !slices.ContainsFunc(kept[:passed], func(c git.Change) bool { return c.Path == path }) {
+			delete(p.skipped, path)
+		}
 	}
 	return nil
 }

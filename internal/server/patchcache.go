@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
@@ -47,18 +48,19 @@ type patchCache struct {
 	mu    sync.Mutex
 	runs  []*patchRun // least recently used first
 	bytes int
+	hits  atomic.Int64 // parts cut from a run
 }
 
-const (
-	// patchCacheBytes bounds the memory of all runs; maxRunBytes one
-	// run's, so one file's patch of up to that size is diffed once.
+// patchCacheBytes bounds the memory of all runs; maxRunBytes one run's,
+// so that one file's patch of up to that size is diffed once. readAhead is
+// about how far past a part a run reads: about 16 parts. runIdle is how
+// long an unused run is kept: a diff read by an agent part by part,
+// thinking between the calls. Variables for the tests.
+var (
 	patchCacheBytes = 16 << 20
 	maxRunBytes     = 8 << 20
-	// readAhead is about how far past a part a run reads: about 16 parts.
-	readAhead = 1 << 20
-	// runIdle is how long an unused run is kept: a diff read by an agent
-	// part by part, thinking between the calls.
-	runIdle = 5 * time.Minute
+	readAhead       = 1 << 20
+	runIdle         = 5 * time.Minute
 )
 
 // find returns the run of key that holds change i, if any.

@@ -1,0 +1,148 @@
+package server
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// reset empties the cache, as a restarted server has it.
+func (c *patchCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.runs, c.bytes = nil, 0
+}
+
+// patchCacheRepo is a pull request (refs/pull/3/head, branch feature) whose
+// diff has what a run of the patch cache must keep whole or cut right:
+// files larger than a run, a type change (two sections), renames, a file
+// too large to diff, a secret, binary files.
+func patchCacheRepo(t *testing.T) *testrepo.Repo {
+	r := testrepo.New(t)
+	r.Write("big.txt", numberedLines(900))
+	r.Write("huge.txt", numberedLines(3000))
+	r.Write("move/old.txt", numberedLines(120))
+	r.Symlink("big.txt", "link")
+	r.Write(".env", "TOKEN=one\n")
+	r.Write("bin.dat", "\x00\x01\x02")
+	for i := range 30 {
+		r.Write(fmt.Sprintf("dir/f%02d.txt", i), numberedLines(40+i))
+	}
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "feature")
+	r.Write("big.txt", editEvery(numberedLines(900), 7, "edited"))
+	r.Write("huge.txt", editEvery(numberedLines(3000), 3, "changed"))
+	r.Git("mv", "move/old.txt", "move/new.txt")
+	r.Write("move/new.txt", editEvery(numberedLines(120), 50, "moved"))
+	r.Git("rm", "-q", "link")
+	r.Write("link", "a file now\n")
+	r.Write(".env", "TOKEN=two\n")
+	r.Write("bin.dat", "\x00\x03")
+	r.Write("toolarge.txt", strings.Repeat("too large to diff\n", 4000))
+	for i := range 30 {
+		r.Write(fmt.Sprintf("dir/f%02d.txt", i), editEvery(numberedLines(40+i), 9, "f"))
+	}
+	r.Write("dir/f31_test.go", "package dir\n")
+	r.Commit("feature")
+	r.Git("update-ref", "refs/pull/3/head", "feature")
+	r.Git("checkout", "-q", "main")
+	return r
+}
+
+// A part cut from the patch cache is the part git gives: every reply of a
+// drain through next calls is the same, byte for byte and next call for
+// next call, on a server that keeps runs and on one whose cache is emptied
+// before each call (a restarted server, another replica). Runs are made
+// small here, so that drains cross runs, a file is larger than a run, and a
+// run stops inside a type change.
+func TestPatchCacheGivesWhatGitGives(t *testing.T) {
+	defer func(a, b int, c int64) { readAhead, maxRunBytes, maxDiffBlob = a, b, c }(readAhead, maxRunBytes, maxDiffBlob)
+	readAhead, maxRunBytes, maxDiffBlob = 3000, 24<<10, 50<<10
+	r := patchCacheRepo(t)
+	before := r.Snapshot()
+	cases := []struct {
+		tool string
+		args map[string]any
+		// larger: the patch is one file's, larger than a run: git diffs
+		// it for every part.
+		larger bool
+	}{
+		{"get_diff", args("base", "main", "head", "feature", "maxBytes", 1500), false},
+		{"get_diff", args("base", "main", "head", "feature", "maxBytes", 900, "contextLines", 0), false},
+		{"get_diff", args("base", "main", "head", "feature", "paths", []string{"move/old.txt", "link", "dir"}), false},
+		{"get_pull_request_diff", prArgs(3), false},
+		{"get_pull_request_diff", prArgs(3, "file_path", "big.txt"), false},
+		{"get_pull_request_diff", prArgs(3, "file_path", "huge.txt"), true},
+		{"get_commit", args("ref", "feature", "maxBytes", 2000), false},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s %v", c.tool, c.args), func(t *testing.T) {
+			warm := serve(t, r, withTextOnly(), withMaxBytes(6000))
+			cold := serve(t, r, withTextOnly(), withMaxBytes(6000))
+			a, calls := maps.Clone(c.args), 0
+			for ; a != nil; calls++ {
+				if calls > 500 {
+					t.Fatal("more than 500 parts")
+				}
+				w := warm.call(c.tool, a)
+				cold.server.patches.reset()
+				g := cold.call(c.tool, a)
+				if textOf(w) != textOf(g) || w.IsError != g.IsError {
+					t.Fatalf("part %d (%v): the cache's reply differs from git's:\n%s\n-- git --\n%s", calls, a, textOf(w), textOf(g))
+				}
+				if w.IsError {
+					t.Fatalf("part %d: %s", calls, textOf(w))
+				}
+				a = nil
+				if n := nextOf(t, w); n != nil {
+					a = n.Arguments
+				}
+			}
+			if hits := warm.server.patches.hits.Load(); (hits == 0) != c.larger {
+				t.Errorf("%d parts, %d cut from the cache", calls, hits)
+			}
+			t.Logf("%d parts, %d cut from the cache", calls, warm.server.patches.hits.Load())
+		})
+	}
+	if after := r.Snapshot(); after != before {
+		t.Fatalf("the repository changed:\n%s\n%s", before, after)
+	}
+}
+
+// The cache holds at most patchCacheBytes, drops the least recently used
+// run first and a run unused for runIdle, and a new run of a stretch of a
+// diff replaces the run it overlaps.
+func TestPatchCacheBounds(t *testing.T) {
+	defer func(b int) { patchCacheBytes = b }(patchCacheBytes)
+	patchCacheBytes = 1000
+	now := time.Now()
+	run := func(key string, first, n, size int) *patchRun {
+		return &patchRun{key: key, first: first, changes: make([]git.Change, n), offsets: make([]int, n), text: make([]byte, size)}
+	}
+	var c patchCache
+	c.put(run("a", 0, 5, 400), now)
+	c.put(run("b", 0, 5, 400), now)
+	if c.find("a", 4, now) == nil || c.find("a", 5, now) != nil || c.find("b", 0, now) == nil {
+		t.Fatal("find does not find the run that holds a change, or finds one that does not")
+	}
+	c.put(run("c", 0, 5, 400), now) // over the bound: a, used before b, goes
+	if c.find("a", 0, now) != nil || c.find("b", 0, now) == nil || c.find("c", 0, now) == nil || c.bytes != 800 {
+		t.Fatalf("after a third run: bytes %d; want a dropped, b and c kept (800 bytes)", c.bytes)
+	}
+	c.put(run("c", 3, 5, 100), now) // overlaps c's first run: replaces it
+	if r := c.find("c", 0, now); r != nil || c.bytes != 500 {
+		t.Fatalf("an overlapped run is kept (bytes %d)", c.bytes)
+	}
+	c.put(run("d", 0, 1, 2000), now) // larger than the whole cache
+	if c.bytes > patchCacheBytes {
+		t.Fatalf("bytes %d over the bound %d", c.bytes, patchCacheBytes)
+	}
+	if c.find("b", 0, now.Add(runIdle)) != nil || c.bytes != 0 {
+		t.Fatalf("runs unused for %v are kept (bytes %d)", runIdle, c.bytes)
+	}
+}
