@@ -38,6 +38,7 @@ type options struct {
 	maxSearchBytes   int64
 	sandbox          string
 	structured       bool
+	patchCacheMiB    int
 	tools            listFlag // --tools: serve only these
 	excludeTools     listFlag // --exclude-tools: serve all but these
 	// selected is what --tools and --exclude-tools leave (set by validate).
@@ -101,6 +102,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.IntVar(&o.gitMemoryBudget, "git-memory-budget", 0, "memory of all git processes together in `MiB` (0: half of the machine's); each gets an equal share of it, at most --max-git-memory")
 	fs.Int64Var(&o.maxSearchBytes, "max-search-file-bytes", 16<<20, "search_code skips files larger than this (`bytes`), which git grep would hold whole in memory (0: no limit)")
 	fs.BoolVar(&o.structured, "structured", false, "tools advertise output schemas and send structuredContent beside the text, for programmatic clients (by default a result is text only: each payload is sent once)")
+	fs.IntVar(&o.patchCacheMiB, "patch-cache", server.DefaultPatchCacheBytes>>20, "memory in `MiB` that keeps what git printed past a part of a diff, so the next part needs no new git diff (0: off)")
 	fs.Var(&o.tools, "tools", "serve only the tools named (`NAME`, repeatable or comma-separated; \"mcp-repo-tools tools\" lists them)")
 	fs.Var(&o.excludeTools, "exclude-tools", "serve every tool but those named (`NAME`, repeatable or comma-separated)")
 	fs.IntVar(&o.maxGitMemory, "max-git-memory", 4096, "memory cap of each git process in `MiB` (its data segment; pack files mapped read-only do not count)")
@@ -172,6 +174,9 @@ func (o *options) validate() error {
 	}
 	if _, err := git.ParseSandboxMode(o.sandbox); err != nil {
 		return err
+	}
+	if o.patchCacheMiB < 0 || o.patchCacheMiB > 1<<14 {
+		return fmt.Errorf("--patch-cache must be 0 (off) to 16384 (MiB)")
 	}
 	if o.maxGit < 1 {
 		return fmt.Errorf("--max-git-processes must be at least 1")

@@ -205,8 +205,17 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		MaxSearchFileBytes: o.maxSearchBytes,
 		Tools:              o.selected,
 		Structured:         o.structured,
+		PatchCacheBytes:    patchCacheBytes(o.patchCacheMiB),
 	})
 	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox, limits: limits}, nil
+}
+
+// patchCacheBytes is --patch-cache in the server's terms (off: negative).
+func patchCacheBytes(mib int) int {
+	if mib == 0 {
+		return -1
+	}
+	return mib << 20
 }
 
 // openForge connects to the forge, says which one answers, and serves its

@@ -40,6 +40,38 @@ func (s Store) Dirs() []string {
 	return out
 }
 
+// ObjectsStamp marks, without running git, the state of the object
+// directories that would hold the commits ids: the repository's and its
+// alternates', their pack directories and the loose-object directories of
+// ids. Pruning a commit changes it (gc rewrites packs, prune deletes loose
+// objects), so a caller that keeps what git printed about commits can tell
+// with a few stats that it must ask git again; a fetch or a repack changes
+// it too. ok is false when the store cannot be read.
+func (r *Repo) ObjectsStamp(ids ...string) (stamp string, ok bool) {
+	st, err := ReadStore(r.gitDir)
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, d := range append([]string{st.Objects}, st.Alternates...) {
+		paths := []string{d, filepath.Join(d, "pack")}
+		for _, id := range ids {
+			paths = append(paths, filepath.Join(d, id[:min(2, len(id))]))
+		}
+		for _, p := range paths {
+			fmt.Fprintf(&b, "%s:", p)
+			if fi, err := os.Stat(p); err == nil {
+				fmt.Fprintf(&b, "%d,%d", fi.ModTime().UnixNano(), fi.Size())
+				if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+					fmt.Fprintf(&b, ",%d", sys.Ino)
+				}
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String(), true
+}
+
 // maxAlternateDepth is git's own limit on chained alternates.
 const maxAlternateDepth = 5
 

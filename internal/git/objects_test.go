@@ -493,3 +493,42 @@ func TestIdleReadersEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// ObjectsStamp stays the same while the object store does, and changes
+// when a commit it was asked about is pruned, loose or packed, and when a
+// pack is written.
+func TestObjectsStamp(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("a.txt", "one\n")
+	base := r.Commit("base")
+	r.Git("checkout", "-q", "-b", "gone")
+	r.Write("a.txt", "two\n")
+	gone := r.Commit("gone")
+	r.Git("checkout", "-q", "main")
+	g := open(t, r)
+	stamp := func() string {
+		s, ok := g.ObjectsStamp(base, gone)
+		if !ok {
+			t.Fatal("the store cannot be read")
+		}
+		return s
+	}
+	first := stamp()
+	if again := stamp(); again != first {
+		t.Fatalf("the stamp changed with the store unchanged:\n%s\n%s", first, again)
+	}
+	r.Git("branch", "-q", "-D", "gone")
+	r.Git("reflog", "expire", "--expire=now", "--all")
+	r.Git("prune", "--expire=now") // the loose commit goes
+	if _, err := r.TryGit("cat-file", "-e", gone); err == nil {
+		t.Fatal("control: the commit is still there")
+	}
+	pruned := stamp()
+	if pruned == first {
+		t.Fatal("pruning a loose commit left the stamp unchanged")
+	}
+	r.Git("gc", "-q") // a pack written, loose objects gone
+	if stamp() == pruned {
+		t.Fatal("gc left the stamp unchanged")
+	}
+}

@@ -22,15 +22,6 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 	return obj.OID, nil
 }
 
-// CheckCommits makes sure the commits are still in the repository, with a
-// new git process: a long-lived object reader that had a pack open may
-// still find commits that gc has since pruned. A missing one fails as git
-// does: "fatal: bad object ID".
-func (r *Repo) CheckCommits(ctx context.Context, ids ...string) error {
-	_, err := r.output(ctx, gitCommand("rev-list", "--no-walk", "--quiet").revs(ids...))
-	return err
-}
-
 // HasRef reports whether the full ref name exists.
 func (r *Repo) HasRef(ctx context.Context, ref string) bool {
 	_, err := r.output(ctx, gitCommand("show-ref", "--verify", "--quiet").revs(ref))

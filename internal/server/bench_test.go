@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,4 +56,31 @@ func benchRepo(b *testing.B) *testrepo.Repo {
 	r.Write("pkg/file.go", strings.Repeat("\tfmt.Println(\"a line of source code of a typical length\", i)\n", 600))
 	r.Commit("file")
 	return r
+}
+
+// A later part of a large diff, cut from the patch cache: what a part
+// costs beside git's diff.
+func BenchmarkDiffPartFromCache(b *testing.B) {
+	r := testrepo.New(b)
+	var old, edited strings.Builder
+	for i := range 40000 {
+		line := fmt.Sprintf("\tvalue%d := compute(%d) // a line of source code of a typical length\n", i, i)
+		old.WriteString(line)
+		if i%3 == 0 {
+			line = "\t// changed\n" + line
+		}
+		edited.WriteString(line)
+	}
+	r.Write("big.go", old.String())
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "feature")
+	r.Write("big.go", edited.String())
+	r.Commit("feature")
+	h := serve(b, r, withTextOnly())
+	res := h.call("get_diff", args("base", "main", "head", "feature"))
+	next := res.Meta[MetaKeyNext].(map[string]any)["arguments"].(map[string]any)
+	benchCall(b, h.cs, "get_diff", next)
+	if h.server.patches.hits.Load() < int64(b.N) {
+		b.Fatalf("%d parts cut from the cache of %d", h.server.patches.hits.Load(), b.N)
+	}
 }

@@ -204,7 +204,10 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 		}
 	}
 	var page *diff.Page
-	read := &capture{}
+	read := &capture{limit: s.patches.runLimit()}
+	// Marked before git reads: a change to the store while it does makes
+	// the run unusable.
+	stamp, stamped := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To)
 	badPos := false
 	err = q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
@@ -217,7 +220,7 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 			badPos = true
 			return nil
 		}
-		if err == nil && page.Next != nil {
+		if err == nil && page.Next != nil && read.limit > 0 {
 			err = read.readOn(len(read.buf))
 		}
 		return err
@@ -228,7 +231,8 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 	if badPos {
 		return nil, errBadPosition()
 	}
-	if run := read.run(q.cacheKey(), q.start.change, total, kept, part.skipped); run != nil {
+	if run := read.run(q.cacheKey(), q.start.change, total, kept, part.skipped); run != nil && stamped {
+		run.stamp = stamp
 		s.patches.put(run, time.Now())
 	}
 	part.page = page
@@ -243,13 +247,11 @@ func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*dif
 	if run == nil || (q.countRest && !(run.complete && run.first == 0 && q.start.change == 0)) {
 		return nil, nil
 	}
-	if q.start != (partPos{}) {
-		// A cursor's commits may have been pruned since the run was read:
-		// what they held is then gone, also from here. A new git process
-		// knows (the object reader may still have the old pack open).
-		if err := q.repo.Git.CheckCommits(ctx, q.opts.From, q.opts.To); err != nil {
-			return nil, goneCommit(q.repo, true, err)
-		}
+	if stamp, ok := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To); !ok || stamp != run.stamp {
+		// The object store changed since the run was read: its commits
+		// may be pruned (git then says so) or a pack rewritten; git is
+		// asked again.
+		return nil, nil
 	}
 	i := q.start.change - run.first
 	page, err := diff.ReadPage(bytes.NewReader(run.text[run.offsets[i]:]), q.pageOptions())

@@ -19,7 +19,9 @@ import (
 // of the file the part stopped in, and about readAhead more) and keeps
 // those bytes; the next part is cut from them. Cursors stay self-contained:
 // the cache only saves work, a part cut from it is the part git would give,
-// and a restarted server or another replica runs git instead.
+// and a restarted server or another replica runs git instead. A run is not
+// used once the repository's object store changed (its commits may have
+// been pruned).
 
 // patchRun is a stretch of one diff's patch, as git printed it: the
 // sections of changes[0:] of the diff's file list, from changes[0] on.
@@ -35,7 +37,10 @@ type patchRun struct {
 	text    []byte
 	// complete: text runs to the end of the diff.
 	complete bool
-	used     time.Time
+	// stamp is the object store's state when git read the run
+	// (git.Repo.ObjectsStamp of the diff's commits).
+	stamp string
+	used  time.Time
 }
 
 // covers: the run holds change i of the diff's file list.
@@ -43,25 +48,31 @@ func (r *patchRun) covers(i int) bool {
 	return i >= r.first && i < r.first+len(r.changes)
 }
 
-// patchCache holds a few runs, the least recently used dropped first.
+// patchCache holds a few runs, the least recently used dropped first, in
+// at most limit bytes (none when limit is not positive).
 type patchCache struct {
+	limit int
 	mu    sync.Mutex
 	runs  []*patchRun // least recently used first
 	bytes int
 	hits  atomic.Int64 // parts cut from a run
 }
 
-// patchCacheBytes bounds the memory of all runs; maxRunBytes one run's,
-// so that one file's patch of up to that size is diffed once. readAhead is
-// about how far past a part a run reads: about 16 parts. runIdle is how
-// long an unused run is kept: a diff read by an agent part by part,
-// thinking between the calls. Variables for the tests.
+// maxRunBytes bounds one run (and half the cache's bound does), so that
+// one file's patch of up to that size is diffed once. readAhead is about
+// how far past a part a run reads: about 16 parts. runIdle is how long an
+// unused run is kept: a diff read by an agent part by part, thinking
+// between the calls. Variables for the tests.
 var (
-	patchCacheBytes = 16 << 20
-	maxRunBytes     = 8 << 20
-	readAhead       = 1 << 20
-	runIdle         = 5 * time.Minute
+	maxRunBytes = 8 << 20
+	readAhead   = 1 << 20
+	runIdle     = 5 * time.Minute
 )
+
+// runLimit is the most bytes one run may hold; 0 when the cache is off.
+func (c *patchCache) runLimit() int {
+	return max(0, min(maxRunBytes, c.limit/2))
+}
 
 // find returns the run of key that holds change i, if any.
 func (c *patchCache) find(key string, i int, now time.Time) *patchRun {
@@ -80,7 +91,7 @@ func (c *patchCache) find(key string, i int, now time.Time) *patchRun {
 
 // put keeps r, in place of the runs of its key it overlaps.
 func (c *patchCache) put(r *patchRun, now time.Time) {
-	if len(r.changes) == 0 || len(r.text) > maxRunBytes {
+	if len(r.changes) == 0 || len(r.text) > c.runLimit() {
 		return
 	}
 	c.mu.Lock()
@@ -97,7 +108,7 @@ func (c *patchCache) put(r *patchRun, now time.Time) {
 	}
 	c.runs = append(kept, r)
 	c.bytes += len(r.text)
-	for c.bytes > patchCacheBytes {
+	for c.bytes > c.limit {
 		c.bytes -= len(c.runs[0].text)
 		c.runs = c.runs[1:]
 	}
@@ -116,18 +127,19 @@ func (c *patchCache) expire(now time.Time) {
 	c.runs = kept
 }
 
-// capture copies what is read of a patch stream, up to maxRunBytes.
+// capture copies what is read of a patch stream, up to limit bytes.
 type capture struct {
-	src  io.Reader
-	buf  []byte
-	over bool // the stream went past maxRunBytes: buf holds its start
-	eof  bool
+	src   io.Reader
+	limit int
+	buf   []byte
+	over  bool // the stream went past limit: buf holds its start
+	eof   bool
 }
 
 func (c *capture) Read(p []byte) (int, error) {
 	n, err := c.src.Read(p)
 	if !c.over {
-		if len(c.buf)+n > maxRunBytes {
+		if len(c.buf)+n > c.limit {
 			c.over = true
 		} else {
 			c.buf = append(c.buf, p[:n]...)
@@ -139,13 +151,14 @@ func (c *capture) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readOn reads past a part that stopped at byte partEnd: to the end of the
-// file section it stopped in and at least readAhead more, or to the end of
-// the stream, or until the run is full.
+// readOn reads past a part that stopped at byte partEnd: at least
+// readAhead more and on to the end of the file section that reaches past
+// that (a large file's patch is kept whole, to be diffed once), or to the
+// end of the stream, or until the run is full.
 func (c *capture) readOn(partEnd int) error {
 	chunk := make([]byte, 64<<10)
 	for !c.eof && !c.over {
-		if len(c.buf) >= partEnd+readAhead && lastSection(c.buf, partEnd) > partEnd {
+		if from := partEnd + readAhead; len(c.buf) > from && lastSection(c.buf, from) > from {
 			return nil
 		}
 		if _, err := c.Read(chunk); err != nil && !errors.Is(err, io.EOF) {

@@ -11,13 +11,6 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
-// reset empties the cache, as a restarted server has it.
-func (c *patchCache) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.runs, c.bytes = nil, 0
-}
-
 // patchCacheRepo is a pull request (refs/pull/3/head, branch feature) whose
 // diff has what a run of the patch cache must keep whole or cut right:
 // files larger than a run, a type change (two sections), renames, a file
@@ -56,8 +49,8 @@ func patchCacheRepo(t *testing.T) *testrepo.Repo {
 
 // A part cut from the patch cache is the part git gives: every reply of a
 // drain through next calls is the same, byte for byte and next call for
-// next call, on a server that keeps runs and on one whose cache is emptied
-// before each call (a restarted server, another replica). Runs are made
+// next call, on a server that keeps runs and on one with the cache off
+// (what a restarted server or another replica does). Runs are made
 // small here, so that drains cross runs, a file is larger than a run, and a
 // run stops inside a type change.
 func TestPatchCacheGivesWhatGitGives(t *testing.T) {
@@ -83,14 +76,13 @@ func TestPatchCacheGivesWhatGitGives(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s %v", c.tool, c.args), func(t *testing.T) {
 			warm := serve(t, r, withTextOnly(), withMaxBytes(6000))
-			cold := serve(t, r, withTextOnly(), withMaxBytes(6000))
+			cold := serve(t, r, withTextOnly(), withMaxBytes(6000), func(c *Config) { c.PatchCacheBytes = -1 })
 			a, calls := maps.Clone(c.args), 0
 			for ; a != nil; calls++ {
 				if calls > 500 {
 					t.Fatal("more than 500 parts")
 				}
 				w := warm.call(c.tool, a)
-				cold.server.patches.reset()
 				g := cold.call(c.tool, a)
 				if textOf(w) != textOf(g) || w.IsError != g.IsError {
 					t.Fatalf("part %d (%v): the cache's reply differs from git's:\n%s\n-- git --\n%s", calls, a, textOf(w), textOf(g))
@@ -102,6 +94,9 @@ func TestPatchCacheGivesWhatGitGives(t *testing.T) {
 				if n := nextOf(t, w); n != nil {
 					a = n.Arguments
 				}
+			}
+			if hits := cold.server.patches.hits.Load(); hits != 0 {
+				t.Errorf("a server with the cache off cut %d parts from it", hits)
 			}
 			if hits := warm.server.patches.hits.Load(); (hits == 0) != c.larger {
 				t.Errorf("%d parts, %d cut from the cache", calls, hits)
@@ -118,13 +113,11 @@ func TestPatchCacheGivesWhatGitGives(t *testing.T) {
 // run first and a run unused for runIdle, and a new run of a stretch of a
 // diff replaces the run it overlaps.
 func TestPatchCacheBounds(t *testing.T) {
-	defer func(b int) { patchCacheBytes = b }(patchCacheBytes)
-	patchCacheBytes = 1000
 	now := time.Now()
 	run := func(key string, first, n, size int) *patchRun {
 		return &patchRun{key: key, first: first, changes: make([]git.Change, n), offsets: make([]int, n), text: make([]byte, size)}
 	}
-	var c patchCache
+	c := patchCache{limit: 1000}
 	c.put(run("a", 0, 5, 400), now)
 	c.put(run("b", 0, 5, 400), now)
 	if c.find("a", 4, now) == nil || c.find("a", 5, now) != nil || c.find("b", 0, now) == nil {
@@ -139,8 +132,8 @@ func TestPatchCacheBounds(t *testing.T) {
 		t.Fatalf("an overlapped run is kept (bytes %d)", c.bytes)
 	}
 	c.put(run("d", 0, 1, 2000), now) // larger than the whole cache
-	if c.bytes > patchCacheBytes {
-		t.Fatalf("bytes %d over the bound %d", c.bytes, patchCacheBytes)
+	if c.bytes > c.limit {
+		t.Fatalf("bytes %d over the bound %d", c.bytes, c.limit)
 	}
 	if c.find("b", 0, now.Add(runIdle)) != nil || c.bytes != 0 {
 		t.Fatalf("runs unused for %v are kept (bytes %d)", runIdle, c.bytes)

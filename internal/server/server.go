@@ -3,6 +3,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -38,7 +39,16 @@ type Config struct {
 	// structuredContent beside the text (--structured). By default a
 	// result is text only, so each payload is sent once.
 	Structured bool
+
+	// PatchCacheBytes bounds the patch cache (patchcache.go), which keeps
+	// what git printed past a part of a diff for the next part: 0 means
+	// DefaultPatchCacheBytes, a negative value turns it off (each part
+	// runs git diff).
+	PatchCacheBytes int
 }
+
+// DefaultPatchCacheBytes is the patch cache's default bound.
+const DefaultPatchCacheBytes = 16 << 20
 
 // DefaultMaxBytes keeps a reply under Claude Code's default 25,000-token
 // limit on one MCP tool result.
@@ -73,6 +83,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, served: served, impl: &mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}}
 	s.backend = newBackend(s)
+	s.patches.limit = cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes)
 	s.envelope = s.envelopeSize()
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,
