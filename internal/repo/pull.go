@@ -9,8 +9,9 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
 
-// PullRequest is a local pull request: refs/pull/N/head, where GitHub, Gitea
-// and Forgejo keep it.
+// PullRequest is a pull request's commits: locally refs/pull/N/head (where
+// GitHub, Gitea and Forgejo keep it) and a base by PullRequest's rule; in
+// forge mode the commits the forge gives (PullRequestAt).
 type PullRequest struct {
 	Index      int
 	Base, Head string // commit ids
@@ -42,12 +43,35 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 	if err != nil {
 		return nil, err
 	}
-	mb, err := r.Git.MergeBase(ctx, base, head)
+	return r.withMergeBase(ctx, &PullRequest{Index: index, Base: base, Head: head})
+}
+
+// PullRequestAt is pull request index at the base and head commits (full
+// ids) a forge gives for it: its base branch's commit, whichever branch
+// that is. Both are looked up in the repository (a mirror that lacks one
+// is fetched, as for any missing revision) and the merge base is git's.
+func (r *Repository) PullRequestAt(ctx context.Context, index int, base, head string) (*PullRequest, error) {
+	for _, c := range [][2]string{{"base", base}, {"head", head}} {
+		_, err := r.resolve(ctx, c[1])
+		if errors.Is(err, git.ErrMissing) {
+			return nil, errcode.New(errcode.Unavailable, "pull request #%d's %s commit %s is not in the mirror of %s yet; try again in a few seconds", index, c[0], c[1], r.FullName())
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return r.withMergeBase(ctx, &PullRequest{Index: index, Base: base, Head: head})
+}
+
+// withMergeBase sets pr's merge base: where its diff and commits start.
+func (r *Repository) withMergeBase(ctx context.Context, pr *PullRequest) (*PullRequest, error) {
+	mb, err := r.Git.MergeBase(ctx, pr.Base, pr.Head)
 	if errors.Is(err, git.ErrNoMergeBase) {
-		return nil, errcode.New(errcode.InvalidRef, "pull request #%d shares no history with its base %s", index, base)
+		return nil, errcode.New(errcode.InvalidRef, "pull request #%d shares no history with its base %s", pr.Index, pr.Base)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &PullRequest{Index: index, Base: base, Head: head, MergeBase: mb}, nil
+	pr.MergeBase = mb
+	return pr, nil
 }

@@ -13,7 +13,8 @@ import (
 // forgeBackend (forge.go) asks the forge's API. The server picks one when it
 // starts, so no handler asks which mode it is in. The other tools read
 // repositories through s.served in both modes (mirrors of the forge's, in
-// forge mode).
+// forge mode); list_commits index reads a pull request's commits there, at
+// the base and head pullRequest gives.
 type backend interface {
 	repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error)
 	// pullRequestFiles: pinned, from a cursor, are the base, merge base and
@@ -26,6 +27,11 @@ type backend interface {
 	// pullRequestDetails answers get_pull_request (get_pull_request.go);
 	// cur is the call's cursor, decoded (nil for the first part).
 	pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error)
+	// pullRequest finds a pull request's base, head and merge base in r,
+	// for the tools that read its commits with git (s.pullRequest,
+	// pull_request.go): locally from its refs, in forge mode from the
+	// forge's pull request.
+	pullRequest(ctx context.Context, r *repo.Repository, index int) (*repo.PullRequest, error)
 }
 
 // localBackend answers from the served repositories.

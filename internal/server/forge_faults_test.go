@@ -172,6 +172,7 @@ func TestForgeSecretsNeverLeakFromAnEchoingForge(t *testing.T) {
 		{"get_diff", repoArgs("base", "main", "head", "topic")},
 		{"list_changed_files", repoArgs("base", "main", "head", "topic")},
 		{"search_code", repoArgs("query", "hello")},
+		{"list_commits", repoArgs("index", 1)}, // the forge's pull request, read in the mirror
 		{"read_file", args("owner", "acme", "repo", "nothere", "path", "README.md")},
 		{"read_file", args("path", "README.md")}, // "owner and repo are required (what is served)"
 	}

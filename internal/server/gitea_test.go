@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
 // TestGitea runs the contract scenarios of get_pull_request_diff and
@@ -18,17 +20,11 @@ import (
 // GITEA_TEST_TOKEN). Without one it is skipped, except in CI, where
 // .ci/run starts one and a missing server is a failure.
 func TestGitea(t *testing.T) {
-	url, token := os.Getenv("GITEA_TEST_URL"), os.Getenv("GITEA_TEST_TOKEN")
-	if url == "" || token == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI must run the Gitea tests: start one with scripts/gitea-test-server")
-		}
-		t.Skip("no Gitea: eval \"$(scripts/gitea-test-server start)\" to run these tests")
-	}
-	g := &giteaAPI{t: t, url: strings.TrimRight(url, "/"), token: token}
+	g := needGitea(t)
+	url, token := g.url, g.token
 	r := newPRRepo(t)
 	g.recreate("acme", "widgets")
-	g.push(r, "acme/widgets", "main", "feature", "pr9")
+	g.push(r.Repo, "acme/widgets", "main", "feature", "pr9")
 	pr := g.openPR("acme/widgets", "feature", "main")
 	pr9 := g.openPR("acme/widgets", "pr9", "main")
 	h, _ := serveForge(t, url, token, r.Repo, 30*time.Second, time.Minute)
@@ -100,7 +96,7 @@ func TestGitea(t *testing.T) {
 		// ref refreshes the mirror.
 		time.Sleep(6 * time.Second) // past the shortest interval between refreshes
 		r.Git("branch", "late", "feature")
-		g.push(r, "acme/widgets", "late")
+		g.push(r.Repo, "acme/widgets", "late")
 		h.structured("read_file", args("owner", "acme", "repo", "widgets", "path", "cmd/main.go", "ref", "late"), &rf)
 	})
 	t.Run("bad input", func(t *testing.T) {
@@ -164,6 +160,20 @@ func TestGitea(t *testing.T) {
 	})
 }
 
+// needGitea is the Gitea of scripts/gitea-test-server (GITEA_TEST_URL and
+// GITEA_TEST_TOKEN); without one the test is skipped, except in CI.
+func needGitea(t *testing.T) *giteaAPI {
+	t.Helper()
+	url, token := os.Getenv("GITEA_TEST_URL"), os.Getenv("GITEA_TEST_TOKEN")
+	if url == "" || token == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI must run the Gitea tests: start one with scripts/gitea-test-server")
+		}
+		t.Skip("no Gitea: eval \"$(scripts/gitea-test-server start)\" to run these tests")
+	}
+	return &giteaAPI{t: t, url: strings.TrimRight(url, "/"), token: token}
+}
+
 // giteaAPI sets up fixtures through Gitea's API.
 type giteaAPI struct {
 	t          *testing.T
@@ -207,7 +217,7 @@ func (g *giteaAPI) recreate(owner, name string) {
 }
 
 // push pushes branches of r; the token goes as a header, not in the URL.
-func (g *giteaAPI) push(r *prRepo, fullName string, branches ...string) {
+func (g *giteaAPI) push(r *testrepo.Repo, fullName string, branches ...string) {
 	g.t.Helper()
 	args := []string{"-c", "http.extraHeader=Authorization: token " + g.token, "push", "-q", "--force", g.url + "/" + fullName + ".git"}
 	for _, b := range branches {
@@ -228,4 +238,133 @@ func (g *giteaAPI) openPR(fullName, head, base string) int {
 	}
 	json.Unmarshal([]byte(body), &pr)
 	return pr.Number
+}
+
+// TestGiteaPullRequestOnAnotherBase: a pull request into release, a branch
+// that diverged from the default branch main. Every pull request tool
+// takes its base, merge base and commits from the forge's pull request
+// (git on a clone of the forge's repository is the oracle), not from the
+// default branch; a base that moved on the forge since the mirror was made
+// is fetched, and a cursor keeps the commits its first page saw.
+func TestGiteaPullRequestOnAnotherBase(t *testing.T) {
+	g := needGitea(t)
+	r := testrepo.New(t)
+	r.Write("shared.txt", "shared\n")
+	r.Commit("root")
+	r.Git("checkout", "-q", "-b", "release")
+	r.Write("release.txt", "release 1\n")
+	r.Commit("release one")
+	r.Git("checkout", "-q", "-b", "feature")
+	for i := 1; i <= 3; i++ {
+		r.Write(fmt.Sprintf("f%d.txt", i), "feature\n")
+		r.Commit(fmt.Sprintf("feature %d", i))
+	}
+	r.Git("checkout", "-q", "release")
+	r.Write("release.txt", "release 2\n")
+	r.Commit("release two")
+	r.Git("checkout", "-q", "main")
+	r.Write("main.txt", "main moves on\n")
+	r.Commit("main moves on")
+	g.recreate("acme", "releases")
+	g.push(r, "acme/releases", "main", "release", "feature")
+	index := g.openPR("acme/releases", "feature", "release")
+	h, _ := serveForge(t, g.url, g.token, r, 30*time.Second, time.Minute)
+	pr := map[string]any{"owner": "acme", "repo": "releases", "index": index}
+	withPR := func(kv ...any) map[string]any {
+		m := args(kv...)
+		for k, v := range pr {
+			m[k] = v
+		}
+		return m
+	}
+
+	// The oracle: the forge's pull request, and git on a clone.
+	clone := testrepo.New(t)
+	type oracle struct {
+		base, mergeBase string
+		commits         []string // git log mergeBase..head
+	}
+	want := func() oracle {
+		t.Helper()
+		clone.Git("-c", "http.extraHeader=Authorization: token "+g.token, "fetch", "-q", g.url+"/acme/releases.git", "+refs/heads/*:refs/remotes/origin/*")
+		var forge struct {
+			Base struct {
+				Ref string `json:"ref"`
+				SHA string `json:"sha"`
+			} `json:"base"`
+			MergeBase string `json:"merge_base"`
+		}
+		json.Unmarshal([]byte(g.get(fmt.Sprintf("/api/v1/repos/acme/releases/pulls/%d", index))), &forge)
+		o := oracle{base: strings.TrimSpace(clone.Git("rev-parse", "origin/release"))}
+		o.mergeBase = strings.TrimSpace(clone.Git("merge-base", "origin/release", "origin/feature"))
+		o.commits = histGitLog(clone, o.mergeBase+"..origin/feature")
+		if forge.Base.Ref != "release" || forge.Base.SHA != o.base || forge.MergeBase != o.mergeBase || len(o.commits) != 3 {
+			t.Fatalf("the fixture is not what the test needs: the forge says %+v; git says %+v", forge, o)
+		}
+		return o
+	}
+	checkCommits := func(t *testing.T, o oracle) {
+		t.Helper()
+		got, first := histListAll(t, h, pr)
+		if !slices.Equal(histSHAs(got), o.commits) || first.Base == nil || *first.Base != o.base || first.MergeBase == nil || *first.MergeBase != o.mergeBase {
+			t.Fatalf("list_commits index=%d: %v, base %v, merge base %v\nwant %v, base %s, merge base %s",
+				index, histSHAs(got), deref(first.Base), deref(first.MergeBase), o.commits, o.base, o.mergeBase)
+		}
+	}
+	o := want()
+
+	t.Run("list_commits", func(t *testing.T) { checkCommits(t, o) })
+	t.Run("get_pull_request", func(t *testing.T) {
+		var out getPullRequestOut
+		h.structured("get_pull_request", pr, &out)
+		if out.BaseRef != "release" || out.Base != o.base || out.MergeBase != o.mergeBase {
+			t.Fatalf("%+v\nwant base release at %s, merge base %s", out, o.base, o.mergeBase)
+		}
+	})
+	t.Run("list_pull_request_files and get_pull_request_diff", func(t *testing.T) {
+		var out listPullRequestFilesOut
+		h.structured("list_pull_request_files", pr, &out)
+		var names []string
+		for _, f := range out.Files {
+			names = append(names, f.Path)
+		}
+		wantNames := strings.Fields(clone.Git("diff", "--name-only", o.mergeBase, o.commits[0]))
+		if out.Base != o.base || out.MergeBase != o.mergeBase || !slices.Equal(names, wantNames) {
+			t.Fatalf("%+v\nwant base %s, merge base %s, files %v", out, o.base, o.mergeBase, wantNames)
+		}
+		d := h.ok("get_pull_request_diff", pr)
+		var got []string
+		for _, s := range sections(d) {
+			got = append(got, strings.Fields(s)[2][2:]) // "diff --git a/X b/X"
+		}
+		if !slices.Equal(got, wantNames) {
+			t.Fatalf("get_pull_request_diff's files %v, want %v:\n%s", got, wantNames, d)
+		}
+	})
+	t.Run("the base moves on the forge", func(t *testing.T) {
+		first := h.call("list_commits", withPR("limit", 1))
+		next := nextOf(t, first)
+		if first.IsError || next == nil {
+			t.Fatalf("a first page of one commit: %s", textOf(first))
+		}
+		r.Git("checkout", "-q", "release")
+		r.Write("release.txt", "release 3\n")
+		r.Commit("release three")
+		g.push(r, "acme/releases", "release")
+		moved := want()
+		if moved.base == o.base {
+			t.Fatal("the base did not move")
+		}
+		// The cursor's pages are the commits the first page saw.
+		rest, page2 := histListAll(t, h, next.Arguments)
+		var firstOut listCommitsOut
+		histDecode(t, first, &firstOut)
+		if all := append(histSHAs([]listCommitEntryView{{histCommit: firstOut.Commits[0]}}), histSHAs(rest)...); !slices.Equal(all, o.commits) || *page2.Base != o.base {
+			t.Fatalf("through the cursor: %v, base %s; want %v, base %s", all, *page2.Base, o.commits, o.base)
+		}
+		// A new listing sees the new base, which the mirror fetches (past
+		// the shortest interval between two fetches).
+		time.Sleep(6 * time.Second)
+		checkCommits(t, moved)
+	})
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -607,11 +609,36 @@ func TestHistoryUnderRootAndForge(t *testing.T) {
 	})
 	t.Run("forge", func(t *testing.T) {
 		f := forgetest.New(t)
+		// Pull request 2: next into topic, not into the default branch.
+		f.Repo.Git("checkout", "-q", "-b", "next", "topic")
+		f.Repo.Write("next.txt", "next\n")
+		f.Repo.Git("update-ref", "refs/pull/2/head", f.Repo.Commit("next"))
+		f.Repo.Git("push", "-q", f.Bare, "next", "refs/pull/2/head")
+		sha := func(rev string) string { return strings.TrimSpace(f.Repo.Git("rev-parse", rev)) }
+		// The pull requests as the forge describes them; #3 without a base.
+		pulls := map[string]string{
+			"/api/v1/repos/acme/widgets/pulls/1": fmt.Sprintf(`{"base":{"ref":"main","sha":"%s"},"head":{"ref":"topic","sha":"%s"}}`, sha("main"), sha("topic")),
+			"/api/v1/repos/acme/widgets/pulls/2": fmt.Sprintf(`{"base":{"ref":"topic","sha":"%s"},"head":{"ref":"next","sha":"%s"}}`, sha("topic"), sha("next")),
+			"/api/v1/repos/acme/widgets/pulls/3": fmt.Sprintf(`{"base":{"ref":"gone","sha":""},"head":{"ref":"next","sha":"%s"}}`, sha("next")),
+		}
+		f.API = func(w http.ResponseWriter, r *http.Request) {
+			if pull, ok := pulls[r.URL.Path]; ok {
+				io.WriteString(w, pull)
+				return
+			}
+			http.NotFound(w, r)
+		}
 		h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
 		got, first := histListAll(t, h, args("owner", "acme", "repo", "widgets", "index", 1))
 		if want := histGitLog(f.Repo, "main..topic"); !slices.Equal(histSHAs(got), want) || first.MergeBase == nil {
 			t.Fatalf("pull request 1: %v, want %v", histSHAs(got), want)
 		}
+		got, first = histListAll(t, h, args("owner", "acme", "repo", "widgets", "index", 2))
+		if want := histGitLog(f.Repo, "topic..next"); !slices.Equal(histSHAs(got), want) || *first.Base != sha("topic") || *first.MergeBase != sha("topic") {
+			t.Fatalf("pull request 2 into topic: %v, base %s; want %v, base %s", histSHAs(got), *first.Base, want, sha("topic"))
+		}
+		h.fails("list_commits", args("owner", "acme", "repo", "widgets", "index", 3), "UNAVAILABLE")
+		h.fails("list_commits", args("owner", "acme", "repo", "widgets", "index", 4), "NOT_FOUND")
 		got, _ = histListAll(t, h, args("owner", "acme", "repo", "widgets", "ref", "topic", "order", "oldest"))
 		if want := histGitLog(f.Repo, "--reverse", "topic"); !slices.Equal(histSHAs(got), want) {
 			t.Fatalf("topic: %v, want %v", histSHAs(got), want)

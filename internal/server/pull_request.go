@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
-// pullRequest resolves owner/repo#index and the options of its diff. pinned
-// (from a cursor: base, merge base and head) are used instead of its refs,
-// which may have moved since; nil when there is none.
+// pullRequest resolves owner/repo#index and the options of its diff: its
+// base and head come from the backend (below: the local refs, or the
+// forge's pull request). pinned (from a cursor: base, merge base and head)
+// are used instead, since those may have moved; nil when there is none.
 func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, pinned []string) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
 	r, err := s.served.Get(ctx, owner, name, true)
 	if err != nil {
@@ -23,10 +25,32 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 			return nil, nil, git.DiffOptions{}, err
 		}
 		pr = &repo.PullRequest{Index: index, Base: pinned[0], MergeBase: pinned[1], Head: pinned[2]}
-	} else if pr, err = r.PullRequest(ctx, index); err != nil {
+	} else if pr, err = s.backend.pullRequest(ctx, r, index); err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
 	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil
+}
+
+// pullRequest finds a local pull request's base and head by
+// repo.PullRequest's rule: refs/pull/N/head, based on the first parent of
+// refs/pull/N/merge where that exists, else on the default branch.
+func (b localBackend) pullRequest(ctx context.Context, r *repo.Repository, index int) (*repo.PullRequest, error) {
+	return r.PullRequest(ctx, index)
+}
+
+// pullRequest takes a forge's pull request's base and head from the forge:
+// its base is the commit of the forge's base branch, which need not be the
+// mirror's default branch. Both commits are read in the mirror (fetched when
+// it lacks them), where git computes the merge base.
+func (b forgeBackend) pullRequest(ctx context.Context, r *repo.Repository, index int) (*repo.PullRequest, error) {
+	p, err := b.f.Pull(ctx, r.Owner, r.Name, index)
+	if err != nil {
+		return nil, pullNotFound(err, r.Owner, r.Name, index)
+	}
+	if !isObjectID(p.Base.SHA) || !isObjectID(p.Head.SHA) {
+		return nil, errcode.New(errcode.Unavailable, "the forge gives no base or head commit for pull request #%d of %s (its base branch may be gone)", index, r.FullName())
+	}
+	return r.PullRequestAt(ctx, index, p.Base.SHA, p.Head.SHA)
 }
 
 // fileList renders "path (N bytes), ..." for an error, as many of names as
