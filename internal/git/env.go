@@ -34,6 +34,8 @@ type Env struct {
 	memory uint64
 	// sandbox confines every git process (nil: off). See UseSandbox.
 	sandbox *sandbox
+	// blobs keeps small blobs recently read (blobcache.go).
+	blobs blobCache
 }
 
 // NewEnv creates the server's private git home, with the sandbox on where

@@ -2,6 +2,7 @@ package git
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -45,6 +47,7 @@ type objectPool struct {
 	// idleTimeout ends a reader nobody used for this long, so a server
 	// with thousands of repositories keeps processes only for those in use.
 	idleTimeout time.Duration
+	requests    atomic.Int64 // sent to the readers, for the tests
 }
 
 // defaultIdleTimeout: see objectPool.idleTimeout.
@@ -231,17 +234,63 @@ func (p *objectPool) close() {
 	}
 }
 
+func (p *objectPool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
 // Info describes the object a name resolves to, without reading it.
 func (r *Repo) Info(ctx context.Context, name string) (Object, error) {
-	return r.objects.do(ctx, "info", name, nil)
+	if o, ok := r.remembered(ctx, name); ok {
+		return o, nil
+	}
+	o, err := r.objects.do(ctx, "info", name, nil)
+	r.rememberObject(name, o, err)
+	return o, err
+}
+
+// remembered is what a name that starts with an object id resolved to
+// before, while the call and the repository are still open.
+func (r *Repo) remembered(ctx context.Context, name string) (Object, bool) {
+	o, ok := r.memo.get("object " + name)
+	if !ok || context.Cause(ctx) != nil || r.objects.isClosed() {
+		return Object{}, false
+	}
+	return o.(Object), true
+}
+
+// rememberObject keeps what a name that starts with an object id resolved
+// to (blobcache.go).
+func (r *Repo) rememberObject(name string, o Object, err error) {
+	if err == nil && fixedName(name) {
+		r.memo.put("object "+name, o, len(name)+len(o.OID)+64)
+	}
 }
 
 // ReadObject hands the object's content to read as a stream. read may stop
-// early; the rest is skipped or the reader replaced.
+// early; the rest is skipped or the reader replaced. A small blob is kept
+// (blobcache.go).
 func (r *Repo) ReadObject(ctx context.Context, name string, read func(Object, io.Reader) error) error {
-	_, err := r.objects.do(ctx, "contents", name, func(c *catFile, o Object) (bool, error) {
+	if o, ok := r.remembered(ctx, name); ok {
+		if data, ok := r.env.blobs.get(blobKey{r.gitDir, o.OID}); ok {
+			return read(o, bytes.NewReader(data))
+		}
+	}
+	o, err := r.objects.do(ctx, "contents", name, func(c *catFile, o Object) (bool, error) {
 		body := &objectBody{r: c.out, n: o.Size}
-		err := read(o, body)
+		var kept *bytes.Buffer
+		var src io.Reader = body
+		if o.Type == "blob" && o.Size <= maxCachedBlob {
+			kept = bytes.NewBuffer(make([]byte, 0, o.Size))
+			src = io.TeeReader(body, kept)
+		}
+		defer func() {
+			if kept != nil && int64(kept.Len()) == o.Size && !body.short {
+				r.env.blobs.put(blobKey{r.gitDir, o.OID}, kept.Bytes())
+			}
+		}()
+		err := read(o, src)
 		if err == nil && body.short {
 			// The reader died mid-object: what read saw was cut short.
 			err = fmt.Errorf("git cat-file: %s: %w", name, io.ErrUnexpectedEOF)
@@ -250,7 +299,7 @@ func (r *Repo) ReadObject(ctx context.Context, name string, read func(Object, io
 		if left > drainLimit {
 			return false, err
 		}
-		if _, derr := io.Copy(io.Discard, body); derr != nil {
+		if _, derr := io.Copy(io.Discard, src); derr != nil {
 			return false, err
 		}
 		if b, derr := c.out.ReadByte(); derr != nil || b != '\n' {
@@ -258,6 +307,7 @@ func (r *Repo) ReadObject(ctx context.Context, name string, read func(Object, io
 		}
 		return true, err
 	})
+	r.rememberObject(name, o, err)
 	return err
 }
 
@@ -327,6 +377,7 @@ func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string,
 		}
 		p.put(c, healthy)
 	}()
+	p.requests.Add(1)
 	if _, err := io.WriteString(c.in, verb+" "+name+"\x00"); err != nil {
 		return Object{}, p.failure(ctx, c, name, err)
 	}
