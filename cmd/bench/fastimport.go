@@ -68,6 +68,27 @@ func (im *importer) commit(ref string, mark, parent int, offset int, msg string)
 	}
 }
 
+// person is a commit's author (and committer) in fast-import's form.
+type person struct{ name, email, tz string }
+
+// commitBy starts a commit on ref by who, at the time offset, with the
+// given parent marks (none: a root commit; two: a merge), explicit even
+// when ref's tip is the first parent; file commands follow, against the
+// first parent's tree.
+func (im *importer) commitBy(ref string, mark int, parents []int, offset int, who person, msg string) {
+	im.printf("commit %s\nmark :%d\n", ref, mark)
+	im.printf("author %s <%s> %d %s\n", who.name, who.email, benchTime+offset, who.tz)
+	im.printf("committer %s <%s> %d %s\n", who.name, who.email, benchTime+offset, who.tz)
+	im.printf("data %d\n%s\n", len(msg), msg)
+	for i, p := range parents {
+		if i == 0 {
+			im.printf("from :%d\n", p)
+		} else {
+			im.printf("merge :%d\n", p)
+		}
+	}
+}
+
 // file writes path with the given content (paths here never need quoting).
 func (im *importer) file(path string, content []byte) { im.fileMode(path, "100644", content) }
 

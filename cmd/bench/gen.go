@@ -7,9 +7,21 @@ import (
 	"time"
 )
 
-// genVersion keys the cache: change it whenever the generator's output
-// changes, so stale repositories are never measured.
-const genVersion = "gen2"
+// genVersions key the cache, one per repository: change a repository's
+// entry whenever its generator's output changes, so a stale repository is
+// never measured and the others are not generated again.
+var genVersions = map[string]string{
+	repoTree:   "gen3-history", // the history branch (issue 14)
+	repoPaging: "gen2",
+	repoHuge:   "gen2",
+}
+
+func genVersion(name string) string {
+	if v, ok := genVersions[name]; ok {
+		return v
+	}
+	return "gen2"
+}
 
 // doneMarker is written into a generated repository last; a directory
 // without it is an interrupted generation and is rebuilt.
@@ -23,7 +35,7 @@ type generator func(g gitRunner, gitDir string, logf logFunc) error
 // directory renamed into place, so a crash never leaves a half repository
 // that looks complete.
 func ensureRepo(g gitRunner, cacheDir, name string, gen generator, logf logFunc) (dir string, generated bool, err error) {
-	dir = filepath.Join(cacheDir, genVersion, name+".git")
+	dir = filepath.Join(cacheDir, genVersion(name), name+".git")
 	if _, err := os.Stat(filepath.Join(dir, doneMarker)); err == nil {
 		logf("using cached %s repository %s", name, dir)
 		return dir, false, nil
@@ -47,7 +59,7 @@ func ensureRepo(g gitRunner, cacheDir, name string, gen generator, logf logFunc)
 	if err := gen(g, tmp, logf); err != nil {
 		return "", false, fmt.Errorf("generating %s: %w", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, doneMarker), []byte(genVersion+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, doneMarker), []byte(genVersion(name)+"\n"), 0o644); err != nil {
 		return "", false, err
 	}
 	if err := os.Rename(tmp, dir); err != nil {

@@ -106,7 +106,8 @@ func edit(content []byte, r *rng, tag string) []byte {
 
 // genTree writes the base commit (20,000 files), the change branch off it
 // (3,200 modified, 100 deleted, 50 renamed with edits, 200 added), one more
-// commit on main so that merge-base ≠ main, and refs/pull/1/head = change.
+// commit on main so that merge-base ≠ main, refs/pull/1/head = change, and
+// the history branch off main (gen_history.go).
 func genTree(g gitRunner, gitDir string, logf logFunc) error {
 	files := treeLayout()
 	r := newRNG(treeSeed + 1)
@@ -169,6 +170,8 @@ func genTree(g gitRunner, gitDir string, logf logFunc) error {
 		}
 		im.file("CHANGELOG.md", []byte("# Changes\n\n- main moved on after change branched off.\n"))
 		im.endCommit()
+
+		genHistory(im, files, rest[mainOnly:], 3, 7200, logf)
 
 		im.reset("refs/pull/1/head", 2)
 		im.reset("refs/tags/base", 1)
