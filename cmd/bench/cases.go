@@ -114,6 +114,10 @@ func generatedCases(calls int) []benchCase {
 		{tool: "search_code", name: "very common match, maxResults=10", repo: repoTree, target: ratioAtMost(0.2), build: func(fx *fixture) (*spec, error) {
 			return searchSpec(fx, "return", 10)
 		}},
+		// The reviewer's workflow (issue 14): --only reviewer.
+		{tool: "list_files", name: "reviewer: main, recursive, the first page (200 entries)", repo: repoTree, target: ratioAtMost(1.2), build: listFilesSpec},
+		{tool: "list_commits", name: "reviewer: 100 commits of the history branch", repo: repoTree, target: ratioAtMost(1.2), build: listCommitsSpec},
+		{tool: "blame", name: "reviewer: 100 lines of the history's most changed file", repo: repoTree, target: ratioAtMost(1.2), build: blameSpec},
 	}
 }
 

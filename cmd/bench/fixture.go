@@ -35,6 +35,7 @@ type fixture struct {
 	mergeBase  string // full SHA, computed once with git
 	changes    []change
 	slice      textFile // the file the read cases slice
+	blame      textFile // the file the blame case blames (tree: at the history branch)
 	scratch    string   // a directory of the run's own, for scratch work trees
 }
 

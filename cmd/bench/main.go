@@ -5,11 +5,14 @@
 // alternating, and prints medians, ratios and the server's peak memory.
 //
 // The paging cases (issue 13) follow a large diff's next calls from its
-// first part to its last and hold the parts, joined, to git's patch.
+// first part to its last and hold the parts, joined, to git's patch. The
+// reviewer's cases (issue 14) list the tree, the last 100 commits and blame
+// 100 lines, against ls-tree, log and blame (reviewer.go).
 //
 //	go run ./cmd/bench [--rounds 5] [--only SUBSTRING] [--json bench-results.json]
 //	go run ./cmd/bench --repo PATH --base REV --head REV
 //	go run ./cmd/bench --only paging --server-log DIR   # each call's ms in DIR/paging.log
+//	go run ./cmd/bench --only reviewer --rounds 41      # issue 14's three cases
 package main
 
 import (

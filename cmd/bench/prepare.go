@@ -56,6 +56,9 @@ func prepare(ctx context.Context, g gitRunner, o *options, kind string, logf log
 		if path, err = fileNear(g, dir, "main", 20_000); err == nil {
 			fx.slice, err = loadSlice(g, dir, "main", path)
 		}
+		if err == nil {
+			fx.blame, err = blameFile(g, dir)
+		}
 	case repoHuge:
 		fx, err = newFixture(g, dir, "base", "main")
 	case repoPaging:
