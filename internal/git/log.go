@@ -95,10 +95,15 @@ func logFieldLimits(withBody bool) []int {
 //     --shortstat, which costs about ten times as much), --full-diff (all of
 //     the commit's files, not only those under Paths), --root (log.showRoot
 //     would hide a root commit's files), the renames of every diff here (-M
-//     with RenameLimit) so that a count matches list_changed_files, and
-//     --diff-merges=off: merges are counted apart (mergeFileCounts), since
-//     any diff of merges in git log (-m, --diff-merges=first-parent) also
-//     changes which commits touching Paths it lists.
+//     with RenameLimit) so that a count matches list_changed_files, and a
+//     merge's files against its first parent (as GitHub counts them):
+//     --diff-merges=first-parent when no Paths are given, in the same
+//     process; with Paths, --diff-merges=off and merges are counted apart
+//     (mergeFileCounts), since any diff of merges in git log (-m,
+//     --diff-merges=first-parent) also changes which commits touching Paths
+//     it lists. Without Paths there is nothing to simplify: the commits
+//     are the same, and a second git process would cost as much as the log
+//     itself (issue 14).
 func logCommand(o LogOptions, skip, n int) *command {
 	c := gitCommand("log", "-z", "--no-color", "--no-decorate", "--no-show-signature",
 		"--no-mailmap", "--no-follow", "--encoding=UTF-8")
@@ -108,7 +113,12 @@ func logCommand(o LogOptions, skip, n int) *command {
 		c.flags(logFormat)
 	}
 	if o.WithFileCount {
-		c.flags(fileCountFlags...).flags("--full-diff", "--diff-merges=off")
+		c.flags(fileCountFlags...).flags("--full-diff")
+		if mergesApart(o) {
+			c.flags("--diff-merges=off")
+		} else {
+			c.flags("--diff-merges=first-parent")
+		}
 	}
 	if o.Reverse {
 		c.flags("--reverse")
@@ -116,6 +126,10 @@ func logCommand(o LogOptions, skip, n int) *command {
 	c.flags(intArg("--skip=", skip), intArg("--max-count=", n))
 	return c.revs(rangeRevs(o.From, o.To)...).paths(o.Paths...)
 }
+
+// mergesApart tells that a Log's merges have their files counted by a
+// second git process (mergeFileCounts): only when Paths select commits.
+func mergesApart(o LogOptions) bool { return o.WithFileCount && len(o.Paths) > 0 }
 
 // fileCountFlags make git log print each commit's changed files.
 var fileCountFlags = []arg{"--name-only", "--root", "--no-ext-diff", "--no-textconv", "-M", intArg("-l", RenameLimit)}
@@ -143,8 +157,9 @@ func rangeRevs(from, to string) []string {
 // git applies --skip and --max-count before --reverse, so an oldest-first
 // page is a window of the newest-first list counted from its end: Log
 // counts the range first (CountCommits, which remembers the count) and asks
-// git for exactly that window, which --reverse then turns around. Merges'
-// files are counted by a second git process (mergeFileCounts).
+// git for exactly that window, which --reverse then turns around. When
+// Paths select commits, merges' files are counted by a second git process
+// (mergeFileCounts).
 func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	if err := checkLog(o); err != nil {
 		return nil, err
@@ -175,7 +190,7 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 			if kept += commitBytes(c); kept > maxOutput {
 				return fmt.Errorf("git log: over %d bytes for %d commits: ask for fewer", maxOutput, len(commits)+1)
 			}
-			if len(c.Parents) > 1 {
+			if len(c.Parents) > 1 && mergesApart(o) {
 				merges = append(merges, c.SHA)
 			}
 			commits = append(commits, c)
@@ -185,7 +200,7 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	if err != nil {
 		return nil, missingRevision(err)
 	}
-	if o.WithFileCount && len(merges) > 0 {
+	if len(merges) > 0 {
 		counts, err := r.mergeFileCounts(ctx, merges)
 		if err != nil {
 			return nil, err

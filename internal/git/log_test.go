@@ -238,6 +238,34 @@ func TestLogMatchesGit(t *testing.T) {
 	}
 }
 
+// Without paths, a Log counts its merges' files in its own git log
+// (--diff-merges=first-parent): one git process, not two (issue 14). With
+// paths, which a diff of merges would change the walk of, merges are
+// counted by a second process. TestLogMatchesGit holds both to git.
+func TestLogCountsMergesInOneProcess(t *testing.T) {
+	for _, tc := range []struct {
+		paths []string
+		flag  string
+		apart bool
+	}{
+		{nil, "--diff-merges=first-parent", false},
+		{[]string{"a.txt"}, "--diff-merges=off", true},
+	} {
+		o := LogOptions{To: strings.Repeat("a", 40), Paths: tc.paths, Limit: 10, WithFileCount: true}
+		c := logCommand(o, 0, o.Limit)
+		if !slices.Contains(c.args, tc.flag) || mergesApart(o) != tc.apart {
+			t.Errorf("paths %q: args %q, merges apart %v; want %s, apart %v", tc.paths, c.args, mergesApart(o), tc.flag, tc.apart)
+		}
+	}
+	r, ids := logHistory(t)
+	got, err := open(t, r).Log(context.Background(), LogOptions{To: ids["last"], Limit: 10, WithFileCount: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := logPage(gitLog(t, r, map[string]int{}, ids["last"]), LogOptions{Limit: 10, WithFileCount: true})
+	sameCommits(t, "Log without paths", got, want)
+}
+
 // The oldest-first window is computed from the count: pages of every size
 // cover the range exactly once, in order, whatever the page size.
 func TestLogReversePages(t *testing.T) {
