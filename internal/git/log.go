@@ -91,6 +91,8 @@ func logFieldLimits(withBody bool) []int {
 //     git rev-list (CountCommits) does not.
 //   - --no-decorate, --no-show-signature, --no-color: log.decorate would
 //     read every ref, log.showSignature run gpg.program.
+//   - GIT_FLUSH=0 (fullyBuffered): the page is read whole, so git need not
+//     flush it commit by commit.
 //   - file counts: --name-only (a tree diff: no blob is read, unlike
 //     --shortstat, which costs about ten times as much), --full-diff (all of
 //     the commit's files, not only those under Paths), --root (log.showRoot
@@ -106,7 +108,7 @@ func logFieldLimits(withBody bool) []int {
 //     itself (issue 14).
 func logCommand(o LogOptions, skip, n int) *command {
 	c := gitCommand("log", "-z", "--no-color", "--no-decorate", "--no-show-signature",
-		"--no-mailmap", "--no-follow", "--encoding=UTF-8")
+		"--no-mailmap", "--no-follow", "--encoding=UTF-8").fullyBuffered()
 	if o.WithBody {
 		c.flags(logFormatBody)
 	} else {
@@ -139,7 +141,7 @@ var fileCountFlags = []arg{"--name-only", "--root", "--no-ext-diff", "--no-textc
 // changed.
 func mergesCommand(merges []string) *command {
 	return gitCommand("log", "-z", "--no-color", "--no-decorate", "--no-show-signature", "--encoding=UTF-8",
-		"--no-walk=unsorted", "--format=%x00%H", "--diff-merges=first-parent").
+		"--no-walk=unsorted", "--format=%x00%H", "--diff-merges=first-parent").fullyBuffered().
 		flags(fileCountFlags...).revs(merges...).paths()
 }
 

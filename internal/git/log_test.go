@@ -242,7 +242,7 @@ func TestLogMatchesGit(t *testing.T) {
 // (--diff-merges=first-parent): one git process, not two (issue 14). With
 // paths, which a diff of merges would change the walk of, merges are
 // counted by a second process. TestLogMatchesGit holds both to git.
-func TestLogCountsMergesInOneProcess(t *testing.T) {
+func TestLogRunsOneBufferedProcess(t *testing.T) {
 	for _, tc := range []struct {
 		paths []string
 		flag  string
@@ -255,6 +255,13 @@ func TestLogCountsMergesInOneProcess(t *testing.T) {
 		c := logCommand(o, 0, o.Limit)
 		if !slices.Contains(c.args, tc.flag) || mergesApart(o) != tc.apart {
 			t.Errorf("paths %q: args %q, merges apart %v; want %s, apart %v", tc.paths, c.args, mergesApart(o), tc.flag, tc.apart)
+		}
+	}
+	// Both of Log's commands are read whole: git need not flush each
+	// commit (GIT_FLUSH=0), which costs a write and a wake-up per commit.
+	for _, c := range []*command{logCommand(LogOptions{To: strings.Repeat("a", 40), Limit: 10}, 0, 10), mergesCommand([]string{strings.Repeat("a", 40)})} {
+		if !slices.Contains(c.env, "GIT_FLUSH=0") {
+			t.Errorf("%q: environment %q, want GIT_FLUSH=0", c.args, c.env)
 		}
 	}
 	r, ids := logHistory(t)
