@@ -160,7 +160,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		ru.sandboxOff = nil
 		for _, i := range idx {
 			if cases[i].sandboxOff && ru.sandboxOff == nil {
-				if ru.sandboxOff, err = startServer(ctx, bin, dir, filepath.Join(logDir, kind+"-sandbox-off.log"), append(logFlags, "--sandbox", "off")...); err != nil {
+				if ru.sandboxOff, err = startServer(ctx, bin, dir, filepath.Join(logDir, kind+"-sandbox-off.log"), append(flags, "--sandbox", "off")...); err != nil {
 					return 1, err
 				}
 			}

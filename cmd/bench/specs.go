@@ -224,6 +224,47 @@ func throughputSpec(fx *fixture, calls int, args func(textFile, int, int) map[st
 		args: args(t, s, e), check: nonEmpty, oracle: sliceCheck(tool, t, s, e, true), note: t.path}, nil
 }
 
+// hugeDiffSpec: the huge range's diff in one reply, against git diff of
+// the whole range. The 216 MB file is larger than a git diff may be given
+// (the server's maxDiffBlob): the reply must name it, with its size and the
+// read_file call that reads it, and hold every other file's section as git
+// prints it.
+func hugeDiffSpec(fx *fixture) (*spec, error) {
+	size, err := fx.g.output(fx.dir, "cat-file", "-s", fx.head+":"+hugePath)
+	if err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf("[not diffed: %s is %s bytes, too large for git to diff", hugePath, strings.TrimSpace(string(size)))
+	check := func(res *mcp.CallToolResult) error {
+		text := firstText(res)
+		if err := checkDiffText(fx, text); err != nil {
+			return err
+		}
+		if !strings.Contains(text, note) || !strings.Contains(text, `read_file {"path":"`+hugePath+`"`) {
+			return fmt.Errorf("the reply does not name %s as too large to diff, with a read_file call", hugePath)
+		}
+		return nil
+	}
+	oracle := func(res *mcp.CallToolResult) error {
+		var others []string
+		for _, c := range fx.changes {
+			if c.path != hugePath {
+				others = append(others, c.paths()...)
+			}
+		}
+		want, err := fx.g.output(fx.dir, append([]string{"diff", "-M", fx.mergeBase, fx.head, "--"}, others...)...)
+		if err != nil {
+			return err
+		}
+		if got := patchOf(firstText(res)); got != string(want) {
+			return fmt.Errorf("the other files' patch differs from git's (%d vs %d bytes)", len(got), len(want))
+		}
+		return nil
+	}
+	return &spec{args: map[string]any{"base": fx.base, "head": fx.head}, git: []string{"diff", fx.base, fx.head},
+		check: check, oracle: oracle, note: "git diffs the 216 MB file; the server names it"}, nil
+}
+
 // hugeReadSpec: 100 lines from the middle of the 216 MB file; the expected
 // lines are regenerated from the generator's seed.
 func hugeReadSpec(fx *fixture) (*spec, error) {

@@ -205,9 +205,13 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 	}
 	var page *diff.Page
 	read := &capture{limit: s.patches.runLimit()}
-	// Marked before git reads: a change to the store while it does makes
-	// the run unusable.
-	stamp, stamped := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To)
+	var stamp string
+	stamped := false
+	if read.limit > 0 {
+		// Marked before git reads: a change to the store while it does
+		// makes the run unusable.
+		stamp, stamped = q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To)
+	}
 	badPos := false
 	err = q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
 		var err error
