@@ -95,6 +95,23 @@ func generatedCases(calls int) []benchCase {
 		{tool: "read_file", name: fmt.Sprintf("throughput: %d sequential 100-line reads vs as many list_repositories", calls), repo: repoTree,
 			target: throughputVersusAtLeast(1000, 0.65, "list_repositories"),
 			build:  func(fx *fixture) (*spec, error) { return versusSpec(throughputSpec(fx, calls, readArgs)) }},
+		{tool: "read_file", name: fmt.Sprintf("throughput at the commit: %d sequential 100-line reads at main's SHA vs as many list_repositories", calls), repo: repoTree,
+			target: throughputVersusAtLeast(1000, 0.65, "list_repositories"),
+			build: func(fx *fixture) (*spec, error) {
+				// Where an agent reads: at a pull request's head SHA, and
+				// every next call pins the SHA read. A branch name costs one
+				// more cat-file round trip (it may move); a SHA does not.
+				sha, err := fx.g.output(fx.dir, "rev-parse", "--verify", fx.slice.rev+"^{commit}")
+				if err != nil {
+					return nil, err
+				}
+				atSHA := func(t textFile, start, end int) map[string]any {
+					a := readArgs(t, start, end)
+					a["ref"] = strings.TrimSpace(string(sha))
+					return a
+				}
+				return versusSpec(throughputSpec(fx, calls, atSHA))
+			}},
 		{tool: "get_file_content", name: fmt.Sprintf("throughput: %d sequential 100-line reads", calls), repo: repoTree, target: throughputAtLeast(2000, 0.5),
 			build: func(fx *fixture) (*spec, error) { return throughputSpec(fx, calls, contentArgs) }},
 		{tool: "get_pull_request_diff", name: "paging PR #1 (> 2 MB of patch): every part, through next calls", repo: repoPaging, target: pagingTarget(),
