@@ -15,9 +15,9 @@ import (
 
 // The patch cache: a diff read part by part would run git diff once per
 // part, and a file whose patch spans 30 parts would be diffed 30 times.
-// So when a part's git diff stops, the server reads on a little (to the end
-// of the file the part stopped in, and about readAhead more) and keeps
-// those bytes; the next part is cut from them. Cursors stay self-contained:
+// So when a part is full, its git diff is read on (readAhead more, and to
+// the end of the file section that reaches past that) and the whole
+// sections read are kept as a run; the next part is cut from them. Cursors stay self-contained:
 // the cache only saves work, a part cut from it is the part git would give,
 // and a restarted server or another replica runs git instead. A run is not
 // used once the repository's object store changed (its commits may have
@@ -157,9 +157,14 @@ func (c *capture) Read(p []byte) (int, error) {
 // end of the stream, or until the run is full.
 func (c *capture) readOn(partEnd int) error {
 	chunk := make([]byte, 64<<10)
+	from := partEnd + readAhead // look for a section start after here
 	for !c.eof && !c.over {
-		if from := partEnd + readAhead; len(c.buf) > from && lastSection(c.buf, from) > from {
-			return nil
+		if len(c.buf) > from {
+			if lastSection(c.buf, from) > 0 {
+				return nil
+			}
+			// Not in what was read: look only at what comes next.
+			from = max(from, len(c.buf)-len(sectionLine))
 		}
 		if _, err := c.Read(chunk); err != nil && !errors.Is(err, io.EOF) {
 			return err

@@ -134,12 +134,20 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	if res.Oversized != 0 && res.Last < res.First {
 		return reply[readFileOut]{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
 	}
-	out.EndLine, out.TotalLines, out.Content, out.Truncated = res.Last, res.Total, string(res.Content), res.Stopped
-	body := out.Content
-	if body != "" && !strings.HasSuffix(body, "\n") {
-		body += "\n" // lines are joined with \n: end the last one for what follows
+	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
+	// The text is the header and the lines, the last one ended with "\n"
+	// for what follows; the structured content shares the lines' bytes.
+	head := header(out)
+	var b strings.Builder
+	b.Grow(len(head) + len(res.Content) + 1)
+	b.WriteString(head)
+	b.Write(res.Content)
+	if len(res.Content) > 0 && res.Content[len(res.Content)-1] != '\n' {
+		b.WriteByte('\n')
 	}
-	r0 := reply[readFileOut]{text: header(out) + body, out: out}
+	text := b.String()
+	out.Content = text[len(head) : len(head)+len(res.Content)]
+	r0 := reply[readFileOut]{text: text, out: out}
 	if out.Truncated {
 		r0.next = s.readFileNext(in, out.Ref, out.EndLine+1)
 	}

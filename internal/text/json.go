@@ -11,16 +11,8 @@ import "unicode/utf8"
 func JSONLen[B []byte | string](s B) int {
 	n := 0
 	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			switch {
-			case b == '\\' || b == '"' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
-				n += 2
-			case b < 0x20 || b == '<' || b == '>' || b == '&':
-				n += 6 // \u00XX
-			default:
-				n++
-			}
+		if b := s[i]; b < utf8.RuneSelf {
+			n += int(asciiJSONLen[b])
 			i++
 			continue
 		}
@@ -37,3 +29,18 @@ func JSONLen[B []byte | string](s B) int {
 	}
 	return n
 }
+
+// asciiJSONLen is what each ASCII byte takes in a JSON string.
+var asciiJSONLen = func() (t [utf8.RuneSelf]uint8) {
+	for b := range t {
+		switch {
+		case b == '\\' || b == '"' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+			t[b] = 2
+		case b < 0x20 || b == '<' || b == '>' || b == '&':
+			t[b] = 6 // \u00XX
+		default:
+			t[b] = 1
+		}
+	}
+	return t
+}()
