@@ -154,6 +154,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 			flags = append(slices.Clone(logFlags), "--patch-cache", "0")
 		}
 		s, err := startServer(ctx, bin, dir, filepath.Join(logDir, kind+".log"), flags...)
+		ru.fresh = func() (*session, error) {
+			return startServer(ctx, bin, dir, filepath.Join(logDir, kind+"-fresh.log"), flags...)
+		}
 		if err != nil {
 			return 1, err
 		}

@@ -17,6 +17,11 @@ type runner struct {
 	// sandboxOff is a second server on the same repository with the git
 	// sandbox off, for the cases that measure what the sandbox costs.
 	sandboxOff *session
+	// fresh starts another server on the repository at hand, as the
+	// first one was started: each timed drain of a paging case gets its
+	// own, so that none is answered from what an earlier one left in the
+	// patch cache.
+	fresh func() (*session, error)
 }
 
 // runCase runs one case and returns its row; a failure is recorded in the
