@@ -203,52 +203,139 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 			return part, part.place(q.start.change, q.start.section, kept, total)
 		}
 	}
-	var page *diff.Page
-	read := &capture{limit: s.patches.runLimit()}
-	var stamp string
-	stamped := false
-	if read.limit > 0 {
-		// Marked before git reads: a change to the store while it does
-		// makes the run unusable.
-		stamp, stamped = q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To)
-	}
-	badPos := false
-	err = q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
-		var err error
-		read.src = patch
-		page, err = diff.ReadPage(read, q.pageOptions())
-		if errors.Is(err, diff.ErrBadPos) {
-			// Not an error of the callback: git that printed nothing
-			// because it failed (a pinned commit pruned) must be told
-			// from a position that is not in the diff, by its exit.
-			badPos = true
-			return nil
-		}
-		if err == nil && page.Next != nil && read.limit > 0 {
-			err = read.readOn(len(read.buf))
-		}
-		return err
-	})
+	page, err := s.readFromGit(ctx, q, opts, total, kept, part.skipped)
 	if err != nil {
-		return nil, goneCommit(q.repo, q.start != (partPos{}), err)
-	}
-	if badPos {
-		return nil, errBadPosition()
-	}
-	if run := read.run(q.cacheKey(), q.start.change, total, kept, part.skipped); run != nil && stamped {
-		run.stamp = stamp
-		s.patches.put(run, time.Now())
+		return nil, err
 	}
 	part.page = page
 	return part, part.place(q.start.change, q.start.section, kept, total)
 }
 
-// cachedPart cuts the part from a run of the patch cache; nil when no run
-// holds its start, or when the part would end where the run ends though
-// the diff goes on (git gives the fuller part).
+// readFromGit cuts a part from a git diff of opts. With a fill slot free,
+// the git diff goes on after the part, filling a run of the patch cache
+// in the background (until its end, the run's bound, or fillTimeout);
+// the call's own end stops git only while the part is read.
+func (s *Server) readFromGit(ctx context.Context, q partRequest, opts git.DiffOptions, total int, kept []git.Change, skipped map[string]int64) (*diff.Page, error) {
+	var run *patchRun
+	release, fills := s.patches.startFill()
+	if fills {
+		// Stamped before git reads: a change to the store while it does
+		// makes the run unusable.
+		if stamp, ok := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To); ok {
+			// The part's own skipped map is filtered by place: the run
+			// keeps its own.
+			run = newPatchRun(q.cacheKey(), q.start.change, total, kept, maps.Clone(skipped), stamp, s.patches.runLimit())
+		} else {
+			release()
+		}
+	}
+	if run == nil {
+		var c partCut
+		err := q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
+			c = cutPart(patch, nil, q)
+			return nil
+		})
+		return c.result(q, err)
+	}
+	s.patches.put(run, time.Now())
+	gitCtx, stopGit := context.WithTimeout(context.WithoutCancel(ctx), fillTimeout)
+	stopOnCall := context.AfterFunc(ctx, stopGit)
+	cuts, gitDone, partRead := make(chan partCut, 1), make(chan error, 1), make(chan struct{})
+	go func() {
+		defer release()
+		defer stopGit()
+		eof, called := false, false
+		err := q.repo.Git.Patch(gitCtx, opts, func(patch io.Reader) error {
+			called = true
+			c := cutPart(patch, run, q)
+			cuts <- c
+			<-partRead
+			if c.eof || c.err != nil {
+				eof = c.eof
+				return nil
+			}
+			var err error
+			eof, err = run.fill(patch)
+			return err
+		})
+		if !called {
+			cuts <- partCut{err: errNoOutput}
+		}
+		run.finish(err, eof)
+		gitDone <- err
+	}()
+	c := <-cuts
+	stopOnCall() // from here on, git fills the run whatever the call does
+	if c.err != nil && !errors.Is(c.err, diff.ErrBadPos) {
+		stopGit()
+	}
+	close(partRead)
+	if c.eof || c.err != nil {
+		// git's exit tells a failure (a pinned commit pruned) from a
+		// position that is not in the diff.
+		return c.result(q, <-gitDone)
+	}
+	return c.page, nil
+}
+
+// partCut is a part cut from git's output, and whether git's output ended
+// in it.
+type partCut struct {
+	page *diff.Page
+	err  error
+	eof  bool
+}
+
+// errNoOutput: git did not start; its error says why.
+var errNoOutput = errors.New("git diff gave no output")
+
+// cutPart cuts q's part from git's patch, keeping what it reads in run
+// (when not nil).
+func cutPart(patch io.Reader, run *patchRun, q partRequest) partCut {
+	src := &eofReader{r: patch}
+	var in io.Reader = src
+	if run != nil {
+		in = io.TeeReader(src, run)
+	}
+	page, err := diff.ReadPage(in, q.pageOptions())
+	return partCut{page, err, src.eof}
+}
+
+// result is the part, or the error: git's failure first (a pinned commit
+// pruned), then a position that is not in the diff.
+func (c partCut) result(q partRequest, gitErr error) (*diff.Page, error) {
+	switch {
+	case gitErr != nil:
+		return nil, goneCommit(q.repo, q.start != (partPos{}), gitErr)
+	case errors.Is(c.err, diff.ErrBadPos):
+		return nil, errBadPosition()
+	case c.err != nil:
+		return nil, c.err
+	}
+	return c.page, nil
+}
+
+// eofReader notes that its reader reached its end.
+type eofReader struct {
+	r   io.Reader
+	eof bool
+}
+
+func (e *eofReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		e.eof = true
+	}
+	return n, err
+}
+
+// cachedPart cuts the part from a run of the patch cache, waiting for
+// git where the run is still being filled; nil when no run holds its
+// start, or when cutting it met where the run stops short of the diff's
+// end (git gives the part: a fuller one, or one that ends elsewhere).
 func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*diffPart, error) {
 	run := s.patches.find(q.cacheKey(), q.start.change, time.Now())
-	if run == nil || (q.countRest && !(run.complete && run.first == 0 && q.start.change == 0)) {
+	if run == nil || (q.countRest && (run.first != 0 || q.start.change != 0)) {
 		return nil, nil
 	}
 	if stamp, ok := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To); !ok || stamp != run.stamp {
@@ -257,17 +344,23 @@ func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*dif
 		// asked again.
 		return nil, nil
 	}
-	i := q.start.change - run.first
-	page, err := diff.ReadPage(bytes.NewReader(run.text[run.offsets[i]:]), q.pageOptions())
-	if errors.Is(err, diff.ErrBadPos) {
-		return nil, errBadPosition()
+	at, ok := run.offsetOf(ctx, q.start.change)
+	if !ok {
+		return nil, context.Cause(ctx)
 	}
-	if err != nil || (page.Next == nil && !run.complete) {
+	rr := run.reader(ctx, at)
+	page, err := diff.ReadPage(rr, q.pageOptions())
+	switch {
+	case rr.cut:
+		return nil, nil
+	case errors.Is(err, diff.ErrBadPos):
+		return nil, errBadPosition()
+	case err != nil:
 		return nil, err
 	}
 	s.patches.hits.Add(1)
 	part := &diffPart{total: total, page: page, skipped: maps.Clone(run.skipped)}
-	return part, part.place(q.start.change, q.start.section, run.changes[i:], total)
+	return part, part.place(q.start.change, q.start.section, run.kept[q.start.change-run.first:], total)
 }
 
 // place matches the part's sections to the kept changes (the first is

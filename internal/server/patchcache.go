@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -15,72 +16,301 @@ import (
 
 // The patch cache: a diff read part by part would run git diff once per
 // part, and a file whose patch spans 30 parts would be diffed 30 times.
-// So when a part is full, its git diff is read on (readAhead more, and to
-// the end of the file section that reaches past that) and the whole
-// sections read are kept as a run; the next part is cut from them. Cursors stay self-contained:
-// the cache only saves work, a part cut from it is the part git would give,
-// and a restarted server or another replica runs git instead. A run is not
-// used once the repository's object store changed (its commits may have
-// been pruned).
+// So the git diff a part starts is kept going after the part is cut: in
+// the background, it fills a run (what git printed, up to a bound) while
+// the reply goes out and the agent reads it, and the next parts are cut
+// from the run, waiting for git only when they are ahead of it. Cursors
+// stay self-contained: the cache only saves work, a part cut from it is
+// the part git would give, and a restarted server or another replica runs
+// git instead. A run is not used once the repository's object store
+// changed (its commits may have been pruned).
 
-// patchRun is a stretch of one diff's patch, as git printed it: the
-// sections of changes[0:] of the diff's file list, from changes[0] on.
+// patchRun is one diff's patch as one git diff printed it: the sections
+// of kept[0:], where kept[0] is change first of the diff's file list.
 type patchRun struct {
-	key   string
-	first int // the file-list index of changes[0]
-	// changes are the changes whose sections text holds whole; offsets
-	// are where each one's sections start in text (for a change that has
-	// none, where the next one's start).
-	changes []git.Change
-	offsets []int
-	skipped map[string]int64 // tooLargeToDiff of the run's changes
-	text    []byte
-	// complete: text runs to the end of the diff.
-	complete bool
-	// stamp is the object store's state when git read the run
+	key     string
+	first   int
+	total   int          // changes in the whole diff
+	kept    []git.Change // the changes the git diff was given, in order
+	skipped map[string]int64
+	// stamp is the object store's state before git read the run
 	// (git.Repo.ObjectsStamp of the diff's commits).
 	stamp string
-	used  time.Time
+	limit int // the most bytes text may hold
+
+	mu     sync.Mutex
+	grew   sync.Cond // signalled when text grows or the run ends
+	text   []byte
+	starts []int // the section starts found in text
+	// offsets[j] is where kept[j]'s sections start (for a change that has
+	// none, where the next one's do), for the sections mapped so far.
+	offsets []int
+	mapped  int // sections of starts matched to their changes
+	over    bool
+	done    bool
+	whole   bool // done, and text is all git printed
+	used    time.Time
 }
 
-// covers: the run holds change i of the diff's file list.
+// errRunCut: a reader reached where a run stopped short of git's output.
+var errRunCut = errors.New("patch run cut short")
+
+func newPatchRun(key string, first, total int, kept []git.Change, skipped map[string]int64, stamp string, limit int) *patchRun {
+	r := &patchRun{key: key, first: first, total: total, kept: kept, skipped: skipped, stamp: stamp, limit: limit}
+	r.grew.L = &r.mu
+	return r
+}
+
+// Write keeps what git printed, up to the run's limit, and finds the
+// sections in it.
+func (r *patchRun) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.over || r.done {
+		return len(p), nil
+	}
+	if len(r.text)+len(p) > r.limit {
+		r.over = true
+		r.grew.Broadcast()
+		return len(p), nil
+	}
+	from := max(0, len(r.text)-len(sectionLine))
+	r.text = append(r.text, p...)
+	r.findSections(from)
+	r.grew.Broadcast()
+	return len(p), nil
+}
+
+// findSections notes the section starts in text from byte from on, and
+// matches those whose header lines are in to their changes.
+func (r *patchRun) findSections(from int) {
+	if len(r.starts) == 0 && bytes.HasPrefix(r.text, []byte(sectionLine)) {
+		r.starts = append(r.starts, 0)
+	}
+	for at := from; ; {
+		i := bytes.Index(r.text[at:], []byte("\n"+sectionLine))
+		if i < 0 {
+			break
+		}
+		r.starts = append(r.starts, at+i+1)
+		at += i + 1
+	}
+	for r.mapped < len(r.starts) {
+		start := r.starts[r.mapped]
+		end := len(r.text)
+		if r.mapped+1 < len(r.starts) {
+			end = r.starts[r.mapped+1]
+		}
+		lines, whole := headerLines(r.text[start:end])
+		if !whole && end == len(r.text) && !r.done {
+			return // the header lines are not all in yet
+		}
+		h, err := diff.ParseHeader(lines)
+		j := len(r.offsets)
+		if len(r.offsets) > 0 {
+			j = len(r.offsets) - 1 // a type change's second section
+		}
+		for j < len(r.kept) && !sectionOf(h, r.kept[j]) {
+			j++
+		}
+		if err != nil || j == len(r.kept) {
+			// Not what the file list says git prints: give up on the run.
+			r.over = true
+			return
+		}
+		for len(r.offsets) <= j {
+			r.offsets = append(r.offsets, start)
+		}
+		r.mapped++
+	}
+}
+
+// finish ends the run: whole when git printed everything (err nil, nothing
+// left out); a run that failed is marked over, so nothing reads past what
+// it holds.
+func (r *patchRun) finish(err error, eof bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	if err != nil || !eof {
+		r.over = true
+	}
+	r.whole = !r.over
+	if r.whole {
+		r.findSections(len(r.text))
+		for len(r.offsets) < len(r.kept) {
+			r.offsets = append(r.offsets, len(r.text))
+		}
+	}
+	r.grew.Broadcast()
+}
+
+// complete: the run holds the diff to its end.
+func (r *patchRun) complete() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.whole && r.first+len(r.kept) == r.total
+}
+
+// size is what the run takes in memory: its bound while git fills it.
+func (r *patchRun) size() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return len(r.text)
+	}
+	return r.limit
+}
+
+// offsetOf waits until the run knows where change i's sections start;
+// false when it never will (git stopped before them).
+func (r *patchRun) offsetOf(ctx context.Context, i int) (int, bool) {
+	stop := context.AfterFunc(ctx, r.wake)
+	defer stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j := i - r.first
+	for j >= len(r.offsets) { // an offset, once known, is final
+		if r.over || r.done || ctx.Err() != nil {
+			return 0, false
+		}
+		r.grew.Wait()
+	}
+	return r.offsets[j], true
+}
+
+func (r *patchRun) wake() {
+	r.mu.Lock()
+	r.grew.Broadcast()
+	r.mu.Unlock()
+}
+
+// reader reads the run from byte at on, waiting for git as needed. Past
+// where a run stopped short it fails with errRunCut, and notes it: a part
+// must not end there as if the patch did, nor anywhere its reader looked
+// past it (diff.ReadPage ends a part early on a read error met while
+// looking ahead, where git would have let it go on).
+func (r *patchRun) reader(ctx context.Context, at int) *runReader {
+	return &runReader{run: r, ctx: ctx, pos: at}
+}
+
+type runReader struct {
+	run *patchRun
+	ctx context.Context
+	pos int
+	cut bool // it met where the run stopped short of the diff's end
+}
+
+func (rr *runReader) Read(p []byte) (int, error) {
+	r := rr.run
+	stop := context.AfterFunc(rr.ctx, r.wake)
+	defer stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for rr.pos >= len(r.text) && !r.done && !r.over {
+		if err := context.Cause(rr.ctx); err != nil {
+			return 0, err
+		}
+		r.grew.Wait()
+	}
+	if rr.pos < len(r.text) {
+		n := copy(p, r.text[rr.pos:])
+		rr.pos += n
+		return n, nil
+	}
+	if r.whole {
+		// The end of the diff, or of the changes the run was given (the
+		// diff goes on: a reader that met it is cut as well).
+		rr.cut = r.first+len(r.kept) < r.total
+		return 0, io.EOF
+	}
+	rr.cut = true
+	return 0, errRunCut
+}
+
+// fill reads the rest of git's output into the run, until its end, the
+// run's bound, or the run's deadline.
+func (r *patchRun) fill(src io.Reader) (eof bool, err error) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		r.Write(buf[:n])
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		r.mu.Lock()
+		over := r.over
+		r.mu.Unlock()
+		if over {
+			return false, nil
+		}
+	}
+}
+
+// covers: the run was given change i of the diff's file list.
 func (r *patchRun) covers(i int) bool {
-	return i >= r.first && i < r.first+len(r.changes)
+	return i >= r.first && i < r.first+len(r.kept)
 }
 
 // patchCache holds a few runs, the least recently used dropped first, in
-// at most limit bytes (none when limit is not positive).
+// at most limit bytes (none when limit is not positive), and lets at most
+// maxFills git diffs fill runs after their calls returned.
 type patchCache struct {
 	limit int
 	mu    sync.Mutex
 	runs  []*patchRun // least recently used first
-	bytes int
-	hits  atomic.Int64 // parts cut from a run
+	hits  atomic.Int64
+	fills chan struct{}
 }
 
 // maxRunBytes bounds one run (and half the cache's bound does), so that
-// one file's patch of up to that size is diffed once. readAhead is about
-// how far past a part a run reads: about 16 parts. runIdle is how long an
-// unused run is kept: a diff read by an agent part by part, thinking
-// between the calls. Variables for the tests.
+// one file's patch of up to that size is diffed once. runIdle is how long
+// an unused run is kept: a diff read by an agent part by part, thinking
+// between the calls. maxFills bounds the git processes that go on filling
+// runs after their call returned (the rest read their part only), and
+// fillTimeout how long one may. Variables for the tests.
 var (
 	maxRunBytes = 8 << 20
-	readAhead   = 1 << 20
 	runIdle     = 5 * time.Minute
+	fillTimeout = 30 * time.Second
 )
+
+const maxFills = 2
 
 // runLimit is the most bytes one run may hold; 0 when the cache is off.
 func (c *patchCache) runLimit() int {
 	return max(0, min(maxRunBytes, c.limit/2))
 }
 
-// find returns the run of key that holds change i, if any.
+// startFill takes a fill slot; false when none is free (or the cache is
+// off). done gives it back.
+func (c *patchCache) startFill() (done func(), ok bool) {
+	if c.runLimit() == 0 {
+		return nil, false
+	}
+	c.mu.Lock()
+	if c.fills == nil {
+		c.fills = make(chan struct{}, maxFills)
+	}
+	c.mu.Unlock()
+	select {
+	case c.fills <- struct{}{}:
+		return func() { <-c.fills }, true
+	default:
+		return nil, false
+	}
+}
+
+// find returns the run of key that was given change i, if any.
 func (c *patchCache) find(key string, i int, now time.Time) *patchRun {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.expire(now)
-	for k, r := range c.runs {
-		if r.key == key && r.covers(i) {
+	for k := len(c.runs) - 1; k >= 0; k-- { // the newest first
+		if r := c.runs[k]; r.key == key && r.covers(i) {
 			r.used = now
 			c.runs = append(append(c.runs[:k:k], c.runs[k+1:]...), r)
 			return r
@@ -91,174 +321,62 @@ func (c *patchCache) find(key string, i int, now time.Time) *patchRun {
 
 // put keeps r, in place of the runs of its key it overlaps.
 func (c *patchCache) put(r *patchRun, now time.Time) {
-	if len(r.changes) == 0 || len(r.text) > c.runLimit() {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r.used = now
 	kept := c.runs[:0]
-	c.bytes = 0
 	for _, o := range c.runs {
-		overlaps := o.key == r.key && o.first < r.first+len(r.changes) && r.first < o.first+len(o.changes)
-		if !overlaps && now.Sub(o.used) < runIdle {
+		overlaps := o.key == r.key && o.first < r.first+len(r.kept) && r.first < o.first+len(o.kept)
+		if !overlaps {
 			kept = append(kept, o)
-			c.bytes += len(o.text)
 		}
 	}
 	c.runs = append(kept, r)
-	c.bytes += len(r.text)
-	for c.bytes > c.limit {
-		c.bytes -= len(c.runs[0].text)
-		c.runs = c.runs[1:]
-	}
+	c.expire(now)
 }
 
-// expire drops the runs unused for runIdle.
+// expire drops the runs unused for runIdle, and the least recently used
+// while the runs take more than the bound.
 func (c *patchCache) expire(now time.Time) {
 	kept := c.runs[:0]
 	for _, r := range c.runs {
 		if now.Sub(r.used) < runIdle {
 			kept = append(kept, r)
-		} else {
-			c.bytes -= len(r.text)
 		}
 	}
 	c.runs = kept
-}
-
-// capture copies what is read of a patch stream, up to limit bytes.
-type capture struct {
-	src   io.Reader
-	limit int
-	buf   []byte
-	over  bool // the stream went past limit: buf holds its start
-	eof   bool
-}
-
-func (c *capture) Read(p []byte) (int, error) {
-	n, err := c.src.Read(p)
-	if !c.over {
-		if len(c.buf)+n > c.limit {
-			c.over = true
-		} else {
-			c.buf = append(c.buf, p[:n]...)
-		}
+	total := 0
+	for _, r := range c.runs {
+		total += r.size()
 	}
-	if errors.Is(err, io.EOF) {
-		c.eof = true
+	for total > c.limit && len(c.runs) > 0 {
+		total -= c.runs[0].size()
+		c.runs = c.runs[1:]
 	}
-	return n, err
-}
-
-// readOn reads past a part that stopped at byte partEnd: at least
-// readAhead more and on to the end of the file section that reaches past
-// that (a large file's patch is kept whole, to be diffed once), or to the
-// end of the stream, or until the run is full.
-func (c *capture) readOn(partEnd int) error {
-	chunk := make([]byte, 64<<10)
-	from := partEnd + readAhead // look for a section start after here
-	for !c.eof && !c.over {
-		if len(c.buf) > from {
-			if lastSection(c.buf, from) > 0 {
-				return nil
-			}
-			// Not in what was read: look only at what comes next.
-			from = max(from, len(c.buf)-len(sectionLine))
-		}
-		if _, err := c.Read(chunk); err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-	}
-	return nil
 }
 
 // sectionLine starts each file section of a patch (in a hunk, a line that
 // reads so has a "+", "-" or " " before it).
 const sectionLine = "diff --git "
 
-// lastSection is the offset of the last section start in buf after from,
-// or -1.
-func lastSection(buf []byte, from int) int {
-	at := bytes.LastIndex(buf[from:], []byte("\n"+sectionLine))
-	if at < 0 {
-		return -1
-	}
-	return from + at + 1
-}
-
-// run makes the patch run of what c read for a part that started at
-// change first (the changes kept for it; the diff has total): its sections
-// that are whole, matched to their changes. Nil when nothing is whole.
-func (c *capture) run(key string, first, total int, kept []git.Change, skipped map[string]int64) *patchRun {
-	complete := c.eof && !c.over && first+len(kept) == total
-	end := len(c.buf)
-	if !(c.eof && !c.over) {
-		// The stream goes on: the last section may be cut.
-		if end = lastSection(c.buf, 0); end < 0 {
-			return nil
-		}
-	}
-	text := c.buf[:end]
-	r := &patchRun{key: key, first: first, skipped: skipped, complete: complete}
-	j := 0 // the change at hand
-	for at := 0; at < len(text); {
-		next := bytes.Index(text[at+1:], []byte("\n"+sectionLine))
-		sectionEnd := len(text)
-		if next >= 0 {
-			sectionEnd = at + 1 + next + 1
-		}
-		h, err := diff.ParseHeader(headerLines(text[at:sectionEnd]))
-		if err != nil {
-			return nil
-		}
-		for j < len(kept) && !sectionOf(h, kept[j]) {
-			j++
-		}
-		if j == len(kept) {
-			return nil // a section git printed that the file list lacks
-		}
-		for len(r.offsets) <= j {
-			r.offsets = append(r.offsets, at)
-		}
-		at = sectionEnd
-	}
-	covered, textEnd := len(r.offsets), end
-	if c.eof && !c.over {
-		// The changes after the last section have none (too large to diff).
-		for len(r.offsets) < len(kept) {
-			r.offsets = append(r.offsets, end)
-		}
-		covered = len(kept)
-	} else if covered > 0 && kept[covered-1].Status == 'T' {
-		// A type change has two sections: its second may be past the cut.
-		covered--
-		textEnd = r.offsets[covered]
-	}
-	if covered == 0 {
-		return nil
-	}
-	r.changes, r.offsets = kept[:covered:covered], r.offsets[:covered]
-	r.text = bytes.Clone(text[:textEnd])
-	return r
-}
-
-// headerLines are the lines of a section up to its first hunk.
-func headerLines(section []byte) []string {
+// headerLines are the lines of a section up to its first hunk, and
+// whether they end there (a hunk or a binary line follows).
+func headerLines(section []byte) ([]string, bool) {
 	var lines []string
 	for len(section) > 0 {
-		line := section
-		if i := bytes.IndexByte(section, '\n'); i >= 0 {
-			line = section[:i+1]
+		i := bytes.IndexByte(section, '\n')
+		if i < 0 {
+			return lines, false // a line not yet ended
 		}
+		line := section[:i+1]
 		if bytes.HasPrefix(line, []byte("@@")) {
-			break
+			return lines, true
 		}
 		lines = append(lines, string(line))
 		section = section[len(line):]
 		if strings.HasPrefix(lines[len(lines)-1], "Binary files ") {
-			break
+			return lines, true
 		}
 	}
-	return lines
+	return lines, false
 }
