@@ -61,24 +61,29 @@ func newPatchRun(key string, first, total int, kept []git.Change, skipped map[st
 	return r
 }
 
-// Write keeps what git printed, up to the run's limit, and finds the
-// sections in it.
+// Write keeps what git printed (the run is where a part's read is teed).
 func (r *patchRun) Write(p []byte) (int, error) {
+	r.keep(p)
+	return len(p), nil
+}
+
+// keep adds what git printed, up to the run's limit, and finds the
+// sections in it.
+func (r *patchRun) keep(p []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.over || r.done {
-		return len(p), nil
+		return
 	}
 	if len(r.text)+len(p) > r.limit {
 		r.over = true
 		r.grew.Broadcast()
-		return len(p), nil
+		return
 	}
 	from := max(0, len(r.text)-len(sectionLine))
 	r.text = append(r.text, p...)
 	r.findSections(from)
 	r.grew.Broadcast()
-	return len(p), nil
 }
 
 // findSections notes the section starts in text from byte from on, and
@@ -143,13 +148,6 @@ func (r *patchRun) finish(err error, eof bool) {
 		}
 	}
 	r.grew.Broadcast()
-}
-
-// complete: the run holds the diff to its end.
-func (r *patchRun) complete() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.whole && r.first+len(r.kept) == r.total
 }
 
 // size is what the run takes in memory: its bound while git fills it.
@@ -234,7 +232,7 @@ func (r *patchRun) fill(src io.Reader) (eof bool, err error) {
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := src.Read(buf)
-		r.Write(buf[:n])
+		r.keep(buf[:n])
 		if errors.Is(err, io.EOF) {
 			return true, nil
 		}

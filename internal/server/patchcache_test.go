@@ -117,7 +117,7 @@ func TestPatchCacheBounds(t *testing.T) {
 	now := time.Now()
 	run := func(key string, first, n, size int) *patchRun {
 		r := newPatchRun(key, first, first+n, make([]git.Change, n), nil, "", size)
-		r.Write(make([]byte, size))
+		r.keep(make([]byte, size))
 		r.finish(nil, true)
 		return r
 	}
