@@ -265,7 +265,10 @@ func (s *Server) readFromGit(ctx context.Context, q partRequest, opts git.DiffOp
 		gitDone <- err
 	}()
 	c := <-cuts
-	stopOnCall() // from here on, git fills the run whatever the call does
+	stopOnCall() // from here on, git fills the run as readers want it
+	run.mu.Lock()
+	run.want(len(run.text))
+	run.mu.Unlock()
 	if c.err != nil && !errors.Is(c.err, diff.ErrBadPos) {
 		stopGit()
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
@@ -166,41 +167,66 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		s.flagGenerated(ctx, r, sha, p)
 		return s.partNotes(p, sha)
 	}
-	part, partNotes, err := partWithNotes(room, in.MaxBytes, read, notes)
-	if err != nil {
-		return reply[getCommitOut]{}, err
+	// With --structured each file's fields are sent too, beside its patch:
+	// a reply that comes out over the limit is cut again with less room.
+	for attempt := 0; ; attempt++ {
+		part, partNotes, err := partWithNotes(room, in.MaxBytes, read, notes)
+		if err != nil {
+			return reply[getCommitOut]{}, err
+		}
+		res := commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
+			deferred: first && patchRoom(room, in.MaxBytes) < patchRoom(laterRoom, in.MaxBytes) && histLostLines(part)}, r, out, part, partNotes)
+		if over := s.replySize(res) - s.cfg.MaxBytes; over > 0 && attempt < 3 {
+			room -= over
+			continue
+		}
+		return res, nil
 	}
+}
+
+// commitPart is what a get_commit part's reply is made of, besides the
+// part itself.
+type commitPart struct {
+	s                              *Server
+	in                             getCommitIn
+	digest, sha, against, preamble string
+	first, deferred                bool
+}
+
+// commitReply is get_commit's reply for a part.
+func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *diffPart, partNotes string) reply[getCommitOut] {
+	const tool = "get_commit"
 	out.TotalFiles = part.total
 	var b strings.Builder
-	b.WriteString(preamble)
-	next, deferred := part.next, first && patchRoom(room, in.MaxBytes) < patchRoom(laterRoom, in.MaxBytes) && histLostLines(part)
+	b.WriteString(c.preamble)
+	next := part.next
 	switch {
-	case deferred:
+	case c.deferred:
 		// A line (or a file's header lines) left out as longer than this
 		// part's room, which the preamble shrank, could fit in a later
 		// part's: the patch starts in the next part, so that every part
 		// leaves out the same lines a get_diff part would.
-		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", against, count(part.total, "file"))
+		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", c.against, count(part.total, "file"))
 		next = &partPos{}
-	case !first:
-		fmt.Fprintf(&b, "%s: commit %s, patch against %s; this part: %s\n", r.FullName(), short(sha), against, partRange(part))
+	case !c.first:
+		fmt.Fprintf(&b, "%s: commit %s, patch against %s; this part: %s\n", r.FullName(), short(c.sha), c.against, partRange(part))
 	case part.total == 0:
-		fmt.Fprintf(&b, "Patch against %s: no file differs.\n", against)
+		fmt.Fprintf(&b, "Patch against %s: no file differs.\n", c.against)
 	default:
-		fmt.Fprintf(&b, "Patch against %s; %s:\n", against, partRange(part))
+		fmt.Fprintf(&b, "Patch against %s; %s:\n", c.against, partRange(part))
 	}
-	if !deferred {
-		out.Files = s.partFiles(part)
+	if !c.deferred {
+		out.Files = c.s.partFiles(part)
 		b.Write(part.page.Text)
 		b.WriteString(partNotes)
 	}
 	res := reply[getCommitOut]{text: b.String(), out: out}
 	if next != nil {
 		res.out.Truncated = true
-		cur := cursor{Tool: tool, Args: digest, Commits: []string{sha}, File: next.change, Section: next.section, Line: next.line}
-		res.next = continueWith(tool, getCommitWithCursor(in, cur.encode()))
+		cur := cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, File: next.change, Section: next.section, Line: next.line}
+		res.next = continueWith(tool, getCommitWithCursor(c.in, cur.encode()))
 	}
-	return res, nil
+	return res
 }
 
 // histLostLines: the part left out lines, or a file's header lines, as

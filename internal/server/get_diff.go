@@ -109,20 +109,39 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
 		return pairs.note() + s.partNotes(p, sel.head)
 	}
-	part, partNotes, err := partWithNotes(s.payloadRoom(probe), in.MaxBytes, read, notes)
-	if err != nil {
-		return reply[getDiffOut]{}, err
+	// With --structured each file's fields are sent too, beside its patch:
+	// a reply that comes out over the limit is cut again with less room.
+	room := s.payloadRoom(probe)
+	for attempt := 0; ; attempt++ {
+		part, partNotes, err := partWithNotes(room, in.MaxBytes, read, notes)
+		if err != nil {
+			return reply[getDiffOut]{}, err
+		}
+		r := s.diffReply(tool, in, digest, sel, out, part, header(part)+partNotesText(part, partNotes))
+		if over := s.replySize(r) - s.cfg.MaxBytes; over > 0 && attempt < 3 {
+			room -= over
+			continue
+		}
+		return r, nil
 	}
-	out.TotalFiles = part.total
-	out.Files = s.partFiles(part)
+}
+
+// partNotesText is a part's text after its header: the patch and notes.
+func partNotesText(part *diffPart, notes string) string {
 	var b strings.Builder
-	b.WriteString(header(part))
 	if part.total == 0 {
 		b.WriteString("No file differs.\n")
 	}
 	b.Write(part.page.Text)
-	b.WriteString(partNotes)
-	r := reply[getDiffOut]{text: b.String(), out: out}
+	b.WriteString(notes)
+	return b.String()
+}
+
+// diffReply is get_diff's reply for a part, with its text.
+func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSelection, out getDiffOut, part *diffPart, text string) reply[getDiffOut] {
+	out.TotalFiles = part.total
+	out.Files = s.partFiles(part)
+	r := reply[getDiffOut]{text: text, out: out}
 	if part.next != nil {
 		r.out.Truncated = true
 		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head},
@@ -132,7 +151,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		// the default 3: the next call must say it.
 		r.next.Arguments["contextLines"] = in.ContextLines
 	}
-	return r, nil
+	return r
 }
 
 // minPartRoom is the least patch room a part is given, so that a small

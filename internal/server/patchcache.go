@@ -46,10 +46,16 @@ type patchRun struct {
 	// none, where the next one's do), for the sections mapped so far.
 	offsets []int
 	mapped  int // sections of starts matched to their changes
-	over    bool
-	done    bool
-	whole   bool // done, and text is all git printed
-	used    time.Time
+	// wanted is how far the fill may read: fillAhead past the furthest a
+	// reader has asked for. Past it git waits (its pipe full), and after
+	// fillPause with no reader asking for more it is stopped: a first
+	// part that nobody continues costs fillAhead of git's work, not the
+	// run's bound.
+	wanted int
+	over   bool
+	done   bool
+	whole  bool // done, and text is all git printed
+	used   time.Time
 }
 
 // errRunCut: a reader reached where a run stopped short of git's output.
@@ -172,9 +178,18 @@ func (r *patchRun) offsetOf(ctx context.Context, i int) (int, bool) {
 		if r.over || r.done || ctx.Err() != nil {
 			return 0, false
 		}
+		r.want(len(r.text))
 		r.grew.Wait()
 	}
 	return r.offsets[j], true
+}
+
+// want lets the fill read fillAhead past at (r.mu held).
+func (r *patchRun) want(at int) {
+	if at+fillAhead > r.wanted {
+		r.wanted = at + fillAhead
+		r.grew.Broadcast()
+	}
 }
 
 func (r *patchRun) wake() {
@@ -205,6 +220,7 @@ func (rr *runReader) Read(p []byte) (int, error) {
 	defer stop()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.want(rr.pos)
 	for rr.pos >= len(r.text) && !r.done && !r.over {
 		if err := context.Cause(rr.ctx); err != nil {
 			return 0, err
@@ -226,11 +242,15 @@ func (rr *runReader) Read(p []byte) (int, error) {
 	return 0, errRunCut
 }
 
-// fill reads the rest of git's output into the run, until its end, the
-// run's bound, or the run's deadline.
+// fill reads the rest of git's output into the run, as far as readers
+// want it, until its end, the run's bound, the run's deadline, or
+// fillPause with nobody wanting more.
 func (r *patchRun) fill(src io.Reader) (eof bool, err error) {
 	buf := make([]byte, 64<<10)
 	for {
+		if !r.waitForDemand() {
+			return false, nil
+		}
 		n, err := src.Read(buf)
 		r.keep(buf[:n])
 		if errors.Is(err, io.EOF) {
@@ -246,6 +266,27 @@ func (r *patchRun) fill(src io.Reader) (eof bool, err error) {
 			return false, nil
 		}
 	}
+}
+
+// waitForDemand waits until a reader wants more than the run holds;
+// false after fillPause without one.
+func (r *patchRun) waitForDemand() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.text) < r.wanted {
+		return true
+	}
+	timer := time.AfterFunc(fillPause, r.wake)
+	defer timer.Stop()
+	since := time.Now()
+	for len(r.text) >= r.wanted && !r.over {
+		if time.Since(since) >= fillPause {
+			r.over = true // what is kept stays usable; past it, git again
+			return false
+		}
+		r.grew.Wait()
+	}
+	return !r.over
 }
 
 // covers: the run was given change i of the diff's file list.
@@ -268,12 +309,16 @@ type patchCache struct {
 // one file's patch of up to that size is diffed once. runIdle is how long
 // an unused run is kept: a diff read by an agent part by part, thinking
 // between the calls. maxFills bounds the git processes that go on filling
-// runs after their call returned (the rest read their part only), and
-// fillTimeout how long one may. Variables for the tests.
+// runs after their call returned (the rest read their part only),
+// fillTimeout how long one may, and fillAhead and fillPause how far past
+// its readers and how long without one (patchRun.wanted). Variables for
+// the tests.
 var (
 	maxRunBytes = 8 << 20
 	runIdle     = 5 * time.Minute
 	fillTimeout = 30 * time.Second
+	fillAhead   = 1 << 20
+	fillPause   = 5 * time.Second
 )
 
 const maxFills = 2
