@@ -219,6 +219,24 @@ func TestGetDiffManyFiles(t *testing.T) {
 
 func itoa3(i int) string { return fmt.Sprintf("%03d", i) }
 
+// With --structured each file's fields are sent beside its patch, which
+// for many small files weighs more than the patch; every part still fits
+// the reply limit (the harness fails a reply over it), and the parts are
+// git's patch. (The load test found a reply 16 bytes over the limit.)
+func TestGetDiffStructuredManySmallFilesFit(t *testing.T) {
+	r := testrepo.New(t)
+	base := r.Commit("empty")
+	for i := 0; i < 600; i++ {
+		r.Write(filepath.Join("pkg", "a-directory-with-a-long-name-"+itoa3(i), "file.txt"), "content\n")
+	}
+	head := r.Commit("many")
+	for _, maxBytes := range []int{0, 20000} {
+		h := serve(t, r, withMaxBytes(32768)) // --structured
+		parts := drain(t, h, "get_diff", diffArgs("base", base, "head", head, "maxBytes", maxBytes))
+		checkJoined(t, parts, r.Git("diff", "-M", base, head))
+	}
+}
+
 // A 1 MB patch of one file and a 300 KB new file in one hunk come in parts
 // whose hunks are valid, and together are git's patch.
 func TestGetDiffLargePatchesArePaged(t *testing.T) {
