@@ -322,6 +322,11 @@ func FuzzPolicyFastPath(f *testing.F) {
 	f.Add("a/b", "[^/]b")
 	f.Add("x/y/z", "**/y/[a-z]")
 	f.Fuzz(func(t *testing.T, clean, extra string) {
+		// Denied is asked about clean paths only (CleanPath refuses "/0",
+		// which made the two disagree on the pattern "/").
+		if c, err := CleanPath(clean); err != nil || c != clean {
+			return
+		}
 		p, err := NewPolicy([]string{extra})
 		if err != nil {
 			return
