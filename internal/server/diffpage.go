@@ -266,9 +266,7 @@ func (s *Server) readFromGit(ctx context.Context, q partRequest, opts git.DiffOp
 	}()
 	c := <-cuts
 	stopOnCall() // from here on, git fills the run as readers want it
-	run.mu.Lock()
-	run.want(len(run.text))
-	run.mu.Unlock()
+	run.wantMore()
 	if c.err != nil && !errors.Is(c.err, diff.ErrBadPos) {
 		stopGit()
 	}

@@ -192,6 +192,13 @@ func (r *patchRun) want(at int) {
 	}
 }
 
+// wantMore lets the fill read fillAhead past what the run holds.
+func (r *patchRun) wantMore() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.want(len(r.text))
+}
+
 func (r *patchRun) wake() {
 	r.mu.Lock()
 	r.grew.Broadcast()
