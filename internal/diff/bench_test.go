@@ -94,3 +94,30 @@ func BenchmarkParseHeader(b *testing.B) {
 		})
 	}
 }
+
+// A part that starts deep in a large file's patch: ReadPage reads the
+// section's lines before the start, following its hunks (seekLine).
+func BenchmarkReadPageDeepStart(b *testing.B) {
+	var in bytes.Buffer
+	in.WriteString("diff --git a/big.go b/big.go\nindex 1234567..89abcde 100644\n--- a/big.go\n+++ b/big.go\n")
+	for h := range 200 {
+		fmt.Fprintf(&in, "@@ -%d,200 +%d,200 @@ func f%d()\n", 1+h*300, 1+h*300, h)
+		for l := range 200 {
+			if l%4 == 1 {
+				fmt.Fprintf(&in, "-\told value %d of a line of typical length\n+\tnew value %d of a line of typical length\n", l, l)
+			} else {
+				fmt.Fprintf(&in, " \tcontext %d of a line of typical length\n", l)
+			}
+		}
+	}
+	data := in.Bytes()
+	b.Logf("input: %.1f MB", float64(len(data))/1e6)
+	b.SetBytes(int64(len(data)) / 2)
+	b.ReportAllocs()
+	for b.Loop() {
+		page, err := ReadPage(bytes.NewReader(data), PageOptions{Start: Pos{Line: 25000}, Room: 64 << 10})
+		if err != nil || page.Next == nil {
+			b.Fatal(err, page)
+		}
+	}
+}

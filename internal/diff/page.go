@@ -2,6 +2,7 @@ package diff
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -359,6 +360,11 @@ func endsHeader(line []byte) bool {
 // hunks, and checks that a part can start there.
 func (p *pager) seekLine(n int64) error {
 	for p.line < n {
+		if p.hunk.open {
+			if err := p.skipHunkLines(n); err != nil || p.line == n {
+				return p.seekEnd(n, err)
+			}
+		}
 		k, b, err := p.lr.next()
 		switch {
 		case err != nil:
@@ -382,13 +388,47 @@ func (p *pager) seekLine(n int64) error {
 		}
 		p.line++
 	}
-	if n == 0 {
-		return nil
+	return p.seekEnd(n, nil)
+}
+
+// seekEnd checks that a part can start at body line n, where seekLine
+// stopped.
+func (p *pager) seekEnd(n int64, err error) error {
+	if err != nil || n == 0 {
+		return err
 	}
 	k, _, err := p.lr.next()
 	if err == nil && k != startOther && k != startHunk {
 		err = ErrBadPos
 	}
+	return err
+}
+
+// skipHunkLines is seekLine's fast way through an open hunk: the hunk's
+// lines in the read buffer, up to body line n, are counted in one pass
+// over the buffer instead of read one by one. It stops where the hunk
+// ends, at a line it leaves to seekLine (one not in the buffer whole, or
+// not a plain "+", "-", " " or "\" line), or at line n.
+func (p *pager) skipHunkLines(n int64) error {
+	buf, _ := p.lr.br.Peek(p.lr.br.Buffered())
+	used := 0
+	for p.line < n && p.hunk.open {
+		i := bytes.IndexByte(buf[used:], '\n')
+		if i < 0 {
+			break
+		}
+		if k := buf[used]; k == ' ' || k == '-' || k == '+' {
+			if err := p.countLine(k); err != nil {
+				return err
+			}
+		} else if k != '\\' {
+			break
+		}
+		used += i + 1
+		p.line++
+	}
+	p.lr.n += int64(used)
+	_, err := p.lr.br.Discard(used)
 	return err
 }
 

@@ -668,7 +668,9 @@ func TestJoin(t *testing.T) {
 
 // roundTrips reports whether Join can give d back from any parts of it:
 // its hunk headers are written as git writes them, no two hunks of a file
-// abut, and no two neighbouring files have the same header lines.
+// abut, no two neighbouring files have the same header lines, and no line
+// that is not a hunk's follows a hunk (git never prints one there): a part
+// that starts at one would have it read as a header line.
 func roundTrips(d []byte) bool {
 	var prevHdr []byte
 	for i := 0; i < len(d); {
@@ -678,16 +680,25 @@ func roundTrips(d []byte) bool {
 		}
 		prevHdr = d[i:end]
 		var prev *hunkHead
+		var oldRem, newRem int64
 		for i = end; i < len(d) && !hasPrefix(d[i:], diffGitPrefix); i = lineEnd(d, i) {
 			line := d[i:lineEnd(d, i)]
-			if !hasPrefix(line, "@@") {
+			switch {
+			case hasPrefix(line, "@@"):
+			case oldRem > 0 || newRem > 0:
+				o, n := lineCounts(lineKind(line))
+				oldRem, newRem = oldRem-o, newRem-n
 				continue
+			case line[0] == '\\' || prev == nil:
+				continue
+			default:
+				return false
 			}
 			h, ok := parseHunkHead(line)
 			if !ok || !bytes.Equal(appendHunkHead(nil, h), line) || prev != nil && prev.abuts(h) {
 				return false
 			}
-			prev = &h
+			prev, oldRem, newRem = &h, h.old.n, h.new.n
 		}
 	}
 	return true

@@ -244,6 +244,47 @@ func (r *Repo) Patch(ctx context.Context, o DiffOptions, read func(patch io.Read
 	return r.stream(ctx, diffArgs(o, "-p"), read)
 }
 
+// StartedPatch is a git diff started before its reader is ready: git does
+// its first work (rename detection, the first files) while the caller
+// still decides, and waits with a full pipe after that.
+type StartedPatch struct {
+	reader chan func(io.Reader) error
+	done   chan error
+}
+
+// StartPatch starts the git diff that Patch would run; its ctx ends it.
+// Exactly one of Read or Abandon must follow.
+func (r *Repo) StartPatch(ctx context.Context, o DiffOptions) *StartedPatch {
+	p := &StartedPatch{reader: make(chan func(io.Reader) error, 1), done: make(chan error, 1)}
+	go func() {
+		p.done <- r.Patch(ctx, o, func(patch io.Reader) error {
+			select {
+			case read := <-p.reader:
+				if read == nil {
+					return errAbandoned
+				}
+				return read(patch)
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		})
+	}()
+	return p
+}
+
+var errAbandoned = errors.New("git diff abandoned")
+
+// Read hands the diff to read, as Patch does, and waits for git's end.
+func (p *StartedPatch) Read(read func(patch io.Reader) error) error {
+	p.reader <- read
+	return <-p.done
+}
+
+// Abandon stops the diff without reading it.
+func (p *StartedPatch) Abandon() {
+	p.reader <- nil
+}
+
 // rawReader reads NUL-terminated raw records (":old new oid oid status\0
 // path\0[path\0]") up to the first token that is not one (the first
 // --numstat record, kept in pending) or the end of the output. It checks

@@ -154,6 +154,19 @@ func (q partRequest) pageOptions() diff.PageOptions {
 // maxPartChanges of them, and cuts the part from the patch cache or else
 // from a git diff restricted to their paths.
 func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error) {
+	// A first part is most often cut from the diff of the whole
+	// selection: git starts on it now, its rename detection and first
+	// files overlapping the listing, and is stopped if the list says the
+	// part needs another diff.
+	var early *partDiff
+	if q.start == (partPos{}) && q.only == nil && s.patches.find(q.cacheKey(), 0, time.Now()) == nil {
+		early = s.startDiff(ctx, q, q.opts)
+		defer func() {
+			if early != nil {
+				early.abandon()
+			}
+		}()
+	}
 	list := q.opts
 	if q.only != nil {
 		list.Paths = nil
@@ -186,11 +199,12 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 		return part, err
 	}
 	part := &diffPart{total: total}
-	opts := q.opts
 	part.skipped = tooLargeToDiff(ctx, q.repo, q.opts, kept)
 	// The whole selection, from its start, needs no restriction: git
 	// prints exactly it. Otherwise name the changes, both sides of renames.
+	d := early
 	if q.start.change > 0 || q.only != nil || q.start.change+len(kept) < total || len(part.skipped) > 0 {
+		opts := q.opts
 		opts.Paths = nil
 		for _, c := range kept {
 			if _, skip := part.skipped[c.Path]; !skip {
@@ -202,8 +216,14 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 			part.page = &diff.Page{}
 			return part, part.place(q.start.change, q.start.section, kept, total)
 		}
+		d = s.startDiff(ctx, q, opts)
+	} else if d == nil {
+		d = s.startDiff(ctx, q, q.opts)
 	}
-	page, err := s.readFromGit(ctx, q, opts, total, kept, part.skipped)
+	if d == early {
+		early = nil // taken
+	}
+	page, err := s.readFromGit(ctx, q, d, total, kept, part.skipped)
 	if err != nil {
 		return nil, err
 	}
@@ -211,41 +231,74 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 	return part, part.place(q.start.change, q.start.section, kept, total)
 }
 
-// readFromGit cuts a part from a git diff of opts. With a fill slot free,
-// the git diff goes on after the part, filling a run of the patch cache
-// in the background (until its end, the run's bound, or fillTimeout);
-// the call's own end stops git only while the part is read.
-func (s *Server) readFromGit(ctx context.Context, q partRequest, opts git.DiffOptions, total int, kept []git.Change, skipped map[string]int64) (*diff.Page, error) {
-	var run *patchRun
-	release, fills := s.patches.startFill()
-	if fills {
+// partDiff is the git diff a part is cut from. With a fill slot free it
+// fills a run of the patch cache: git then goes on after the part, in the
+// background (until its end, the run's bound, or fillTimeout), under a
+// context of its own that the call's end stops only while the part is
+// read.
+type partDiff struct {
+	patch *git.StartedPatch
+	fills bool
+	// With fills: the object store's state before git read (stamp), the
+	// fill slot's release, and what stops git.
+	stamp      string
+	release    func()
+	stopGit    context.CancelFunc
+	stopOnCall func() bool
+}
+
+// startDiff starts the git diff of opts for q's part.
+func (s *Server) startDiff(ctx context.Context, q partRequest, opts git.DiffOptions) *partDiff {
+	d := &partDiff{}
+	if release, ok := s.patches.startFill(); ok {
 		// Stamped before git reads: a change to the store while it does
 		// makes the run unusable.
 		if stamp, ok := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To); ok {
-			// The part's own skipped map is filtered by place: the run
-			// keeps its own.
-			run = newPatchRun(q.cacheKey(), q.start.change, total, kept, maps.Clone(skipped), stamp, s.patches.runLimit())
+			d.fills, d.stamp, d.release = true, stamp, release
 		} else {
 			release()
 		}
 	}
-	if run == nil {
+	gitCtx := ctx
+	if d.fills {
+		gitCtx, d.stopGit = context.WithTimeout(context.WithoutCancel(ctx), fillTimeout)
+		d.stopOnCall = context.AfterFunc(ctx, d.stopGit)
+	}
+	d.patch = q.repo.Git.StartPatch(gitCtx, opts)
+	return d
+}
+
+// abandon stops a diff that no part is cut from.
+func (d *partDiff) abandon() {
+	d.patch.Abandon()
+	if d.fills {
+		d.stopOnCall()
+		d.stopGit()
+		d.release()
+	}
+}
+
+// readFromGit cuts a part from the git diff d, filling a run with it when
+// d fills.
+func (s *Server) readFromGit(ctx context.Context, q partRequest, d *partDiff, total int, kept []git.Change, skipped map[string]int64) (*diff.Page, error) {
+	if !d.fills {
 		var c partCut
-		err := q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
+		err := d.patch.Read(func(patch io.Reader) error {
 			c = cutPart(patch, nil, q)
 			return nil
 		})
 		return c.result(q, err)
 	}
+	// The part's own skipped map is filtered by place: the run keeps its
+	// own.
+	run := newPatchRun(q.cacheKey(), q.start.change, total, kept, maps.Clone(skipped), d.stamp, s.patches.runLimit())
 	s.patches.put(run, time.Now())
-	gitCtx, stopGit := context.WithTimeout(context.WithoutCancel(ctx), fillTimeout)
-	stopOnCall := context.AfterFunc(ctx, stopGit)
 	cuts, gitDone, partRead := make(chan partCut, 1), make(chan error, 1), make(chan struct{})
 	go func() {
-		defer release()
-		defer stopGit()
+		defer d.release()
+		defer d.stopGit()
 		eof, called := false, false
-		err := q.repo.Git.Patch(gitCtx, opts, func(patch io.Reader) error {
+		err := d.patch.Read(func(patch io.Reader) error {
 			called = true
 			c := cutPart(patch, run, q)
 			cuts <- c
@@ -265,10 +318,10 @@ func (s *Server) readFromGit(ctx context.Context, q partRequest, opts git.DiffOp
 		gitDone <- err
 	}()
 	c := <-cuts
-	stopOnCall() // from here on, git fills the run as readers want it
+	d.stopOnCall() // from here on, git fills the run as readers want it
 	run.wantMore()
 	if c.err != nil && !errors.Is(c.err, diff.ErrBadPos) {
-		stopGit()
+		d.stopGit()
 	}
 	close(partRead)
 	if c.eof || c.err != nil {
