@@ -250,6 +250,45 @@ func (r *Repo) Info(ctx context.Context, name string) (Object, error) {
 	return o, err
 }
 
+// Infos describes the objects names resolve to, as Info does one by one,
+// with the requests pipelined: a list costs a round trip per batch, not
+// per name. A name that names nothing gets the zero Object.
+func (r *Repo) Infos(ctx context.Context, names []string) ([]Object, error) {
+	out := make([]Object, len(names))
+	var ask []int
+	for i, name := range names {
+		if o, ok := r.remembered(ctx, name); ok {
+			out[i] = o
+			continue
+		}
+		if strings.ContainsAny(name, "\x00\n") {
+			return nil, fmt.Errorf("git cat-file: object name contains NUL or newline")
+		}
+		ask = append(ask, i)
+	}
+	for len(ask) > 0 {
+		n, size := 0, 0
+		for ; n < len(ask) && (n == 0 || size+len(names[ask[n]]) <= maxBatchBytes); n++ {
+			size += len(names[ask[n]]) + len("info \x00")
+		}
+		if err := r.objects.infos(ctx, names, ask[:n], out); err != nil {
+			return nil, err
+		}
+		for _, i := range ask[:n] {
+			if out[i].OID != "" {
+				r.rememberObject(names[i], out[i], nil)
+			}
+		}
+		ask = ask[n:]
+	}
+	return out, nil
+}
+
+// maxBatchBytes bounds the requests written at once, and so their replies
+// (a missing name is echoed back): both stay under a pipe's 64 KiB, so
+// neither side waits on the other while the batch is written.
+const maxBatchBytes = 16 << 10
+
 // remembered is what a name that starts with an object id resolved to
 // before, while the call and the repository are still open.
 func (r *Repo) remembered(ctx context.Context, name string) (Object, bool) {
@@ -365,6 +404,59 @@ func (p *objectPool) do(ctx context.Context, verb, name string, use func(*catFil
 		return Object{}, err
 	}
 	return p.request(ctx, c, verb, name, use)
+}
+
+// infos asks for the objects names[which] in one batch, into out.
+func (p *objectPool) infos(ctx context.Context, names []string, which []int, out []Object) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	c, err := p.get(ctx, false)
+	if err != nil {
+		return err
+	}
+	if err = p.batch(ctx, c, names, which, out); err != errStale {
+		return err
+	}
+	if c, err = p.get(ctx, true); err != nil {
+		return err
+	}
+	return p.batch(ctx, c, names, which, out)
+}
+
+func (p *objectPool) batch(ctx context.Context, c *catFile, names []string, which []int, out []Object) error {
+	stopKill := context.AfterFunc(ctx, c.cancel)
+	healthy := false
+	defer func() {
+		if !stopKill() {
+			healthy = false
+		}
+		p.put(c, healthy)
+	}()
+	p.requests.Add(1)
+	var b strings.Builder
+	for _, i := range which {
+		b.WriteString("info " + names[i] + "\x00")
+	}
+	if _, err := io.WriteString(c.in, b.String()); err != nil {
+		return p.failure(ctx, c, names[which[0]], err)
+	}
+	for _, i := range which {
+		header, err := c.out.ReadString('\n')
+		if err != nil {
+			return p.failure(ctx, c, names[i], err)
+		}
+		c.used = true
+		obj, missing, err := parseHeader(header, names[i])
+		if err != nil {
+			return err
+		}
+		if !missing {
+			out[i] = obj
+		}
+	}
+	healthy = true
+	return nil
 }
 
 func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string, use func(*catFile, Object) (bool, error)) (Object, error) {

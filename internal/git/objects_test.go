@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -542,4 +544,49 @@ func (c *blobCache) forget() {
 	defer c.mu.Unlock()
 	c.items, c.bytes = nil, 0
 	c.order.Init()
+}
+
+// Infos answers a list as Info answers each name, git's cat-file
+// --batch-check the oracle: blobs, a tree, a missing path, names that can
+// change; a long list in a few batches (round trips), not one per name,
+// and names that start with an object id from memory the next time.
+func TestInfos(t *testing.T) {
+	r := testrepo.New(t)
+	for i := range 400 {
+		r.Write(fmt.Sprintf("f%03d.txt", i), strings.Repeat("line\n", i))
+	}
+	head := r.Commit("files")
+	var names []string
+	for i := range 400 {
+		names = append(names, fmt.Sprintf("%s:f%03d.txt", head, i))
+	}
+	names = append(names, "main:f001.txt", head+":no-such-file", "main^{tree}", "no-such-ref", head)
+	oracle := strings.Split(strings.TrimSuffix(r.GitInput(strings.Join(names, "\n")+"\n", "cat-file", "--batch-check"), "\n"), "\n")
+	g := open(t, r)
+	before := g.objects.requests.Load()
+	got, err := g.Infos(context.Background(), names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range names {
+		want := Object{}
+		if f := strings.Fields(oracle[i]); len(f) == 3 {
+			size, _ := strconv.ParseInt(f[2], 10, 64)
+			want = Object{OID: f[0], Type: f[1], Size: size}
+		}
+		if got[i] != want {
+			t.Errorf("%s: %+v, git says %q", name, got[i], oracle[i])
+		}
+	}
+	if n := g.objects.requests.Load() - before; n > 4 {
+		t.Errorf("%d names took %d round trips", len(names), n)
+	}
+	before = g.objects.requests.Load()
+	again, err := g.Infos(context.Background(), names[:400])
+	if err != nil || !slices.Equal(again, got[:400]) {
+		t.Fatalf("asked again: %v, %v", err, again)
+	}
+	if n := g.objects.requests.Load() - before; n != 0 {
+		t.Errorf("names that start with an object id were asked for again (%d round trips)", n)
+	}
 }
