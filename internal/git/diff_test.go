@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -151,6 +152,37 @@ func TestPatchStopsGit(t *testing.T) {
 	// Returning nil before reading the patch is not an error either.
 	if err := g.Patch(context.Background(), DiffOptions{From: base, To: head}, func(io.Reader) error { return nil }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A diff started before its reader is ready gives the patch Patch gives;
+// abandoned, or its context ended before it is read, its git ends and
+// holds no process slot.
+func TestStartPatch(t *testing.T) {
+	r, base, head := diffRange(t)
+	g := open(t, r)
+	opts := DiffOptions{From: base, To: head, Context: 3}
+	var patch string
+	err := g.StartPatch(context.Background(), opts).Read(func(p io.Reader) error {
+		data, err := io.ReadAll(p)
+		patch = string(data)
+		return err
+	})
+	if want := r.Git("diff", "-M", base, head); err != nil || patch != want {
+		t.Fatalf("patch differs from git's (%v)\ngot\n%s\nwant\n%s", err, patch, want)
+	}
+	g.StartPatch(context.Background(), opts).Abandon()
+	ctx, cancel := context.WithCancel(context.Background())
+	late := g.StartPatch(ctx, opts)
+	cancel()
+	if err := late.Read(func(io.Reader) error { return nil }); err == nil {
+		t.Error("a diff whose context ended was read")
+	}
+	ended := func() bool {
+		return len(procsWith(t, "--git-dir="+gitDir(r)+" ", " diff ")) == 0 && len(g.env.slots) == 0
+	}
+	if !eventually(5*time.Second, ended) {
+		t.Errorf("git diff still running (%v), or %d process slots still taken", procsWith(t, "--git-dir="+gitDir(r)+" ", " diff "), len(g.env.slots))
 	}
 }
 

@@ -71,7 +71,7 @@ var maxDiffBlob int64 = 64 << 20
 // tooLargeToDiff finds the changes whose new (for a deletion, old) blob is
 // larger than maxDiffBlob, asking the object reader for sizes only.
 func tooLargeToDiff(ctx context.Context, r *repo.Repository, o git.DiffOptions, kept []git.Change) map[string]int64 {
-	var out map[string]int64
+	var names, paths []string
 	for _, c := range kept {
 		commit, path := o.To, c.Path
 		if c.Status == 'D' {
@@ -80,11 +80,24 @@ func tooLargeToDiff(ctx context.Context, r *repo.Repository, o git.DiffOptions, 
 		if strings.Contains(path, "\n") {
 			continue // cat-file names cannot hold a newline; let git decide
 		}
-		if obj, err := r.Git.Info(ctx, commit+":"+path); err == nil && obj.Size > maxDiffBlob {
+		names, paths = append(names, commit+":"+path), append(paths, c.Path)
+	}
+	objs, err := r.Git.Infos(ctx, names)
+	if err != nil {
+		// One name the batch could not take (git died on it): ask for
+		// each alone, so that the others are still known.
+		objs = make([]git.Object, len(names))
+		for i, name := range names {
+			objs[i], _ = r.Git.Info(ctx, name)
+		}
+	}
+	var out map[string]int64
+	for i, obj := range objs {
+		if obj.Size > maxDiffBlob {
 			if out == nil {
 				out = map[string]int64{}
 			}
-			out[c.Path] = obj.Size
+			out[paths[i]] = obj.Size
 		}
 	}
 	return out
