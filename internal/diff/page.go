@@ -360,10 +360,8 @@ func endsHeader(line []byte) bool {
 // hunks, and checks that a part can start there.
 func (p *pager) seekLine(n int64) error {
 	for p.line < n {
-		if p.hunk.open {
-			if err := p.skipHunkLines(n); err != nil || p.line == n {
-				return p.seekEnd(n, err)
-			}
+		if err := p.skipHunks(n); err != nil || p.line == n {
+			return p.seekEnd(n, err)
 		}
 		k, b, err := p.lr.next()
 		switch {
@@ -404,32 +402,43 @@ func (p *pager) seekEnd(n int64, err error) error {
 	return err
 }
 
-// skipHunkLines is seekLine's fast way through an open hunk: the hunk's
-// lines in the read buffer, up to body line n, are counted in one pass
-// over the buffer instead of read one by one. It stops where the hunk
-// ends, at a line it leaves to seekLine (one not in the buffer whole, or
-// not a plain "+", "-", " " or "\" line), or at line n.
-func (p *pager) skipHunkLines(n int64) error {
+// skipHunks is seekLine's fast way through hunks: the lines in the read
+// buffer, up to body line n, are followed in one pass over the buffer
+// instead of read one by one. It stops at a line it leaves to seekLine
+// (one not in the buffer whole; in a hunk, one that is not a plain "+",
+// "-", " " or "\" line; between hunks, one that is not an "@@" or "\"
+// line), or at line n.
+func (p *pager) skipHunks(n int64) error {
 	buf, _ := p.lr.br.Peek(p.lr.br.Buffered())
 	used := 0
-	for p.line < n && p.hunk.open {
+	defer func() {
+		p.lr.n += int64(used)
+		_, _ = p.lr.br.Discard(used) // buffered: cannot fail
+	}()
+	for p.line < n {
 		i := bytes.IndexByte(buf[used:], '\n')
 		if i < 0 {
-			break
+			return nil
 		}
-		if k := buf[used]; k == ' ' || k == '-' || k == '+' {
+		line := buf[used : used+i+1]
+		switch k := line[0]; {
+		case k == '\\':
+			p.line++
+		case !p.hunk.open && hasPrefix(line, "@@"):
+			if err := p.openHunk(line, len(line) > maxHeaderBytes, false); err != nil {
+				return err
+			}
+		case p.hunk.open && (k == ' ' || k == '-' || k == '+'):
 			if err := p.countLine(k); err != nil {
 				return err
 			}
-		} else if k != '\\' {
-			break
+			p.line++
+		default:
+			return nil
 		}
-		used += i + 1
-		p.line++
+		used += len(line)
 	}
-	p.lr.n += int64(used)
-	_, err := p.lr.br.Discard(used)
-	return err
+	return nil
 }
 
 // body writes the section's body lines until the section ends or the part
@@ -476,6 +485,12 @@ func (p *pager) readHunkHead(here bool) error {
 	if err != nil {
 		return err
 	}
+	return p.openHunk(b, cut, here)
+}
+
+// openHunk starts the hunk whose "@@" line is b (cut: it was longer than
+// maxHeaderBytes).
+func (p *pager) openHunk(b []byte, cut, here bool) error {
 	orig, replaced := appendValid(p.hunk.headerBuf[:0], b)
 	h, ok := parseHunkHead(orig)
 	if cut || !ok || h.old.n == 0 && h.new.n == 0 {
