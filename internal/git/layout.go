@@ -46,27 +46,32 @@ func (s Store) Dirs() []string {
 // ids. Pruning a commit changes it (gc rewrites packs, prune deletes loose
 // objects), so a caller that keeps what git printed about commits can tell
 // with a few stats that it must ask git again; a fetch or a repack changes
-// it too. ok is false when the store cannot be read.
+// it too. The layout is the one found once (storeLayout); the files that
+// make it (commondir, each alternates file) are stamped, so a change to
+// them changes the stamp. ok is false when the store cannot be read.
 func (r *Repo) ObjectsStamp(ids ...string) (stamp string, ok bool) {
-	st, err := ReadStore(r.gitDir)
+	st, err := r.storeLayout()
 	if err != nil {
 		return "", false
 	}
 	var b strings.Builder
-	for _, d := range append([]string{st.Objects}, st.Alternates...) {
-		paths := []string{d, filepath.Join(d, "pack")}
-		for _, id := range ids {
-			paths = append(paths, filepath.Join(d, id[:min(2, len(id))]))
-		}
-		for _, p := range paths {
-			fmt.Fprintf(&b, "%s:", p)
-			if fi, err := os.Stat(p); err == nil {
-				fmt.Fprintf(&b, "%d,%d", fi.ModTime().UnixNano(), fi.Size())
-				if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-					fmt.Fprintf(&b, ",%d", sys.Ino)
-				}
+	stat := func(p string) {
+		fmt.Fprintf(&b, "%s:", p)
+		if fi, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%d,%d", fi.ModTime().UnixNano(), fi.Size())
+			if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+				fmt.Fprintf(&b, ",%d", sys.Ino)
 			}
-			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
+	stat(filepath.Join(st.GitDir, "commondir"))
+	for _, d := range append([]string{st.Objects}, st.Alternates...) {
+		stat(d)
+		stat(filepath.Join(d, "pack"))
+		stat(filepath.Join(d, "info", "alternates"))
+		for _, id := range ids {
+			stat(filepath.Join(d, id[:min(2, len(id))]))
 		}
 	}
 	return b.String(), true

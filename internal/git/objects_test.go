@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -533,8 +534,17 @@ func TestObjectsStamp(t *testing.T) {
 		t.Fatal("pruning a loose commit left the stamp unchanged")
 	}
 	r.Git("gc", "-q") // a pack written, loose objects gone
-	if stamp() == pruned {
+	packed := stamp()
+	if packed == pruned {
 		t.Fatal("gc left the stamp unchanged")
+	}
+	// The layout is found once, but the files that make it are stamped:
+	// objects borrowed from elsewhere change it.
+	other := testrepo.New(t)
+	other.Commit("elsewhere")
+	r.Write(".git/objects/info/alternates", filepath.Join(other.Dir, ".git", "objects")+"\n")
+	if stamp() == packed {
+		t.Fatal("a new alternates file left the stamp unchanged")
 	}
 }
 

@@ -30,9 +30,12 @@ type Repo struct {
 	objects  *objectPool
 	memo     memo // answers that depend only on commit ids
 
-	storeOnce sync.Once
-	store     []grant  // the sandbox's reads: the directories ReadStore finds
-	confine   []string // if set, only store directories below one of these are granted
+	storeOnce  sync.Once
+	grantsOnce sync.Once
+	layout     Store // ReadStore's, found once (zero when it failed)
+	layoutErr  error
+	store      []grant  // the sandbox's reads: the layout's directories
+	confine    []string // if set, only store directories below one of these are granted
 
 	rulesMu sync.Mutex
 	rules   [2]*os.File // the sandbox's rulesets, made once: [1] also reads the work tree
@@ -276,9 +279,10 @@ func (r *Repo) ConfineReads(dirs ...string) { r.confine = dirs }
 // storeGrants lets git read the directories the repository's data lives
 // in, found once.
 func (r *Repo) storeGrants() []grant {
-	r.storeOnce.Do(func() {
+	st, err := r.storeLayout()
+	r.grantsOnce.Do(func() {
 		dirs := []string{r.gitDir}
-		if st, err := ReadStore(r.gitDir); err == nil {
+		if err == nil {
 			dirs = st.Dirs()
 		}
 		for _, d := range dirs {
@@ -288,6 +292,13 @@ func (r *Repo) storeGrants() []grant {
 		}
 	})
 	return r.store
+}
+
+// storeLayout is ReadStore's answer for the repository, found once: git
+// can read no directory but these anyway (storeGrants).
+func (r *Repo) storeLayout() (Store, error) {
+	r.storeOnce.Do(func() { r.layout, r.layoutErr = ReadStore(r.gitDir) })
+	return r.layout, r.layoutErr
 }
 
 // Within reports whether p is dir or below it (both clean and absolute).
