@@ -69,9 +69,10 @@ func (c *blobCache) put(k blobKey, data []byte) {
 }
 
 // fixedName: name names one object for ever: an object id, peeled to its
-// commit or not, or a path in one ("<id>:<path>").
+// commit or tree or not, or a path in one ("<id>:<path>").
 func fixedName(name string) bool {
-	id, _, _ := strings.Cut(strings.TrimSuffix(name, "^{commit}"), ":")
+	peeled := strings.TrimSuffix(strings.TrimSuffix(name, "^{commit}"), "^{tree}")
+	id, _, _ := strings.Cut(peeled, ":")
 	if len(id) != 40 && len(id) != 64 {
 		return false
 	}

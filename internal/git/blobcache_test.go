@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +68,21 @@ func TestBlobCacheBound(t *testing.T) {
 	}
 	if _, ok := c.get(blobKey{"other", fmt.Sprint(n - 1)}); ok {
 		t.Error("a blob was found under another repository")
+	}
+}
+
+// Names that start with an object id name one object for ever; a branch,
+// an abbreviated id or a path after a peel that is not the last do not.
+func TestFixedName(t *testing.T) {
+	id := strings.Repeat("ab", 20)
+	for name, want := range map[string]bool{
+		id: true, id + "^{commit}": true, id + "^{tree}": true, id + ":a/b.go": true,
+		strings.Repeat("ab", 32): true,
+		"main":                   false, "main^{tree}": false, id[:12]: false, id[:12] + "^{tree}": false,
+		id + "^{tree}x": false, strings.ToUpper(id): false, id + "~1": false,
+	} {
+		if got := fixedName(name); got != want {
+			t.Errorf("fixedName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }
