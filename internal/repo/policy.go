@@ -73,8 +73,10 @@ type Policy struct {
 	// segmentGlobs are segment and dir together, ready to match fast.
 	segmentGlobs []glob
 	// dirs remembers whether a directory is hidden: the files of one
-	// directory are checked together in every listing.
-	dirs dirCache
+	// directory are checked together in every listing. files remembers
+	// the answers for whole paths: a diff read part by part checks its
+	// files' paths again in each part.
+	dirs, files dirCache
 }
 
 // NewPolicy returns the default deny list extended by extra patterns.
@@ -119,15 +121,17 @@ func NewPolicy(extra []string) (*Policy, error) {
 // so a directory's answer is remembered and each pattern rejects a name
 // by its literal ends before path.Match runs.
 func (p *Policy) Denied(clean string) bool {
+	if denied, ok := p.files.get(clean); ok {
+		return denied
+	}
 	lower := strings.ToLower(clean)
 	dir, name := "", lower
 	if i := strings.LastIndexByte(lower, '/'); i >= 0 {
 		dir, name = lower[:i], lower[i+1:]
 	}
-	if dir != "" && p.dirDenied(dir) {
-		return true
-	}
-	return p.segmentDenied(name) || p.fullDenied(lower) || p.anywhereDenied(lower)
+	denied := (dir != "" && p.dirDenied(dir)) || p.segmentDenied(name) || p.fullDenied(lower) || p.anywhereDenied(lower)
+	p.files.put(clean, denied)
+	return denied
 }
 
 // dirDenied reports whether a directory (lower case) or one of its
@@ -223,11 +227,17 @@ func (g glob) match(name string) bool {
 // dirCache remembers, for a bounded number of directories, whether each is
 // hidden; it starts over when full.
 type dirCache struct {
-	mu sync.Mutex
-	m  map[string]bool
+	mu    sync.Mutex
+	m     map[string]bool
+	bytes int // of the keys
 }
 
-const dirCacheSize = 1 << 14
+// A cache is emptied when it holds dirCacheSize answers or its keys
+// dirCacheBytes: bounded however long the paths.
+const (
+	dirCacheSize  = 1 << 14
+	dirCacheBytes = 1 << 20
+)
 
 func (c *dirCache) get(dir string) (denied, ok bool) {
 	c.mu.Lock()
@@ -239,10 +249,11 @@ func (c *dirCache) get(dir string) (denied, ok bool) {
 func (c *dirCache) put(dir string, denied bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= dirCacheSize {
-		c.m = make(map[string]bool)
+	if c.m == nil || len(c.m) >= dirCacheSize || c.bytes+len(dir) > dirCacheBytes {
+		c.m, c.bytes = make(map[string]bool), 0
 	}
 	c.m[dir] = denied
+	c.bytes += len(dir)
 }
 
 // Check cleans a caller's path and applies the policy.

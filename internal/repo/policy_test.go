@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -335,4 +336,26 @@ func FuzzPolicyFastPath(f *testing.F) {
 			t.Errorf("pattern %q: Denied(%q) = %v, path.Match says %v", extra, clean, got, want)
 		}
 	})
+}
+
+// The answers kept are bounded in count and in the bytes of their paths,
+// and a kept answer is the one the patterns give.
+func TestPolicyMemoBound(t *testing.T) {
+	p, err := NewPolicy(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("d/", 2000)
+	for i := range 2000 {
+		path := fmt.Sprintf("%sf%d.go", long, i)
+		if p.Denied(path) || !p.Denied(path+"/.env") {
+			t.Fatalf("%d: wrong answer", i)
+		}
+		if p.files.bytes > dirCacheBytes || len(p.files.m) > dirCacheSize {
+			t.Fatalf("%d answers in %d bytes kept", len(p.files.m), p.files.bytes)
+		}
+	}
+	if !p.Denied(".env") || !p.Denied(".env") || p.Denied("main.go") || p.Denied("main.go") {
+		t.Fatal("a remembered answer differs")
+	}
 }
