@@ -87,7 +87,7 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 // of one. A small list is kept, since lists between two commits never
 // change.
 func (r *Repo) EachChange(ctx context.Context, o DiffOptions, each func(i int, c Change) error) (int, error) {
-	key := "changes " + o.From + " " + o.To + " " + strings.Join(o.Paths, "\x00")
+	key := changesKey(o)
 	if list, ok := r.memo.get(key); ok {
 		for i, c := range list.([]Change) {
 			if err := each(i, c); err != nil {
@@ -133,6 +133,20 @@ func (r *Repo) EachChange(ctx context.Context, o DiffOptions, each func(i int, c
 		r.memo.put(key, keep, keepBytes+len(key))
 	}
 	return n, nil
+}
+
+func changesKey(o DiffOptions) string {
+	return "changes " + o.From + " " + o.To + " " + strings.Join(o.Paths, "\x00")
+}
+
+// KnownChanges is how many changes EachChange would list, when it listed
+// them before and remembers them (false otherwise).
+func (r *Repo) KnownChanges(o DiffOptions) (int, bool) {
+	list, ok := r.memo.get(changesKey(o))
+	if !ok {
+		return 0, false
+	}
+	return len(list.([]Change)), true
 }
 
 // ErrStop, returned by a callback, ends a listing early without an error.

@@ -170,9 +170,11 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 	// A first part is most often cut from the diff of the whole
 	// selection: git starts on it now, its rename detection and first
 	// files overlapping the listing, and is stopped if the list says the
-	// part needs another diff.
+	// part needs another diff (known already when the list was read
+	// before: a range of more files than a part takes).
 	var early *partDiff
-	if q.start == (partPos{}) && q.only == nil && s.patches.find(q.cacheKey(), 0, time.Now()) == nil {
+	n, listed := q.repo.Git.KnownChanges(q.opts)
+	if q.start == (partPos{}) && q.only == nil && (!listed || n <= maxPartChanges) && s.patches.find(q.cacheKey(), 0, time.Now()) == nil {
 		early = s.startDiff(ctx, q, q.opts)
 		defer func() {
 			if early != nil {
