@@ -205,8 +205,12 @@ func (rp *renamePairs) note() string {
 	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", fileList(rp.paired, nil, rp.count, noteListRoom))
 }
 
-// partFiles is the structured form of a part's files.
+// partFiles is the structured form of a part's files; none without
+// --structured, where nothing sends it.
 func (s *Server) partFiles(p *diffPart) []diffFile {
+	if !s.cfg.Structured {
+		return nil
+	}
 	texts := filesOf(p.page.Text)
 	var files []diffFile
 	ti := 0
