@@ -55,6 +55,12 @@ func Init(t testing.TB, dir string) *Repo {
 	return r
 }
 
+// At is the repository at dir (a linked work tree, one r's git made),
+// run with r's environment.
+func (r *Repo) At(dir string) *Repo {
+	return &Repo{t: r.t, Dir: dir, env: r.env}
+}
+
 // CloneBare makes a bare clone of r at dir (refs and objects copied).
 func (r *Repo) CloneBare(dir string) *Repo {
 	r.t.Helper()
