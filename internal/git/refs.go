@@ -10,14 +10,24 @@ import (
 // peeling tags. Trusted input only: a caller's revision goes through
 // repo.Repository.ResolveCommit, which refuses what could read as an
 // option and refreshes a mirror that lacks it. Later commands get only the
-// id.
+// id. A plain ref name is answered from refCache while the files git
+// would read for it are unchanged.
 func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
+	if context.Cause(ctx) == nil && !r.objects.isClosed() {
+		if oid, ok := r.refs.get(rev); ok {
+			return oid, nil
+		}
+	}
+	stamp, keep := r.refs.stamp(r.gitDir, rev) // before git answers: see refcache.go
 	obj, err := r.Info(ctx, rev+"^{commit}")
 	if err != nil {
 		return "", err
 	}
 	if obj.Type != "commit" {
 		return "", ErrMissing
+	}
+	if keep {
+		r.refs.put(rev, obj.OID, stamp)
 	}
 	return obj.OID, nil
 }

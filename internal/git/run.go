@@ -28,7 +28,8 @@ type Repo struct {
 	gitDir   string // absolute
 	workTree string // absolute; "" for a bare repository
 	objects  *objectPool
-	memo     memo // answers that depend only on commit ids
+	memo     memo     // answers that depend only on commit ids
+	refs     refCache // branch names resolved, kept while their files stay as they were
 
 	storeOnce  sync.Once
 	grantsOnce sync.Once

@@ -1,0 +1,430 @@
+package git
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A branch name costs a cat-file round trip to resolve, and its answer can
+// change at any time. refCache keeps the answer for a plain ref name with a
+// stamp of every file git reads to resolve it in the files backend: the
+// loose files of git's dwim rules for the name in the git and common
+// directories, the symrefs they hold, followed, and packed-refs. While a
+// new stamp equals the kept one, git would read the same bytes and give the
+// same answer, so a few stats stand in for the round trip.
+//
+// A file's stat is its device, inode, size, mtime and ctime: a rewrite
+// shows even when mtime is set back (ctime cannot be). The stamp is taken
+// before git is asked: a change between the two makes the kept stamp
+// outdated (never matched again), not wrong. A file changed twice within
+// one timestamp tick can keep its stat (size and inode reused), so an
+// answer is kept only once every file it stamps is older than refSettle;
+// until then git answers every time, as without the cache.
+
+// refSettle: files younger than this when stamped may still change without
+// their stat showing it. Local Linux filesystems stamp times from a clock
+// that ticks every 1-10 ms; 2 s also covers those that keep whole seconds
+// (ext3, HFS+) or two (FAT), and some clock skew. JGit's FileSnapshot
+// assumes 2 s when it has not measured the filesystem. A ref moved in the
+// last 2 s costs a round trip, as it did before.
+const refSettle = 2 * time.Second
+
+// refCacheEntries bounds the names kept per repository; when full the
+// cache is emptied (as memo is): simple, and bounded.
+const refCacheEntries = 256
+
+// maxSymrefDepth is git's SYMREF_MAXDEPTH: git reads no further.
+const maxSymrefDepth = 5
+
+// refRules are git's ref_rev_parse_rules: git tries each in order, and
+// the first that resolves wins.
+var refRules = []string{"%s", "refs/%s", "refs/tags/%s", "refs/heads/%s", "refs/remotes/%s", "refs/remotes/%s/HEAD"}
+
+// localFS are the filesystems whose stat shows a changed file at once. On
+// NFS, SMB or FUSE, stat may answer from an attribute cache (seconds, up
+// to a minute) while git's open() revalidates and reads the new file.
+var localFS = map[int64]bool{
+	unix.EXT4_SUPER_MAGIC: true, unix.XFS_SUPER_MAGIC: true, unix.BTRFS_SUPER_MAGIC: true,
+	unix.TMPFS_MAGIC: true, unix.RAMFS_MAGIC: true, unix.OVERLAYFS_SUPER_MAGIC: true,
+	unix.F2FS_SUPER_MAGIC: true, unix.BCACHEFS_SUPER_MAGIC: true, 0x2fc12fc1: true, // ZFS
+}
+
+type refCache struct {
+	mu      sync.Mutex
+	entries map[string]refEntry
+	// dirs is the identity of the git and common directories when the
+	// cache first stamped: git's readers resolved the common directory,
+	// and the sandbox the store, when they started; if either comes to
+	// resolve elsewhere, the cache keeps nothing more.
+	dirs   [2]fileID
+	pinned bool
+	// young holds, for a name whose files were too young to keep its
+	// answer, when they will have settled: until then stamping it again
+	// is of no use, and a branch that moves all the time costs a round
+	// trip only, as before the cache.
+	young map[string]time.Time
+
+	now    func() time.Time // tests only: the clock
+	window time.Duration    // tests only: refSettle when 0
+}
+
+type refEntry struct {
+	oid   string
+	files []stamped
+}
+
+// stamped is one path of a stamp and what it was.
+type stamped struct {
+	path   string
+	follow bool // a directory's identity (stat), else the path itself (lstat)
+	id     fileID
+}
+
+// fileID is what a stat says of a path. An absent path is the zero
+// fileID, one below a file notDir; a directory in a ref's place is only
+// its mode, as git reads nothing in it (it looks in packed-refs instead).
+type fileID struct {
+	mode         uint32
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64 // nanoseconds
+}
+
+// notDir is the mode of a path below a file (ENOTDIR).
+const notDir = 1
+
+// errUncacheable: git could read the path other than as a plain file (a
+// symlink, a FIFO), or it cannot be stat'ed: the name is left to git.
+var errUncacheable = errors.New("not a path the ref cache can stamp")
+
+func statID(path string, follow bool) (fileID, error) {
+	var st syscall.Stat_t
+	var err error
+	if follow {
+		err = syscall.Stat(path, &st)
+	} else {
+		err = syscall.Lstat(path, &st)
+	}
+	switch {
+	case errors.Is(err, syscall.ENOENT):
+		return fileID{}, nil
+	case errors.Is(err, syscall.ENOTDIR): // git looks in packed-refs only on ENOENT
+		return fileID{mode: notDir}, nil
+	case err != nil:
+		return fileID{}, errUncacheable
+	}
+	mode := st.Mode & syscall.S_IFMT
+	switch {
+	case follow:
+		return fileID{mode: mode, dev: st.Dev, ino: st.Ino}, nil
+	case mode == syscall.S_IFDIR:
+		return fileID{mode: mode}, nil
+	case mode != syscall.S_IFREG:
+		return fileID{}, errUncacheable
+	}
+	return fileID{mode: mode, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, nil
+}
+
+// get is the answer kept for name if every file stamped is as it was.
+func (c *refCache) get(name string) (string, bool) {
+	c.mu.Lock()
+	e, ok := c.entries[name]
+	c.mu.Unlock()
+	if !ok {
+		return "", false
+	}
+	for _, s := range e.files {
+		if id, err := statID(s.path, s.follow); err != nil || id != s.id {
+			return "", false
+		}
+	}
+	return e.oid, true
+}
+
+// refStamp is what stamp found before git was asked.
+type refStamp struct {
+	files []stamped
+	// rules[k] is where rule k's files end in files, and the length of
+	// the object id its chain of loose files ends in when git surely
+	// reads no further than that (0 when it may).
+	rules []ruleEnd
+	taken time.Time
+}
+
+type ruleEnd struct{ end, idLen int }
+
+// put keeps git's answer for name with the stamp taken before git was
+// asked, unless a file it needs is too young to trust its stat.
+func (c *refCache) put(name, oid string, st refStamp) {
+	files := st.files
+	for _, r := range st.rules {
+		// git takes the first rule that resolves: this one holds the
+		// answer, and what later rules hold cannot change it.
+		if r.idLen == len(oid) {
+			files = files[:r.end]
+			break
+		}
+	}
+	// taken is from before the stats: a change after a stat gets a time
+	// no older than that minus one tick, so it shows on a file older than
+	// taken minus the window.
+	var newest int64
+	for _, s := range files {
+		if s.id.mode == syscall.S_IFREG {
+			newest = max(newest, s.id.mtime, s.id.ctime)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if settled := time.Unix(0, newest).Add(c.settle()); settled.After(st.taken) {
+		if c.young == nil || len(c.young) >= refCacheEntries {
+			c.young = map[string]time.Time{}
+		}
+		c.young[name] = settled
+		return
+	}
+	if c.entries == nil || len(c.entries) >= refCacheEntries {
+		c.entries = map[string]refEntry{}
+	}
+	c.entries[name] = refEntry{oid: oid, files: files}
+}
+
+// settle is refSettle, or the tests' window.
+func (c *refCache) settle() time.Duration {
+	if c.window != 0 {
+		return c.window
+	}
+	return refSettle
+}
+
+// clock is now, or the tests' clock.
+func (c *refCache) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
+}
+
+// unsettled reports whether name's files were too young when last
+// stamped and are still, going by the clock.
+func (c *refCache) unsettled(name string, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.young[name]
+	if ok && !now.Before(until) {
+		delete(c.young, name)
+	}
+	return ok && now.Before(until)
+}
+
+// stamp records what git reads to resolve name in the repository at
+// gitDir. ok is false when no answer may be kept: the name is not a plain
+// ref name, the refs are not in loose files and packed-refs, or the files
+// are not where stat can be trusted.
+func (c *refCache) stamp(gitDir, name string) (st refStamp, ok bool) {
+	st.taken = c.clock()
+	if !cacheableName(name) || c.unsettled(name, st.taken) {
+		return st, false
+	}
+	b := stampBuilder{ids: map[string]fileID{}, walked: map[string]bool{}}
+	common, ok := b.commonDir(gitDir)
+	if !ok || !c.pin(b.ids[gitDir], b.ids[common]) {
+		return st, false
+	}
+	dirs := []string{gitDir}
+	if common != gitDir {
+		dirs = append(dirs, common)
+	}
+	for _, d := range dirs {
+		// A reftable repository keeps its refs elsewhere; one that becomes
+		// one (git refs migrate) changes this stat.
+		if b.add(d+"/reftable", false) != (fileID{}) {
+			return st, false
+		}
+	}
+	b.add(common+"/packed-refs", false)
+	for _, rule := range refRules {
+		idLen := b.ref(dirs, strings.Replace(rule, "%s", name, 1), 0)
+		if len(dirs) > 1 {
+			idLen = 0 // git reads a ref in one of them only: which, this does not decide
+		}
+		st.rules = append(st.rules, ruleEnd{len(b.stamp), idLen})
+	}
+	if b.failed || !b.local() {
+		return st, false
+	}
+	st.files = b.stamp
+	return st, true
+}
+
+// pin remembers the directories' identity on first use and reports
+// whether they still resolve there.
+func (c *refCache) pin(gitDir, common fileID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.pinned {
+		c.dirs, c.pinned = [2]fileID{gitDir, common}, true
+	}
+	return c.dirs == [2]fileID{gitDir, common}
+}
+
+type stampBuilder struct {
+	stamp  []stamped
+	ids    map[string]fileID // the paths stamped
+	walked map[string]bool   // the ref files read for a symref
+	failed bool
+}
+
+// add stats path into the stamp, once.
+func (b *stampBuilder) add(path string, follow bool) fileID {
+	if id, ok := b.ids[path]; ok {
+		return id
+	}
+	id, err := statID(path, follow)
+	if err != nil {
+		b.failed = true
+	}
+	b.ids[path] = id
+	b.stamp = append(b.stamp, stamped{path, follow, id})
+	return id
+}
+
+// commonDir finds the common directory as git does, spelled as git spells
+// it (gitDir + "/" + commondir's content) so that the kernel resolves it
+// at each stat as it does for git; it stamps the commondir file and both
+// directories' identity.
+func (b *stampBuilder) commonDir(gitDir string) (string, bool) {
+	file := gitDir + "/commondir"
+	id := b.add(file, false)
+	common := gitDir
+	switch {
+	case b.failed: // a symlink, say: git would follow it
+		return "", false
+	case id.mode == 0: // no commondir: the git directory is the common one
+	case id.mode == syscall.S_IFREG:
+		data, err := ReadSmallFile(file)
+		p := strings.TrimRight(string(data), "\r\n")
+		if err != nil || p == "" {
+			return "", false
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = gitDir + "/" + p
+		}
+		common = p
+	default:
+		return "", false
+	}
+	b.add(gitDir, true)
+	b.add(common, true)
+	return common, !b.failed
+}
+
+// ref stamps the loose files of the full ref name in every directory and,
+// for each that is a symref, those of its target. It returns the length of
+// the object id the last file read holds, if it holds one as git reads it
+// (0 otherwise).
+func (b *stampBuilder) ref(dirs []string, ref string, depth int) (idLen int) {
+	if depth >= maxSymrefDepth {
+		return 0
+	}
+	for _, d := range dirs {
+		path := d + "/" + ref
+		if b.add(path, false).mode != syscall.S_IFREG || b.walked[path] {
+			continue
+		}
+		b.walked[path] = true
+		// Read after the stat: if it changed in between, the stamp is
+		// outdated already.
+		data, err := ReadSmallFile(path)
+		if err != nil {
+			b.failed = true
+			return 0
+		}
+		content := strings.TrimRight(string(data), " \t\n\r")
+		target, ok := strings.CutPrefix(content, "ref:")
+		if !ok {
+			idLen = objectIDLen(content)
+			continue
+		}
+		target = strings.TrimLeft(target, " \t\n\r")
+		if !plainRefName(target) {
+			b.failed = true // git may read it in a way this does not follow
+			return 0
+		}
+		idLen = b.ref(dirs, target, depth+1)
+	}
+	return idLen
+}
+
+// objectIDLen is the length of the object id a loose ref file holds as git
+// reads it (hex digits, then the end or white space), 0 if it holds none.
+func objectIDLen(content string) int {
+	n := len(content) - len(strings.TrimLeft(content, hexDigits))
+	if n < len(content) && !strings.ContainsRune(" \t\n\r", rune(content[n])) {
+		return 0
+	}
+	return n
+}
+
+// local reports whether the files stamped are on local filesystems. It
+// asks only of the files git opens and reads: a missing path or a
+// directory git looks up with lstat, as this does, through the same
+// kernel caches.
+func (b *stampBuilder) local() bool {
+	checked := map[uint64]bool{}
+	for _, s := range b.stamp {
+		if s.id.mode != syscall.S_IFREG || checked[s.id.dev] {
+			continue
+		}
+		var fs unix.Statfs_t
+		if unix.Statfs(s.path, &fs) != nil || !localFS[fs.Type] {
+			return false
+		}
+		checked[s.id.dev] = true
+	}
+	return true
+}
+
+// cacheableName: name is a plain ref name whose answer comes from refs
+// only. An all-hex name may be read as an object id, and "...-g<hex>" as
+// describe output, when no ref has it: such an answer depends on objects.
+func cacheableName(name string) bool {
+	if !plainRefName(name) || (len(name) >= 4 && isHex(name)) {
+		return false
+	}
+	if i := strings.LastIndex(name, "-g"); i >= 0 && len(name) > i+2 && isHex(name[i+2:]) {
+		return false
+	}
+	return true
+}
+
+// plainRefName: name is a ref name by git's rules (roughly, and stricter:
+// only [A-Za-z0-9._/-]), and git's files backend keeps it at
+// <dir>/<name>. Names under worktrees/ and main-worktree/ live elsewhere.
+func plainRefName(name string) bool {
+	if name == "" || name[0] == '-' || strings.Contains(name, "..") ||
+		strings.HasPrefix(name, "worktrees/") || strings.HasPrefix(name, "main-worktree/") {
+		return false
+	}
+	if strings.Trim(name, refNameChars) != "" {
+		return false
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || part[0] == '.' || strings.HasSuffix(part, ".lock") || strings.HasSuffix(part, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+const (
+	refNameChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-"
+	hexDigits    = "0123456789abcdefABCDEF"
+)
+
+func isHex(s string) bool { return strings.Trim(s, hexDigits) == "" }
