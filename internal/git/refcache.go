@@ -162,9 +162,15 @@ type ruleEnd struct{ end, idLen int }
 // asked, unless a file it needs is too young to trust its stat.
 func (c *refCache) put(name, oid string, st refStamp) {
 	files := st.files
-	for _, r := range st.rules {
+	for k, r := range st.rules {
 		// git takes the first rule that resolves: this one holds the
-		// answer, and what later rules hold cannot change it.
+		// answer, and what later rules hold cannot change it. A file at
+		// the top of the git directory git may pass over (versions
+		// differ on which names there are refs) unless it is named as
+		// root refs are (HEAD, FETCH_HEAD): later rules stay stamped.
+		if k == 0 && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != "" {
+			continue
+		}
 		if r.idLen == len(oid) {
 			files = files[:r.end]
 			break

@@ -155,6 +155,21 @@ func TestRefCacheDwimOrder(t *testing.T) {
 	checkRef(t, g, r, "origin")
 	checkRef(t, g, r, "origin/feature")
 
+	// A file at the top of the git directory named like a branch: git
+	// 2.39 to 2.50 read it first, a git that passed over it would read
+	// the branch; either way a move of the branch is seen.
+	r.Git("branch", "top", c1)
+	if err := os.WriteFile(filepath.Join(gitDir(r), "top"), []byte(c2+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkRef(t, g, r, "top")
+	r.Git("update-ref", "refs/heads/top", c2)
+	checkRef(t, g, r, "top")
+	if err := os.Remove(filepath.Join(gitDir(r), "top")); err != nil {
+		t.Fatal(err)
+	}
+	checkRef(t, g, r, "top")
+
 	// A loose ref git cannot read (a SHA-256 length id in a SHA-1
 	// repository) is passed over for the next rule.
 	r.Git("update-ref", "refs/remotes/odd", c1)

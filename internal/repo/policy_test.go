@@ -355,7 +355,9 @@ func TestPolicyMemoBound(t *testing.T) {
 			t.Fatalf("%d answers in %d bytes kept", len(p.files.m), p.files.bytes)
 		}
 	}
-	if !p.Denied(".env") || !p.Denied(".env") || p.Denied("main.go") || p.Denied("main.go") {
-		t.Fatal("a remembered answer differs")
+	for range 2 { // the second time from memory
+		if !p.Denied(".env") || p.Denied("main.go") {
+			t.Fatal("a remembered answer differs")
+		}
 	}
 }
