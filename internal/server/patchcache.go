@@ -40,7 +40,7 @@ type patchRun struct {
 
 	mu     sync.Mutex
 	grew   sync.Cond // signalled when text grows or the run ends
-	text   []byte
+	text   runText
 	starts []int // the section starts found in text
 	// offsets[j] is where kept[j]'s sections start (for a change that has
 	// none, where the next one's do), for the sections mapped so far.
@@ -81,13 +81,13 @@ func (r *patchRun) keep(p []byte) {
 	if r.over || r.done {
 		return
 	}
-	if len(r.text)+len(p) > r.limit {
+	if r.text.len()+len(p) > r.limit {
 		r.over = true
 		r.grew.Broadcast()
 		return
 	}
-	from := max(0, len(r.text)-len(sectionLine))
-	r.text = append(r.text, p...)
+	from := max(0, r.text.len()-len(sectionLine))
+	r.text.append(p)
 	r.findSections(from)
 	r.grew.Broadcast()
 }
@@ -95,26 +95,31 @@ func (r *patchRun) keep(p []byte) {
 // findSections notes the section starts in text from byte from on, and
 // matches those whose header lines are in to their changes.
 func (r *patchRun) findSections(from int) {
-	if len(r.starts) == 0 && bytes.HasPrefix(r.text, []byte(sectionLine)) {
+	if len(r.starts) == 0 && bytes.HasPrefix(r.text.slice(0, min(r.text.len(), len(sectionLine))), []byte(sectionLine)) {
 		r.starts = append(r.starts, 0)
 	}
 	for at := from; ; {
-		i := bytes.Index(r.text[at:], []byte("\n"+sectionLine))
+		i := r.text.index(at, []byte("\n"+sectionLine))
 		if i < 0 {
 			break
 		}
-		r.starts = append(r.starts, at+i+1)
-		at += i + 1
+		r.starts = append(r.starts, i+1)
+		at = i + 1
 	}
 	for r.mapped < len(r.starts) {
 		start := r.starts[r.mapped]
-		end := len(r.text)
+		end := r.text.len()
 		if r.mapped+1 < len(r.starts) {
 			end = r.starts[r.mapped+1]
 		}
-		lines, whole := headerLines(r.text[start:end])
-		if !whole && end == len(r.text) && !r.done {
+		window := min(end, start+maxRunHeader)
+		lines, whole := headerLines(r.text.slice(start, window))
+		if !whole && window == r.text.len() && !r.done {
 			return // the header lines are not all in yet
+		}
+		if !whole && window < end {
+			r.over = true // header lines longer than any git prints: give up the run
+			return
 		}
 		h, err := diff.ParseHeader(lines)
 		j := len(r.offsets)
@@ -148,9 +153,9 @@ func (r *patchRun) finish(err error, eof bool) {
 	}
 	r.whole = !r.over
 	if r.whole {
-		r.findSections(len(r.text))
+		r.findSections(r.text.len())
 		for len(r.offsets) < len(r.kept) {
-			r.offsets = append(r.offsets, len(r.text))
+			r.offsets = append(r.offsets, r.text.len())
 		}
 	}
 	r.grew.Broadcast()
@@ -161,7 +166,7 @@ func (r *patchRun) size() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
-		return len(r.text)
+		return r.text.len()
 	}
 	return r.limit
 }
@@ -178,7 +183,7 @@ func (r *patchRun) offsetOf(ctx context.Context, i int) (int, bool) {
 		if r.over || r.done || ctx.Err() != nil {
 			return 0, false
 		}
-		r.want(len(r.text))
+		r.want(r.text.len())
 		r.grew.Wait()
 	}
 	return r.offsets[j], true
@@ -196,7 +201,7 @@ func (r *patchRun) want(at int) {
 func (r *patchRun) wantMore() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.want(len(r.text))
+	r.want(r.text.len())
 }
 
 func (r *patchRun) wake() {
@@ -228,14 +233,14 @@ func (rr *runReader) Read(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.want(rr.pos)
-	for rr.pos >= len(r.text) && !r.done && !r.over {
+	for rr.pos >= r.text.len() && !r.done && !r.over {
 		if err := context.Cause(rr.ctx); err != nil {
 			return 0, err
 		}
 		r.grew.Wait()
 	}
-	if rr.pos < len(r.text) {
-		n := copy(p, r.text[rr.pos:])
+	if rr.pos < r.text.len() {
+		n := r.text.readAt(p, rr.pos)
 		rr.pos += n
 		return n, nil
 	}
@@ -280,13 +285,13 @@ func (r *patchRun) fill(src io.Reader) (eof bool, err error) {
 func (r *patchRun) waitForDemand() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.text) < r.wanted {
+	if r.text.len() < r.wanted {
 		return true
 	}
 	timer := time.AfterFunc(fillPause, r.wake)
 	defer timer.Stop()
 	since := time.Now()
-	for len(r.text) >= r.wanted && !r.over {
+	for r.text.len() >= r.wanted && !r.over {
 		if time.Since(since) >= fillPause {
 			r.over = true // what is kept stays usable; past it, git again
 			return false
@@ -404,6 +409,10 @@ func (c *patchCache) expire(now time.Time) {
 		c.runs = c.runs[1:]
 	}
 }
+
+// maxRunHeader bounds the header lines of a section the run reads to
+// match it to its change: git's are a few lines.
+const maxRunHeader = 64 << 10
 
 // sectionLine starts each file section of a patch (in a hunk, a line that
 // reads so has a "+", "-" or " " before it).
