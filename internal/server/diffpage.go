@@ -413,23 +413,37 @@ func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*dif
 		// asked again.
 		return nil, nil
 	}
-	at, ok := run.offsetOf(ctx, q.start.change)
-	if !ok {
-		return nil, context.Cause(ctx)
-	}
-	rr := run.reader(ctx, at)
-	page, err := diff.ReadPage(rr, q.pageOptions())
-	switch {
-	case rr.cut:
-		return nil, nil
-	case errors.Is(err, diff.ErrBadPos):
-		return nil, errBadPosition()
-	case err != nil:
-		return nil, err
+	page := run.takeAhead(ctx, q)
+	if page != nil {
+		s.patches.aheadHits.Add(1)
+	} else {
+		at, ok := run.offsetOf(ctx, q.start.change)
+		if !ok {
+			return nil, context.Cause(ctx)
+		}
+		rr := run.reader(ctx, at)
+		var err error
+		page, err = diff.ReadPage(rr, q.pageOptions())
+		switch {
+		case rr.cut:
+			return nil, nil
+		case errors.Is(err, diff.ErrBadPos):
+			return nil, errBadPosition()
+		case err != nil:
+			return nil, err
+		}
 	}
 	s.patches.hits.Add(1)
 	part := &diffPart{total: total, page: page, skipped: maps.Clone(run.skipped)}
-	return part, part.place(q.start.change, q.start.section, run.kept[q.start.change-run.first:], total)
+	if err := part.place(q.start.change, q.start.section, run.kept[q.start.change-run.first:], total); err != nil {
+		return nil, err
+	}
+	if part.next != nil && run.covers(part.next.change) && !q.countRest {
+		next := q
+		next.start = *part.next
+		run.cutAhead(next)
+	}
+	return part, nil
 }
 
 // place matches the part's sections to the kept changes (the first is

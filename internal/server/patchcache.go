@@ -56,6 +56,7 @@ type patchRun struct {
 	done   bool
 	whole  bool // done, and text is all git printed
 	used   time.Time
+	ahead  *aheadCut // the part cut ahead of its call (patchahead.go)
 }
 
 // errRunCut: a reader reached where a run stopped short of git's output.
@@ -314,7 +315,9 @@ type patchCache struct {
 	mu    sync.Mutex
 	runs  []*patchRun // least recently used first
 	hits  atomic.Int64
-	fills chan struct{}
+	// aheadHits counts the parts taken cut ahead, for the tests.
+	aheadHits atomic.Int64
+	fills     chan struct{}
 }
 
 // maxRunBytes bounds one run (and half the cache's bound does), so that

@@ -98,11 +98,15 @@ func TestPatchCacheGivesWhatGitGives(t *testing.T) {
 			if hits := cold.server.patches.hits.Load(); hits != 0 {
 				t.Errorf("a server with the cache off cut %d parts from it", hits)
 			}
-			hits := warm.server.patches.hits.Load()
+			hits, ahead := warm.server.patches.hits.Load(), warm.server.patches.aheadHits.Load()
 			if hits == 0 || (c.larger && hits >= int64(calls-1)) {
 				t.Errorf("%d parts, %d cut from the cache", calls, hits)
 			}
-			t.Logf("%d parts, %d cut from the cache", calls, warm.server.patches.hits.Load())
+			// The parts after the second follow the one before: cut ahead.
+			if calls > 3 && ahead == 0 {
+				t.Errorf("%d parts, %d cut from the cache, none ahead of its call", calls, hits)
+			}
+			t.Logf("%d parts, %d cut from the cache, %d of them ahead of their call", calls, hits, ahead)
 		})
 	}
 	if after := r.Snapshot(); after != before {
