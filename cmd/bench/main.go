@@ -157,6 +157,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		ru.fresh = func() (*session, error) {
 			return startServer(ctx, bin, dir, filepath.Join(logDir, kind+"-fresh.log"), flags...)
 		}
+		ru.freshLean = func() (*leanClient, error) {
+			return startLean(ctx, bin, dir, filepath.Join(logDir, kind+"-lean.log"), flags...)
+		}
 		if err != nil {
 			return 1, err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,11 +39,16 @@ type pagingResult struct {
 	ReplyRatio        float64 `json:"replyRatio"`  // ReplyBytes / EscapedPatchBytes
 	MaxReplyBytes     int64   `json:"maxReplyBytes"`
 	TimeRatio         float64 `json:"timeRatio"` // drain / one git diff
-	CallsMet          bool    `json:"callsMet"`
-	BytesMet          bool    `json:"bytesMet"`
-	TimeMet           bool    `json:"timeMet"`
-	Joined            bool    `json:"joinedIsGitsPatch"`
-	Applies           bool    `json:"appliesOnMergeBase"`
+	// The same drains through leanClient, and one git diff in the same
+	// rounds.
+	LeanMs    float64 `json:"leanClientMs"`
+	LeanGitMs float64 `json:"leanGitMs"`
+	LeanRatio float64 `json:"leanClientRatio"`
+	CallsMet  bool    `json:"callsMet"`
+	BytesMet  bool    `json:"bytesMet"`
+	TimeMet   bool    `json:"timeMet"`
+	Joined    bool    `json:"joinedIsGitsPatch"`
+	Applies   bool    `json:"appliesOnMergeBase"`
 	// Each call of the checked drain: its result's bytes as sent, its
 	// patch's bytes, and its round trip.
 	ResultBytes []int64   `json:"resultBytes"`
@@ -75,9 +81,15 @@ type drained struct {
 	d        time.Duration // the calls' round trips, summed
 }
 
+// caller is a client of a server: the go-sdk's (session) or leanClient.
+type caller interface {
+	call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error)
+	resultBytes() int64
+}
+
 // drain calls tool and follows the next calls to the end. Only the calls
 // are timed; each part's patch is kept to be joined afterwards.
-func drain(ctx context.Context, s *session, tool string, args map[string]any) (*drained, error) {
+func drain(ctx context.Context, s caller, tool string, args map[string]any) (*drained, error) {
 	out := &drained{}
 	for {
 		if out.calls == 10_000 {
@@ -263,6 +275,33 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	if err != nil {
 		return err
 	}
+	lean := func() (time.Duration, error) {
+		lc, err := ru.freshLean()
+		if err != nil {
+			return 0, err
+		}
+		defer lc.close()
+		if _, err := lc.call(ctx, "read_file", map[string]any{"path": fx.changes[0].path, "ref": fx.head, "endLine": 1}); err != nil {
+			return 0, err
+		}
+		dr, err := drain(ctx, lc, c.tool, sp.args)
+		if err != nil {
+			return 0, err
+		}
+		if dr.calls != first.calls || dr.bytes != first.bytes {
+			return 0, fmt.Errorf("a drain through the lean client took %d calls and %d bytes, the first %d and %d", dr.calls, dr.bytes, first.calls, first.bytes)
+		}
+		if _, err := checkDrained(dr, ds); err != nil {
+			return 0, err
+		}
+		return dr.d, nil
+	}
+	lv, lg, err := paired(ru.rounds, lean, git)
+	if err != nil {
+		return fmt.Errorf("through the lean client: %w", err)
+	}
+	p.LeanMs, p.LeanGitMs = ms(median(lv)), ms(median(lg))
+	p.LeanRatio = p.LeanMs / p.LeanGitMs
 	r.PeakRSSMiB = fptr(float64(peakRSS) / (1 << 20))
 	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
 	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))

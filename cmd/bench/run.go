@@ -22,6 +22,8 @@ type runner struct {
 	// own, so that none is answered from what an earlier one left in the
 	// patch cache.
 	fresh func() (*session, error)
+	// freshLean does the same with leanClient as the client.
+	freshLean func() (*leanClient, error)
 }
 
 // runCase runs one case and returns its row; a failure is recorded in the
