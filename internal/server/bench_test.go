@@ -36,6 +36,31 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, name string, args map[string
 	}
 }
 
+// What a reply of about 60 KB costs: the handler alone, and the whole
+// round trip through the go-sdk on both ends (in-memory transport). The
+// difference is the SDK's encoding and decoding of the result: most of
+// what a diff part costs once it is cut ahead (BENCHMARKS.md, paging).
+func BenchmarkLargeReply(b *testing.B) {
+	r := testrepo.New(b)
+	r.Write("big.go", strings.Repeat("\tfmt.Println(\"a line of source code of a typical length\", i)\n", 1000))
+	r.Commit("big")
+	h := serve(b, r, withTextOnly())
+	in := readFileIn{Path: "big.go", Ref: "main", StartLine: 1, EndLine: 1000}
+	b.Run("handler", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			rep, err := h.server.readFile(context.Background(), in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h.server.resultSize(h.server.result(rep.wire()))
+		}
+	})
+	b.Run("round trip", func(b *testing.B) {
+		benchCall(b, h.cs, "read_file", args("path", in.Path, "ref", in.Ref, "startLine", 1, "endLine", 1000))
+	})
+}
+
 // The handler alone, without MCP: what is ours of the read path.
 func BenchmarkReadFileHandler(b *testing.B) {
 	s := serve(b, benchRepo(b)).server
