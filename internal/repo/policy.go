@@ -121,6 +121,9 @@ func NewPolicy(extra []string) (*Policy, error) {
 // so a directory's answer is remembered and each pattern rejects a name
 // by its literal ends before path.Match runs.
 func (p *Policy) Denied(clean string) bool {
+	if clean == "" {
+		return false // names no file: the root, or the old side of an added file
+	}
 	if denied, ok := p.files.get(clean); ok {
 		return denied
 	}
