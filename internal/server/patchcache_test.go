@@ -102,8 +102,11 @@ func TestPatchCacheGivesWhatGitGives(t *testing.T) {
 			if hits == 0 || (c.larger && hits >= int64(calls-1)) {
 				t.Errorf("%d parts, %d cut from the cache", calls, hits)
 			}
-			// The parts after the second follow the one before: cut ahead.
-			if calls > 3 && ahead == 0 {
+			// A part cut from a run has the next one cut ahead, from the
+			// same run: where consecutive parts come from one run (not
+			// where one file is larger than a run, and every run holds a
+			// part or two), some are taken so.
+			if !c.larger && hits >= 3 && ahead == 0 {
 				t.Errorf("%d parts, %d cut from the cache, none ahead of its call", calls, hits)
 			}
 			t.Logf("%d parts, %d cut from the cache, %d of them ahead of their call", calls, hits, ahead)
