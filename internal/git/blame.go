@@ -89,7 +89,7 @@ func blameCommand(commit, path string, start, end int) *command {
 // past it is a *BlameRangeError. A path commit does not have as a file
 // (none, a directory, a submodule) is ErrMissing.
 func (r *Repo) Blame(ctx context.Context, commit, path string, start, end int) ([]BlameLine, []BlameCommit, error) {
-	if !isObjectID(commit) {
+	if !IsObjectID(commit) {
 		return nil, nil, fmt.Errorf("git blame: %q is not a full commit id", commit)
 	}
 	if !isCleanPath(path) {
@@ -228,7 +228,7 @@ func (p *blameParser) line1(b []byte, cut bool) error {
 // header reads "SHA ORIG FINAL [COUNT]".
 func (p *blameParser) header(s string) error {
 	f := strings.Fields(s)
-	if len(f) < 3 || len(f) > 4 || !isObjectID(f[0]) {
+	if len(f) < 3 || len(f) > 4 || !IsObjectID(f[0]) {
 		return fmt.Errorf("git blame: unexpected line %q", s)
 	}
 	orig, err1 := strconv.Atoi(f[1])

@@ -73,13 +73,5 @@ func (c *blobCache) put(k blobKey, data []byte) {
 func fixedName(name string) bool {
 	peeled := strings.TrimSuffix(strings.TrimSuffix(name, "^{commit}"), "^{tree}")
 	id, _, _ := strings.Cut(peeled, ":")
-	if len(id) != 40 && len(id) != 64 {
-		return false
-	}
-	for _, c := range id {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return IsObjectID(id)
 }

@@ -287,10 +287,10 @@ func checkLog(o LogOptions) error {
 // paths: no revision syntax, nothing git could read as an option, no path
 // that is not clean and relative.
 func checkRange(from, to string, paths []string) error {
-	if !isObjectID(to) {
+	if !IsObjectID(to) {
 		return fmt.Errorf("git log: %q is not a full commit id", to)
 	}
-	if from != "" && !isObjectID(from) {
+	if from != "" && !IsObjectID(from) {
 		return fmt.Errorf("git log: %q is not a full commit id", from)
 	}
 	for _, p := range paths {
@@ -301,9 +301,9 @@ func checkRange(from, to string, paths []string) error {
 	return nil
 }
 
-// isObjectID reports whether s is a full object id (SHA-1 or SHA-256), in
+// IsObjectID reports whether s is a full object id (SHA-1 or SHA-256), in
 // lower-case hex: never an option, a ref or revision syntax.
-func isObjectID(s string) bool {
+func IsObjectID(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
 		return false
 	}
@@ -410,7 +410,7 @@ func (rr *recordReader) next() (fields []string, cut bool, files int, ok bool, e
 		}
 		fields[i], cut = tok, cut || tokCut
 	}
-	if !isObjectID(fields[0]) {
+	if !IsObjectID(fields[0]) {
 		return nil, false, 0, false, fmt.Errorf("git log: bad commit id %q", fields[0])
 	}
 	for rr.withFiles {

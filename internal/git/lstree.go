@@ -44,7 +44,7 @@ const maxTreePath = 64 << 10
 // as if it were a directory, is told apart, and no path reaches git's
 // command line.
 func (r *Repo) ListTree(ctx context.Context, commit, dir string, recursive bool, each func(TreeEntry) error) error {
-	if !isObjectID(commit) {
+	if !IsObjectID(commit) {
 		return fmt.Errorf("git ls-tree: %q is not a full commit id", commit)
 	}
 	if dir != "" && !isCleanPath(dir) {

@@ -510,7 +510,7 @@ func goneCommit(r *repo.Repository, withCursor bool, err error) error {
 		return err
 	}
 	id, ok := strings.CutPrefix(strings.TrimSpace(exit.Stderr), "fatal: bad object ")
-	if !ok || !isObjectID(id) {
+	if !ok || !git.IsObjectID(id) {
 		return err
 	}
 	if !withCursor {

@@ -83,7 +83,7 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 // pinnedCommits checks that the commits a cursor pinned are still there.
 func pinnedCommits(ctx context.Context, r *repo.Repository, commits ...string) (string, string, error) {
 	for _, c := range commits {
-		if !isObjectID(c) {
+		if !git.IsObjectID(c) {
 			return "", "", errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: leave it out to start again from the first part")
 		}
 		if _, err := r.Git.CommitID(ctx, c); err != nil {
@@ -91,19 +91,6 @@ func pinnedCommits(ctx context.Context, r *repo.Repository, commits ...string) (
 		}
 	}
 	return commits[0], commits[1], nil
-}
-
-// isObjectID: a full SHA-1 or SHA-256 object id in lower-case hex.
-func isObjectID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // cleanList cleans each path (or glob) of a list parameter like a path:

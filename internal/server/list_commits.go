@@ -289,7 +289,7 @@ func histPinned(ctx context.Context, r *repo.Repository, pinned []string, n int)
 		return histBadCursor()
 	}
 	for _, c := range pinned {
-		if !isObjectID(c) {
+		if !git.IsObjectID(c) {
 			return histBadCursor()
 		}
 		if _, err := r.Git.CommitID(ctx, c); err != nil {

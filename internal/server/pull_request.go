@@ -47,7 +47,7 @@ func (b forgeBackend) pullRequest(ctx context.Context, r *repo.Repository, index
 	if err != nil {
 		return nil, pullNotFound(err, r.Owner, r.Name, index)
 	}
-	if !isObjectID(p.Base.SHA) || !isObjectID(p.Head.SHA) {
+	if !git.IsObjectID(p.Base.SHA) || !git.IsObjectID(p.Head.SHA) {
 		return nil, errcode.New(errcode.Unavailable, "the forge gives no base or head commit for pull request #%d of %s (its base branch may be gone)", index, r.FullName())
 	}
 	return r.PullRequestAt(ctx, index, p.Base.SHA, p.Head.SHA)
