@@ -388,113 +388,95 @@ func (p *objectPool) do(ctx context.Context, verb, name string, use func(*catFil
 	if strings.ContainsAny(name, "\x00\n") {
 		return Object{}, fmt.Errorf("git cat-file: object name contains NUL or newline")
 	}
-	if err := context.Cause(ctx); err != nil {
-		return Object{}, err
-	}
-	c, err := p.get(ctx, false)
-	if err != nil {
-		return Object{}, err
-	}
-	obj, err := p.request(ctx, c, verb, name, use)
-	if err != errStale {
-		return obj, err
-	}
-	// The reader had died while idle (or the name ended it): ask a new one.
-	if c, err = p.get(ctx, true); err != nil {
-		return Object{}, err
-	}
-	return p.request(ctx, c, verb, name, use)
+	var obj Object
+	err := p.lease(ctx, func(c *catFile) (healthy bool, err error) {
+		obj, healthy, err = p.request(ctx, c, verb, name, use)
+		return healthy, err
+	})
+	return obj, err
 }
 
 // infos asks for the objects names[which] in one batch, into out.
 func (p *objectPool) infos(ctx context.Context, names []string, which []int, out []Object) error {
+	return p.lease(ctx, func(c *catFile) (bool, error) { return p.batch(ctx, c, names, which, out) })
+}
+
+// lease runs one exchange with a reader, which reports whether it left the
+// reader in step. A cancelled call kills the process (the pool starts a
+// fresh one later); a reader found dead while idle (errStale) is replaced
+// once and the exchange run again.
+func (p *objectPool) lease(ctx context.Context, exchange func(*catFile) (healthy bool, err error)) error {
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
-	c, err := p.get(ctx, false)
-	if err != nil {
-		return err
-	}
-	if err = p.batch(ctx, c, names, which, out); err != errStale {
-		return err
-	}
-	if c, err = p.get(ctx, true); err != nil {
-		return err
-	}
-	return p.batch(ctx, c, names, which, out)
-}
-
-func (p *objectPool) batch(ctx context.Context, c *catFile, names []string, which []int, out []Object) error {
-	stopKill := context.AfterFunc(ctx, c.cancel)
-	healthy := false
-	defer func() {
+	for fresh := false; ; fresh = true {
+		c, err := p.get(ctx, fresh)
+		if err != nil {
+			return err
+		}
+		p.requests.Add(1)
+		stopKill := context.AfterFunc(ctx, c.cancel)
+		healthy, err := exchange(c)
 		if !stopKill() {
 			healthy = false
 		}
 		p.put(c, healthy)
-	}()
-	p.requests.Add(1)
+		if err != errStale || fresh {
+			return err
+		}
+	}
+}
+
+// batch writes the requests of a batch at once, then reads their replies.
+func (p *objectPool) batch(ctx context.Context, c *catFile, names []string, which []int, out []Object) (healthy bool, err error) {
 	var b strings.Builder
 	for _, i := range which {
 		b.WriteString("info " + names[i] + "\x00")
 	}
 	if _, err := io.WriteString(c.in, b.String()); err != nil {
-		return p.failure(ctx, c, names[which[0]], err)
+		return false, p.failure(ctx, c, names[which[0]], err)
 	}
 	for _, i := range which {
 		header, err := c.out.ReadString('\n')
 		if err != nil {
-			return p.failure(ctx, c, names[i], err)
+			return false, p.failure(ctx, c, names[i], err)
 		}
 		c.used = true
 		obj, missing, err := parseHeader(header, names[i])
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !missing {
 			out[i] = obj
 		}
 	}
-	healthy = true
-	return nil
+	return true, nil
 }
 
-func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string, use func(*catFile, Object) (bool, error)) (Object, error) {
-	// A cancelled call kills the process; the pool starts a fresh one later.
-	stopKill := context.AfterFunc(ctx, c.cancel)
-	healthy := false
-	defer func() {
-		if !stopKill() {
-			healthy = false
-		}
-		p.put(c, healthy)
-	}()
-	p.requests.Add(1)
+// request sends one request on c and parses its reply.
+func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string, use func(*catFile, Object) (bool, error)) (obj Object, healthy bool, err error) {
 	if _, err := io.WriteString(c.in, verb+" "+name+"\x00"); err != nil {
-		return Object{}, p.failure(ctx, c, name, err)
+		return Object{}, false, p.failure(ctx, c, name, err)
 	}
 	header, err := c.out.ReadString('\n')
 	if err != nil {
-		return Object{}, p.failure(ctx, c, name, err)
+		return Object{}, false, p.failure(ctx, c, name, err)
 	}
 	c.used = true
 	obj, missing, err := parseHeader(header, name)
-	if err != nil {
-		return Object{}, err
-	}
-	if missing {
-		healthy = true
-		return Object{}, ErrMissing
-	}
-	if use == nil {
-		healthy = true
-		return obj, nil
+	switch {
+	case err != nil:
+		return Object{}, false, err
+	case missing:
+		return Object{}, true, ErrMissing
+	case use == nil:
+		return obj, true, nil
 	}
 	healthy, err = use(c, obj)
 	if !healthy && ctx.Err() != nil {
-		return obj, context.Cause(ctx)
+		return obj, false, context.Cause(ctx)
 	}
-	return obj, err
+	return obj, healthy, err
 }
 
 // failure explains a reader that stopped answering. One that had answered
