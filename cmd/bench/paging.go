@@ -236,6 +236,21 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	// own (its start not timed, its object reader started by a read of
 	// another file), so that nothing of an earlier drain is in its patch
 	// cache. Its RSS is the server's from before the drain to after it.
+	// warmUp starts a new server's object reader with a read of another
+	// file; checked makes sure a timed drain gave what the first did.
+	warmUp := func(cl caller) error {
+		_, err := cl.call(ctx, "read_file", map[string]any{"path": fx.changes[0].path, "ref": fx.head, "endLine": 1})
+		return err
+	}
+	checked := func(dr *drained, client string) (time.Duration, error) {
+		if dr.calls != first.calls || dr.bytes != first.bytes {
+			return 0, fmt.Errorf("a drain through %s took %d calls and %d bytes, the first %d and %d", client, dr.calls, dr.bytes, first.calls, first.bytes)
+		}
+		if _, err := checkDrained(dr, ds); err != nil {
+			return 0, err
+		}
+		return dr.d, nil
+	}
 	var peakRSS int64
 	server := func() (time.Duration, error) {
 		fs, err := ru.fresh()
@@ -243,7 +258,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 			return 0, err
 		}
 		defer fs.close()
-		if _, err := fs.call(ctx, "read_file", map[string]any{"path": fx.changes[0].path, "ref": fx.head, "endLine": 1}); err != nil {
+		if err := warmUp(fs); err != nil {
 			return 0, err
 		}
 		if err := fs.resetPeakRSS(); err != nil {
@@ -259,13 +274,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		if _, peak, err := fs.rss(); err == nil {
 			peakRSS = max(peakRSS, peak)
 		}
-		if dr.calls != first.calls || dr.bytes != first.bytes {
-			return 0, fmt.Errorf("a later drain took %d calls and %d bytes, the first %d and %d", dr.calls, dr.bytes, first.calls, first.bytes)
-		}
-		if _, err := checkDrained(dr, ds); err != nil {
-			return 0, err
-		}
-		return dr.d, nil
+		return checked(dr, "the go-sdk client")
 	}
 	git := func() (time.Duration, error) {
 		run, err := timeGit(ru.g, fx.dir, sp.git, false)
@@ -281,20 +290,14 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 			return 0, err
 		}
 		defer lc.close()
-		if _, err := lc.call(ctx, "read_file", map[string]any{"path": fx.changes[0].path, "ref": fx.head, "endLine": 1}); err != nil {
+		if err := warmUp(lc); err != nil {
 			return 0, err
 		}
 		dr, err := drain(ctx, lc, c.tool, sp.args)
 		if err != nil {
 			return 0, err
 		}
-		if dr.calls != first.calls || dr.bytes != first.bytes {
-			return 0, fmt.Errorf("a drain through the lean client took %d calls and %d bytes, the first %d and %d", dr.calls, dr.bytes, first.calls, first.bytes)
-		}
-		if _, err := checkDrained(dr, ds); err != nil {
-			return 0, err
-		}
-		return dr.d, nil
+		return checked(dr, "the lean client")
 	}
 	lv, lg, err := paired(ru.rounds, lean, git)
 	if err != nil {
