@@ -380,6 +380,8 @@ func (p *pager) seekLine(n int64) error {
 			if err := p.countLine(lineKind(b)); err != nil {
 				return err
 			}
+		case k == startOther && p.hunk.orig != nil:
+			return p.malformed(afterHunks)
 		}
 		if err := p.lr.skip(); err != nil {
 			return err
@@ -463,6 +465,8 @@ func (p *pager) body() (more bool, err error) {
 			return false, p.malformed(`a "\" line follows no hunk line`)
 		case p.hunk.open:
 			err = p.hunkLine(lineKind(b))
+		case p.hunk.orig != nil:
+			return false, p.malformed(afterHunks)
 		default:
 			err = p.otherLine()
 		}
@@ -649,6 +653,11 @@ func (p *pager) addLine(u unit, oldS, newS span) {
 	p.file.Replaced = p.file.Replaced || u.replaced
 	p.line += u.lines
 }
+
+// afterHunks: git prints lines outside hunks only in sections that have
+// none (a binary patch). A part that started at one after a hunk would
+// read it back as a header line.
+const afterHunks = "a line outside hunks follows a hunk"
 
 // otherLine writes a body line outside hunks (such as a binary patch's),
 // or ends the part before it.

@@ -668,9 +668,7 @@ func TestJoin(t *testing.T) {
 
 // roundTrips reports whether Join can give d back from any parts of it:
 // its hunk headers are written as git writes them, no two hunks of a file
-// abut, no two neighbouring files have the same header lines, and no line
-// that is not a hunk's follows a hunk (git never prints one there): a part
-// that starts at one would have it read as a header line.
+// abut, and no two neighbouring files have the same header lines.
 func roundTrips(d []byte) bool {
 	var prevHdr []byte
 	for i := 0; i < len(d); {
@@ -680,25 +678,16 @@ func roundTrips(d []byte) bool {
 		}
 		prevHdr = d[i:end]
 		var prev *hunkHead
-		var oldRem, newRem int64
 		for i = end; i < len(d) && !hasPrefix(d[i:], diffGitPrefix); i = lineEnd(d, i) {
 			line := d[i:lineEnd(d, i)]
-			switch {
-			case hasPrefix(line, "@@"):
-			case oldRem > 0 || newRem > 0:
-				o, n := lineCounts(lineKind(line))
-				oldRem, newRem = oldRem-o, newRem-n
+			if !hasPrefix(line, "@@") {
 				continue
-			case line[0] == '\\' || prev == nil:
-				continue
-			default:
-				return false
 			}
 			h, ok := parseHunkHead(line)
 			if !ok || !bytes.Equal(appendHunkHead(nil, h), line) || prev != nil && prev.abuts(h) {
 				return false
 			}
-			prev, oldRem, newRem = &h, h.old.n, h.new.n
+			prev = &h
 		}
 	}
 	return true
@@ -864,5 +853,18 @@ func TestPageRandomDiffs(t *testing.T) {
 	}
 	if joined < diffs/2 {
 		t.Errorf("only %d of %d diffs were joined", joined, diffs)
+	}
+}
+
+// A line outside hunks after a hunk is not git's output (git prints such
+// lines only in sections without hunks): a part starting at it would read
+// it back as a header line. FuzzPage found two such inputs; both reading
+// the section and seeking past the line say ErrNotDiff.
+func TestPageLineAfterHunks(t *testing.T) {
+	in := "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\nstray\n@@ -5 +5 @@\n-c\n+d\n"
+	for _, start := range []Pos{{}, {Line: 5}} {
+		if _, err := ReadPage(strings.NewReader(in), PageOptions{Start: start, Room: 1000}); !errors.Is(err, ErrNotDiff) {
+			t.Errorf("from %+v: err = %v, want ErrNotDiff", start, err)
+		}
 	}
 }
