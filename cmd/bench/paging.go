@@ -44,11 +44,15 @@ type pagingResult struct {
 	LeanMs    float64 `json:"leanClientMs"`
 	LeanGitMs float64 `json:"leanGitMs"`
 	LeanRatio float64 `json:"leanClientRatio"`
-	CallsMet  bool    `json:"callsMet"`
-	BytesMet  bool    `json:"bytesMet"`
-	TimeMet   bool    `json:"timeMet"`
-	Joined    bool    `json:"joinedIsGitsPatch"`
-	Applies   bool    `json:"appliesOnMergeBase"`
+	// The server process's CPU time over a drain through the go-sdk
+	// client (median; its git children not included): the server's own
+	// share of the time, steadier than the time on a shared machine.
+	ServerCPUMs float64 `json:"serverCpuMs"`
+	CallsMet    bool    `json:"callsMet"`
+	BytesMet    bool    `json:"bytesMet"`
+	TimeMet     bool    `json:"timeMet"`
+	Joined      bool    `json:"joinedIsGitsPatch"`
+	Applies     bool    `json:"appliesOnMergeBase"`
 	// Each call of the checked drain: its result's bytes as sent, its
 	// patch's bytes, and its round trip.
 	ResultBytes []int64   `json:"resultBytes"`
@@ -252,6 +256,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		return dr.d, nil
 	}
 	var peakRSS int64
+	var serverCPU []time.Duration
 	server := func() (time.Duration, error) {
 		fs, err := ru.fresh()
 		if err != nil {
@@ -267,10 +272,19 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		if before, _, err := fs.rss(); err == nil && r.RSSMiB == nil {
 			r.RSSMiB = fptr(float64(before) / (1 << 20))
 		}
+		cpu0, err := fs.cpuTime()
+		if err != nil {
+			return 0, err
+		}
 		dr, err := drain(ctx, fs, c.tool, sp.args)
 		if err != nil {
 			return 0, err
 		}
+		cpu1, err := fs.cpuTime()
+		if err != nil {
+			return 0, err
+		}
+		serverCPU = append(serverCPU, cpu1-cpu0)
 		if _, peak, err := fs.rss(); err == nil {
 			peakRSS = max(peakRSS, peak)
 		}
@@ -305,6 +319,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	}
 	p.LeanMs, p.LeanGitMs = ms(median(lv)), ms(median(lg))
 	p.LeanRatio = p.LeanMs / p.LeanGitMs
+	p.ServerCPUMs = ms(median(serverCPU))
 	r.PeakRSSMiB = fptr(float64(peakRSS) / (1 << 20))
 	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
 	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))
