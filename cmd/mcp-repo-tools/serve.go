@@ -6,8 +6,6 @@ import (
 	"flag"
 	"io"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
 )
 
@@ -53,7 +51,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	a.log.Info("git limits", "state", a.limits)
 	if o.http == "" {
 		a.log.Info("serving MCP over stdio", "repositories", describeServed(&o))
-		err := a.srv.MCP().Run(ctx, &mcp.StdioTransport{})
+		err := a.srv.RunStdio(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}

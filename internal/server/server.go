@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/splice"
 )
 
 // Config is what the command line decides.
@@ -65,6 +67,9 @@ type Server struct {
 	backend backend
 	mcp     *mcp.Server
 	impl    *mcp.Implementation
+	// stdio is the transport RunStdio serves on; tool results go through
+	// its middleware on every transport (internal/splice).
+	stdio *splice.Stdio
 	// envelope is the JSON size of a result with empty text, which
 	// resultSize adds the text and structured content to.
 	envelope int
@@ -90,6 +95,8 @@ func New(served *repo.Served, cfg Config) *Server {
 		// The SDK reports every session at info level: noise in our logs.
 		Logger: slog.New(quietHandler{cfg.Logger.Handler()}),
 	})
+	s.stdio = splice.NewStdio()
+	s.mcp.AddReceivingMiddleware(splice.Middleware(s.stdio))
 	tools := cfg.Tools
 	if len(tools) == 0 {
 		tools = registry
@@ -107,6 +114,12 @@ func New(served *repo.Served, cfg Config) *Server {
 
 // MCP is the underlying MCP server, to run on a transport.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// RunStdio serves MCP over stdin and stdout until the client goes or ctx
+// ends. Results are written as splice.Stdio writes them.
+func (s *Server) RunStdio(ctx context.Context) error {
+	return s.stdio.Run(ctx, s.mcp, os.Stdin, os.Stdout)
+}
 
 // quietHandler passes on only warnings and errors.
 type quietHandler struct{ slog.Handler }

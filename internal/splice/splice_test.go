@@ -1,0 +1,73 @@
+package splice
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// texts are what encoding/json treats with care: escapes, HTML, the line
+// and paragraph separators, bytes that are not UTF-8, and the placeholder.
+var texts = []string{
+	"",
+	"plain text",
+	"diff --git a/x b/x\n+\tif (p->next && q < r) { printf(\"%d\\n\", x); }\r\n",
+	"\x00\x01\x1f\x7f separators \u2028 \u2029 end",
+	"not UTF-8: \xff\xfe \xc3\x28 \xe2\x82",
+	strings.Repeat("a line of source code of a typical length\n", 2000),
+	string(placeholder),
+	placeholderText,
+}
+
+func TestEncodeIsJSONMarshal(t *testing.T) {
+	for _, text := range texts {
+		results := []*mcp.CallToolResult{
+			{Content: []mcp.Content{&mcp.TextContent{Text: text}}},
+			{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: true},
+			{
+				Content: []mcp.Content{&mcp.TextContent{Text: text, Meta: mcp.Meta{"k": "v"}, Annotations: &mcp.Annotations{Priority: 0.5}}},
+				Meta:    mcp.Meta{"next": map[string]any{"tool": "get_diff", "arguments": map[string]any{"cursor": "abc"}}},
+			},
+			// Structured content that repeats the text, or quotes the
+			// placeholder: the SDK encodes it alone.
+			{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: map[string]any{"text": text}},
+			{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(placeholder)},
+		}
+		for _, r := range results {
+			want, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Encode(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("Encode(%.60q):\n%.300s\nwant json.Marshal's\n%.300s", text, got, want)
+			}
+		}
+	}
+}
+
+func FuzzEncode(f *testing.F) {
+	for _, text := range texts {
+		f.Add(text, false)
+	}
+	f.Fuzz(func(t *testing.T, text string, isError bool) {
+		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError, Meta: mcp.Meta{"next": text}}
+		want, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Encode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("Encode(%q) = %s, want %s", text, got, want)
+		}
+	})
+}
