@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -104,6 +106,53 @@ func TestStdioWritesTheSDKsFrames(t *testing.T) {
 	}
 	if st.serial < 6 || len(st.held) != 0 {
 		t.Errorf("%d results held, %d not written: the frames did not come through the tokens", st.serial, len(st.held))
+	}
+}
+
+// Calls in flight at once each get their own result, through a real
+// client: tokens are held and written apart whatever the order.
+func TestStdioConcurrentCalls(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "splice-test", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct{ N int }
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat(fmt.Sprintf("call %d <&>\n", in.N), 1+in.N*50)}}}, nil
+	})
+	st := NewStdio()
+	srv.AddReceivingMiddleware(Middleware(st))
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- st.Run(ctx, srv, inR, outW) }()
+	defer func() { cancel(); inW.Close(); <-done }()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	const calls = 3 * maxHeld
+	var wg sync.WaitGroup
+	for n := range calls {
+		wg.Go(func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"n": n}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			want := strings.Repeat(fmt.Sprintf("call %d <&>\n", n), 1+n*50)
+			if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+				t.Errorf("call %d got %.40q…, want %.40q…", n, got, want)
+			}
+		})
+	}
+	wg.Wait()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.serial == 0 || len(st.held) != 0 {
+		t.Errorf("%d results held, %d not written", st.serial, len(st.held))
 	}
 }
 
