@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -119,13 +120,29 @@ func ReadPage(r io.Reader, o PageOptions) (*Page, error) {
 	if o.Cost == nil {
 		o.Cost = func(b []byte) int { return len(b) }
 	}
-	p := &pager{o: o, lr: lineReader{br: bufio.NewReaderSize(r, readBufSize)}, pc: piece{at: -1}}
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	// The part's text is at most Room bytes (a byte costs at least one):
+	// room for it up front, so it is not copied as it grows.
+	p := &pager{o: o, lr: lineReader{br: br}, pc: piece{at: -1}, text: make([]byte, 0, min(o.Room, maxTextUpFront))}
 	if err := p.run(); err != nil {
 		return nil, err
 	}
 	p.page.Text = p.text
 	return &p.page, nil
 }
+
+// readers keeps ReadPage's read buffers: a part is cut on every call of a
+// paged diff, and a buffer of its own was most of what a cut allocated.
+// Nothing a part returns points into one.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufSize) }}
+
+// maxTextUpFront bounds the text buffer allocated before a part is read.
+const maxTextUpFront = 256 << 10
 
 // pager is the state of one ReadPage call.
 type pager struct {
