@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -55,11 +56,10 @@ type Result struct {
 }
 
 func (r *Result) MarshalJSON() ([]byte, error) {
-	data, err := Encode(r.CallToolResult)
-	if err != nil || r.stdio == nil {
-		return data, err
+	if r.stdio == nil {
+		return Encode(r.CallToolResult)
 	}
-	return r.stdio.hold(data), nil
+	return r.stdio.encode(r.CallToolResult)
 }
 
 // placeholder stands for the text while the SDK encodes the rest. It needs
@@ -71,7 +71,10 @@ var placeholder = []byte(`"` + placeholderText + `"`)
 
 // Encode is json.Marshal(r) for a result whose one content is text, with
 // the text escaped once.
-func Encode(r *mcp.CallToolResult) ([]byte, error) {
+func Encode(r *mcp.CallToolResult) ([]byte, error) { return appendEncoded(nil, r) }
+
+// appendEncoded appends Encode(r) to dst.
+func appendEncoded(dst []byte, r *mcp.CallToolResult) ([]byte, error) {
 	t := r.Content[0].(*mcp.TextContent)
 	rest := *r
 	rest.Content = []mcp.Content{&mcp.TextContent{Text: placeholderText, Meta: t.Meta, Annotations: t.Annotations}}
@@ -81,14 +84,18 @@ func Encode(r *mcp.CallToolResult) ([]byte, error) {
 	}
 	at := bytes.Index(around, placeholder)
 	if at < 0 || bytes.Count(around, placeholder) != 1 {
-		return json.Marshal(r)
+		data, err := json.Marshal(r)
+		return append(dst, data...), err
 	}
-	text, err := json.Marshal(t.Text)
-	if err != nil {
+	// Room for the text with a tenth more for its escapes: source code
+	// seldom needs more.
+	dst = slices.Grow(dst, len(around)+len(t.Text)+len(t.Text)/10)
+	out := bytes.NewBuffer(append(dst, around[:at]...))
+	// An Encoder escapes as json.Marshal does (HTML too), into out.
+	if err := json.NewEncoder(out).Encode(t.Text); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(around)-len(placeholder)+len(text))
-	out = append(out, around[:at]...)
-	out = append(out, text...)
-	return append(out, around[at+len(placeholder):]...), nil
+	data := out.Bytes()
+	data = data[:len(data)-1] // the newline Encode ends with
+	return append(data, around[at+len(placeholder):]...), nil
 }

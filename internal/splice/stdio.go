@@ -37,7 +37,8 @@ type Stdio struct {
 // place, one pass slower.
 const maxHeld = 32
 
-// maxKeptFrame bounds the frame buffer kept between writes.
+// maxKeptFrame bounds the frame buffer kept between writes, and a result's
+// buffer given back to the pool.
 const maxKeptFrame = 1 << 20
 
 func NewStdio() *Stdio {
@@ -75,8 +76,24 @@ func (st *Stdio) carries(s mcp.Session) bool {
 	return ok && ss != nil && ss == st.session.Load()
 }
 
+// encode encodes r into a buffer of the pool and holds it.
+func (st *Stdio) encode(r *mcp.CallToolResult) ([]byte, error) {
+	buf := buffers.Get().(*[]byte)
+	data, err := appendEncoded((*buf)[:0], r)
+	if err != nil {
+		buffers.Put(buf)
+		return nil, err
+	}
+	return st.hold(data), nil
+}
+
+// buffers keeps results' bytes from their encoding to their write: a
+// buffer of their own for every part of a paged diff was most of what the
+// encoding allocated.
+var buffers = sync.Pool{New: func() any { return new([]byte) }}
+
 // hold keeps a result's bytes and returns the token the SDK encodes in
-// their place.
+// their place. Past maxHeld, the bytes themselves: the SDK keeps them.
 func (st *Stdio) hold(data []byte) []byte {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -121,12 +138,16 @@ func (st *Stdio) Write(p []byte) (int, error) {
 			break
 		}
 		token := rest[at : at+len(st.prefix)+end+1]
-		data, ok := st.take(token)
-		if !ok {
-			data = token
-		}
 		frame = append(frame, rest[:at]...)
-		frame = append(frame, data...)
+		if data, ok := st.take(token); ok {
+			frame = append(frame, data...)
+			if cap(data) <= maxKeptFrame {
+				data = data[:0]
+				buffers.Put(&data)
+			}
+		} else {
+			frame = append(frame, token...)
+		}
 		rest = rest[at+len(token):]
 	}
 	frame = append(frame, rest...)
