@@ -5,6 +5,8 @@ package server
 // SDK's envelope). These are the reserves the tools keep and the ways they
 // measure; docs/architecture.md, "Reply budget", explains them.
 
+import "github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+
 const (
 	// noteReserve is kept free in every reply for its notes (a stale
 	// mirror, say), which are added after the tool has filled it.
@@ -31,7 +33,21 @@ func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - errorReserve) / 2 }
 
 // replySize measures a reply as it would be sent, with room for notes: the
 // size tools fit their replies to.
-func (s *Server) replySize(r wirer) int { return s.resultSize(s.result(r.wire())) + noteReserve }
+func (s *Server) replySize(r wirer) int { return s.wireSize(r.wire()) + noteReserve }
+
+// wireSize is resultSize(result(w)), counted without building the result:
+// a paged diff's reply is measured on every part, and its text is most of
+// the reply.
+func (s *Server) wireSize(w wireReply) int {
+	if w.structured != nil && s.cfg.Structured {
+		return s.resultSize(s.result(w))
+	}
+	n := s.envelope + text.JSONLen(w.text) + envelopeReserve
+	if w.next != nil {
+		n += text.JSONLen(w.next.line()) + nextMetaSize(w.next)
+	}
+	return n
+}
 
 // payloadRoom is how much payload (counted in JSON) fits beside probe, a
 // reply with everything but the payload at its largest. With --structured

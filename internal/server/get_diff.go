@@ -117,7 +117,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		if err != nil {
 			return reply[getDiffOut]{}, err
 		}
-		r := s.diffReply(tool, in, digest, sel, out, part, header(part)+partNotesText(part, partNotes))
+		r := s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), part, partNotes))
 		if over := s.replySize(r) - s.cfg.MaxBytes; over > 0 && attempt < 3 {
 			room -= over
 			continue
@@ -126,9 +126,11 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 }
 
-// partNotesText is a part's text after its header: the patch and notes.
-func partNotesText(part *diffPart, notes string) string {
+// partNotesText is a part's text: its header, the patch and notes.
+func partNotesText(header string, part *diffPart, notes string) string {
 	var b strings.Builder
+	b.Grow(len(header) + len(part.page.Text) + len(notes) + 32)
+	b.WriteString(header)
 	if part.total == 0 {
 		b.WriteString("No file differs.\n")
 	}

@@ -116,6 +116,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	}
 	var b strings.Builder
+	b.Grow(512 + len(name) + len(path) + len(part.page.Text) + len(partNotes))
 	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
 	if path != "" {
 		fmt.Fprintf(&b, "; %s", path)

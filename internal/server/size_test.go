@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,6 +17,11 @@ func TestResultSizeIsExact(t *testing.T) {
 		{text: strings.Repeat("line\n", 1000), structured: readFileOut{Path: "a<b>.go", Content: "x\ny", TotalLines: 2}},
 		{text: "", structured: map[string]any{"k": []string{"<", ">"}}},
 	}
+	next := continueWith("read_file", readFileIn{Path: "a<b>.go", StartLine: 101})
+	for _, r := range slices.Clone(replies) {
+		r.next = next
+		replies = append(replies, r)
+	}
 	for _, r := range replies {
 		res := s.result(r)
 		data, err := json.Marshal(res)
@@ -24,6 +30,10 @@ func TestResultSizeIsExact(t *testing.T) {
 		}
 		if got, want := s.resultSize(res), len(data)+envelopeReserve; got != want {
 			t.Errorf("%.40q: resultSize %d, encoded %d", r.text, got, want)
+		}
+		// Measured without building the result, as replySize does.
+		if got, want := s.wireSize(r), len(data)+envelopeReserve; got != want {
+			t.Errorf("%.40q (next: %v): wireSize %d, encoded %d", r.text, r.next != nil, got, want)
 		}
 	}
 }

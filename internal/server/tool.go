@@ -250,11 +250,7 @@ func (s *Server) resultSize(res *mcp.CallToolResult) int {
 	if t, ok := onlyText(res); ok && !res.IsError {
 		n := s.envelope + text.JSONLen(t.Text) + envelopeReserve
 		if next, ok := res.Meta[MetaKeyNext]; ok {
-			data, err := json.Marshal(next)
-			if err != nil {
-				return int(^uint(0) >> 1)
-			}
-			n += text.JSONLen(`,"`+MetaKeyNext+`":`) + len(data)
+			n += nextMetaSize(next)
 		}
 		if raw, ok := res.StructuredContent.(json.RawMessage); ok {
 			n += len(`,"structuredContent":`) + len(raw)
@@ -266,6 +262,16 @@ func (s *Server) resultSize(res *mcp.CallToolResult) int {
 		return int(^uint(0) >> 1)
 	}
 	return len(data) + envelopeReserve
+}
+
+// nextMetaSize is what the next call adds to _meta; past any limit when
+// it cannot be encoded.
+func nextMetaSize(next any) int {
+	data, err := json.Marshal(next)
+	if err != nil {
+		return 1 << 40
+	}
+	return len(`,"`+MetaKeyNext+`":`) + len(data)
 }
 
 func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
