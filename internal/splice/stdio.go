@@ -41,6 +41,7 @@ const maxHeld = 32
 // buffer given back to the pool.
 const maxKeptFrame = 1 << 20
 
+// NewStdio returns a Stdio with a prefix of its own for its tokens.
 func NewStdio() *Stdio {
 	var nonce [16]byte
 	rand.Read(nonce[:])
