@@ -261,8 +261,8 @@ func (r *Repo) Infos(ctx context.Context, names []string) ([]Object, error) {
 			out[i] = o
 			continue
 		}
-		if strings.ContainsAny(name, "\x00\n") {
-			return nil, fmt.Errorf("git cat-file: object name contains NUL or newline")
+		if err := checkObjectName(name); err != nil {
+			return nil, err
 		}
 		ask = append(ask, i)
 	}
@@ -379,14 +379,22 @@ func (b *objectBody) Read(p []byte) (int, error) {
 // (killed or crashed while it waited): the request is sent again to a new one.
 var errStale = errors.New("git cat-file: idle reader died")
 
+// checkObjectName refuses a name cat-file's line-based replies cannot
+// carry: it echoes a missing name back on one line, so a newline in a name
+// would desynchronise the reply stream. Paths with newlines are read by
+// walking trees by object id instead (see Lookup).
+func checkObjectName(name string) error {
+	if strings.ContainsAny(name, "\x00\n") {
+		return fmt.Errorf("git cat-file: object name contains NUL or newline")
+	}
+	return nil
+}
+
 // do sends one request and parses the reply header; use (nil for "info")
 // reads the body and reports whether the reader is still in step.
 func (p *objectPool) do(ctx context.Context, verb, name string, use func(*catFile, Object) (bool, error)) (Object, error) {
-	// cat-file echoes a missing name back on one line: a newline in a name
-	// would desynchronise the reply stream. Paths with newlines are read by
-	// walking trees by object id instead (see Lookup).
-	if strings.ContainsAny(name, "\x00\n") {
-		return Object{}, fmt.Errorf("git cat-file: object name contains NUL or newline")
+	if err := checkObjectName(name); err != nil {
+		return Object{}, err
 	}
 	var obj Object
 	err := p.lease(ctx, func(c *catFile) (healthy bool, err error) {
