@@ -417,15 +417,13 @@ func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*dif
 	if page != nil {
 		s.patches.aheadHits.Add(1)
 	} else {
-		at, ok := run.offsetOf(ctx, q.start.change)
-		if !ok {
-			return nil, context.Cause(ctx)
-		}
-		rr := run.reader(ctx, at)
+		var reached bool
 		var err error
-		page, err = diff.ReadPage(rr, q.pageOptions())
+		page, reached, err = run.cut(ctx, q)
 		switch {
-		case rr.cut:
+		case !reached:
+			return nil, context.Cause(ctx)
+		case page == nil && err == nil: // the run stops short inside the part
 			return nil, nil
 		case errors.Is(err, diff.ErrBadPos):
 			return nil, errBadPosition()

@@ -52,15 +52,27 @@ func (r *patchRun) cutAhead(q partRequest) {
 		defer close(a.done)
 		ctx, cancel := context.WithTimeout(context.Background(), aheadTimeout)
 		defer cancel()
-		at, ok := r.offsetOf(ctx, q.start.change)
-		if !ok {
-			return
-		}
-		rr := r.reader(ctx, at)
-		if page, err := diff.ReadPage(rr, q.pageOptions()); err == nil && !rr.cut {
+		if page, _, err := r.cut(ctx, q); err == nil {
 			a.page = page
 		}
 	}()
+}
+
+// cut cuts q's part from the run, as a call does (cachedPart) and as one
+// is cut ahead. reached is false when the run ended, or ctx did, before
+// q's change; page is nil with no error where the run stops short inside
+// the part.
+func (r *patchRun) cut(ctx context.Context, q partRequest) (page *diff.Page, reached bool, err error) {
+	at, ok := r.offsetOf(ctx, q.start.change)
+	if !ok {
+		return nil, false, nil
+	}
+	rr := r.reader(ctx, at)
+	page, err = diff.ReadPage(rr, q.pageOptions())
+	if rr.cut {
+		return nil, true, nil
+	}
+	return page, true, err
 }
 
 // takeAhead is the part cut ahead for q, waited for while it is being cut;
