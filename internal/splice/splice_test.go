@@ -37,18 +37,24 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 			{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(placeholder)},
 		}
 		for _, r := range results {
-			want, err := json.Marshal(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Encode(r)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("Encode(%.60q):\n%.300s\nwant json.Marshal's\n%.300s", text, got, want)
-			}
+			checkEncode(t, r)
 		}
+	}
+}
+
+// checkEncode: Encode(r) is json.Marshal(r), byte for byte.
+func checkEncode(t *testing.T, r *mcp.CallToolResult) {
+	t.Helper()
+	want, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("Encode(%.60q):\n%.300s\nwant json.Marshal's\n%.300s", r.Content[0].(*mcp.TextContent).Text, got, want)
 	}
 }
 
@@ -57,17 +63,6 @@ func FuzzEncode(f *testing.F) {
 		f.Add(text, false)
 	}
 	f.Fuzz(func(t *testing.T, text string, isError bool) {
-		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError, Meta: mcp.Meta{"next": text}}
-		want, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Encode(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("Encode(%q) = %s, want %s", text, got, want)
-		}
+		checkEncode(t, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError, Meta: mcp.Meta{"next": text}})
 	})
 }
