@@ -2,6 +2,7 @@ package server
 
 import (
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,10 @@ func TestWideRangeKeepsDeadlineAndMemory(t *testing.T) {
 		{"get_pull_request_diff", map[string]any{"owner": "acme", "repo": "widgets", "index": 30, "file_path": "nope.txt"}},
 		{"get_pull_request_diff", map[string]any{"owner": "acme", "repo": "widgets", "index": 30}},
 	}
+	// The heap is sampled for what the calls hold: with the collector's
+	// default pacing, garbage not yet collected can double what is held,
+	// and the peak then follows the collector's timing, not the calls.
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	var peak uint64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
@@ -69,8 +74,7 @@ func TestWideRangeKeepsDeadlineAndMemory(t *testing.T) {
 	close(stop)
 	<-sampled
 	// Two calls at a time, each holding a part's changes and text and a
-	// read buffer, plus what the collector has not yet freed: well under
-	// the 73 MB of paths the range lists.
+	// read buffer: well under the 73 MB of paths the range lists.
 	if grew := (peak - min(peak, base)) >> 20; grew > 10 {
 		t.Errorf("the heap grew by %d MiB while listing 12 MB of paths", grew)
 	}
