@@ -132,6 +132,9 @@ func TestArgumentErrorMessages(t *testing.T) {
 			"INVALID_ARGUMENT: paths must have at most 200 entries (got 201)"},
 		{"mode not one of the choices", "get_diff", `{"base":"main","mode":"x"}`,
 			`INVALID_ARGUMENT: mode must be "merge-base" or "direct" (got "x")`},
+		// Characters, not bytes, and the query is not repeated back.
+		{"query too long", "search_code", `{"query":"` + strings.Repeat("é", 501) + `"}`,
+			"INVALID_ARGUMENT: query must be at most 500 characters long (got 501)"},
 		{"a long string is cut", "read_file", `{"path": "README.md", "startLine": "` + strings.Repeat("a", 100) + `"}`,
 			`INVALID_ARGUMENT: startLine must be a whole number (got the string "` + strings.Repeat("a", 40) + `"…)`},
 

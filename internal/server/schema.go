@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -64,6 +65,7 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 //	beyond a Go int (no bounds)  end_line must be at most 9223372036854775807 (got 9223372036854775808)
 //	not in the enum              mode must be "merge-base" or "direct" (got "x")
 //	too many items               paths must have at most 200 entries (got 201)
+//	too long                     query must be at most 500 characters long (got 1100)
 //	an item of the wrong type    paths[0] must be a string (got the number 1)
 //	missing                      path is required (file path relative to the repository root)
 //
@@ -75,8 +77,9 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 // startLine is "at least 1 (got -1)" and "99999999999999999999" is "at most
 // …". Other strings are the wrong type, as before.
 //
-// The validator still runs afterwards, as a backstop for anything a schema
-// may come to use that is not checked here.
+// The validator runs afterwards only for a schema that uses a keyword not
+// checked here (checksAll): none does today, and the validator's own check
+// of a call cost about as much as the rest of reading 100 lines.
 
 // decodeObject reads a tool's arguments: a JSON object, or nothing (null or
 // no bytes) for no arguments. Numbers stay json.Number, exactly as sent, so
@@ -156,6 +159,65 @@ func checkArgs(s *jsonschema.Schema, args map[string]any) error {
 	}
 	normalizeNumbers(args) // numbers no check above has turned into int64
 	return nil
+}
+
+// checksAll reports whether checkArgs enforces every keyword of the input
+// schema s, so that the validator could find nothing more: at the top,
+// properties, required and additionalProperties false; for a property of
+// one type (or of that type or null), the type and, by type, a string's
+// enum and length, an integer's bounds, an array's count and items. Other
+// keywords (pattern, a number's bounds, oneOf, a nested object's
+// properties, ...) leave the validator to run. Annotations check nothing.
+func checksAll(s *jsonschema.Schema) bool {
+	if s.Type != "object" || (s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties)) {
+		return false
+	}
+	rest := withoutAnnotations(*s)
+	rest.Type, rest.Properties, rest.PropertyOrder, rest.Required, rest.AdditionalProperties = "", nil, nil, nil, nil
+	if !reflect.ValueOf(rest).IsZero() {
+		return false
+	}
+	for _, p := range s.Properties {
+		if !checksValue(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// checksValue is checksAll for one property's schema p (as checkValue
+// reads it).
+func checksValue(p *jsonschema.Schema) bool {
+	types := p.Types
+	if p.Type != "" {
+		types = []string{p.Type}
+	}
+	types = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
+	rest := withoutAnnotations(*p)
+	rest.Type, rest.Types = "", nil
+	switch {
+	case len(types) > 1:
+		return false
+	case len(types) == 0:
+	case types[0] == "string":
+		rest.Enum, rest.MinLength, rest.MaxLength = nil, nil, nil
+	case types[0] == "integer":
+		rest.Minimum, rest.Maximum = nil, nil
+	case types[0] == "array":
+		if p.Items != nil && !checksValue(p.Items) {
+			return false
+		}
+		rest.Items, rest.MinItems, rest.MaxItems = nil, nil, nil
+	}
+	return reflect.ValueOf(rest).IsZero()
+}
+
+// withoutAnnotations is s without the keywords that validate nothing.
+func withoutAnnotations(s jsonschema.Schema) jsonschema.Schema {
+	s.Schema, s.ID, s.Comment, s.Title, s.Description = "", "", "", "", ""
+	s.Default, s.Examples = nil, nil
+	s.Deprecated, s.ReadOnly, s.WriteOnly = false, false, false
+	return s
 }
 
 // propertyNames is the schema's properties in declaration order.
@@ -323,6 +385,14 @@ func checkValue(name string, p *jsonschema.Schema, v any, required bool) (any, s
 	case "string":
 		if len(p.Enum) > 0 && !slices.Contains(p.Enum, v) {
 			return nil, fmt.Sprintf("%s must be %s (got %s)", name, enumList(p.Enum), quoteString(v.(string)))
+		}
+		// Lengths count code points, as JSON Schema does.
+		n := utf8.RuneCountInString(v.(string))
+		if p.MaxLength != nil && n > *p.MaxLength {
+			return nil, fmt.Sprintf("%s must be at most %d characters long (got %d)", name, *p.MaxLength, n)
+		}
+		if p.MinLength != nil && n < *p.MinLength {
+			return nil, fmt.Sprintf("%s must be at least %d characters long (got %d)", name, *p.MinLength, n)
 		}
 	case "array":
 		items := v.([]any)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -144,8 +143,6 @@ func checkQuery(q string) error {
 	switch {
 	case q == "":
 		return errcode.New(errcode.InvalidArgument, "query is empty")
-	case utf8.RuneCountInString(q) > maxQueryLen:
-		return errcode.New(errcode.InvalidArgument, "query is %d characters long; the limit is %d", utf8.RuneCountInString(q), maxQueryLen)
 	case strings.ContainsAny(q, "\x00\n\r"):
 		return errcode.New(errcode.InvalidArgument, "query contains a NUL or line break; search one line at a time")
 	}

@@ -72,13 +72,13 @@ type handler[In any] func(ctx context.Context, in In) (wireReply, error)
 // input errors our stable codes, applies the per-call deadline, and
 // enforces the reply limit over the whole result.
 func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In]) {
-	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	schema, err := newInputSchema(in)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: resolving input schema: %v", t.Name, err))
 	}
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		res, err := callTool(ctx, s, req.Params.Arguments, in, resolved, h)
+		res, err := callTool(ctx, s, req.Params.Arguments, schema, h)
 		ms := time.Since(start).Milliseconds()
 		if err != nil {
 			// For operators: which tool failed, how and how fast. Never the
@@ -122,8 +122,8 @@ func argNames(args json.RawMessage, schema *jsonschema.Schema) string {
 
 // callTool answers one call. The error is what made the result an error
 // (nil when it is not), for the log.
-func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema *jsonschema.Schema, resolved *jsonschema.Resolved, h handler[In]) (*mcp.CallToolResult, error) {
-	in, err := decodeArgs[In](args, schema, resolved)
+func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema inputSchema, h handler[In]) (*mcp.CallToolResult, error) {
+	in, err := decodeArgs[In](args, schema)
 	if err != nil {
 		return s.errorResult(err), err
 	}
@@ -165,25 +165,43 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 	return res, nil
 }
 
+// inputSchema is a tool's input schema, ready to check calls against.
+type inputSchema struct {
+	schema   *jsonschema.Schema
+	resolved *jsonschema.Resolved
+	// checked: checkArgs enforces all the schema says (checksAll), so the
+	// validator is not run.
+	checked bool
+}
+
+func newInputSchema(s *jsonschema.Schema) (inputSchema, error) {
+	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	return inputSchema{schema: s, resolved: resolved, checked: checksAll(s)}, err
+}
+
 // decodeArgs checks the arguments against the schema (checkArgs: plain
-// words for what is wrong), applies its defaults, validates them and
-// decodes them. Every failure is INVALID_ARGUMENT.
-func decodeArgs[In any](args json.RawMessage, schema *jsonschema.Schema, resolved *jsonschema.Resolved) (In, error) {
+// words for what is wrong), applies its defaults, validates them when
+// checkArgs cannot vouch for all the schema says, and decodes them. Every
+// failure is INVALID_ARGUMENT.
+func decodeArgs[In any](args json.RawMessage, schema inputSchema) (In, error) {
 	var in In
 	m, err := decodeObject(args)
 	if err != nil {
 		return in, err
 	}
-	if err := checkArgs(schema, m); err != nil {
+	if err := checkArgs(schema.schema, m); err != nil {
 		return in, err
 	}
-	// Backstops: checkArgs covers what the tools' schemas use, so these
-	// should not fail; if one does, its own words are all there is.
-	if err := resolved.ApplyDefaults(&m); err != nil {
+	// Backstops: defaults were validated when the schema was resolved, and
+	// the validator runs only for what checkArgs does not check; if one
+	// fails, its own words are all there is.
+	if err := schema.resolved.ApplyDefaults(&m); err != nil {
 		return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)
 	}
-	if err := resolved.Validate(&m); err != nil {
-		return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)
+	if !schema.checked {
+		if err := schema.resolved.Validate(&m); err != nil {
+			return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)
+		}
 	}
 	data, err := json.Marshal(m)
 	if err != nil {
