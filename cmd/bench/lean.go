@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -131,6 +132,8 @@ func (c *leanClient) call(_ context.Context, tool string, args map[string]any) (
 }
 
 func (c *leanClient) resultBytes() int64 { return c.last }
+
+func (c *leanClient) cpuTime() (time.Duration, error) { return processCPU(c.cmd.Process.Pid) }
 
 func (c *leanClient) close() error {
 	c.in.Close()

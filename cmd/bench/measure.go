@@ -13,7 +13,7 @@ import (
 // timeServer times one tool call at the client: request out, reply parsed.
 // The check runs after the clock stops, so it costs the server nothing, but
 // every timed call is checked: a benchmark of an error measures nothing.
-func timeServer(ctx context.Context, s *session, tool string, args map[string]any, check func(*mcp.CallToolResult) error) (time.Duration, error) {
+func timeServer(ctx context.Context, s caller, tool string, args map[string]any, check func(*mcp.CallToolResult) error) (time.Duration, error) {
 	start := time.Now()
 	res, err := s.call(ctx, tool, args)
 	d := time.Since(start)

@@ -89,6 +89,7 @@ type drained struct {
 type caller interface {
 	call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error)
 	resultBytes() int64
+	cpuTime() (time.Duration, error) // the server process's
 }
 
 // drain calls tool and follows the next calls to the end. Only the calls

@@ -157,49 +157,15 @@ const versusBlock = 100
 // throughputVersus makes sp.calls sequential calls of the case's tool and as
 // many of sp.versus (the call that does nothing), in alternating blocks on
 // the one session: the two calls/s figures come from the same minutes. The
-// "git" columns hold the versus call's figures.
+// "git" columns hold the versus call's figures. The same is then measured
+// through leanClient, on a server of its own: what the go-sdk client's own
+// decoding of the larger reply costs shows in the difference.
 func (ru *runner) throughputVersus(ctx context.Context, s *session, c benchCase, sp *spec, r *row) (string, error) {
 	r.GitCommand = "the same session: " + sp.versus + ", alternating blocks of " + fmt.Sprint(versusBlock)
-	type side struct {
-		tool  string
-		args  func(i int) map[string]any
-		check func(*mcp.CallToolResult) error
-		lat   []time.Duration
-		total time.Duration
-		cpu   time.Duration
-		done  int
-	}
-	sides := []*side{
-		{tool: c.tool, args: sp.argsFor, check: sp.check},
-		{tool: sp.versus, args: func(int) map[string]any { return map[string]any{} }},
-	}
-	if _, err := timeServer(ctx, s, sp.versus, map[string]any{}, nil); err != nil { // warm-up
+	rd, fl, err := alternate(ctx, s, c.tool, sp)
+	if err != nil {
 		return "", err
 	}
-	for block := 0; sides[0].done < sp.calls || sides[1].done < sp.calls; block++ {
-		sd := sides[block%2]
-		n := min(versusBlock, sp.calls-sd.done)
-		cpu0, err := s.cpuTime()
-		if err != nil {
-			return "", err
-		}
-		start := time.Now()
-		for i := 0; i < n; i++ {
-			d, err := timeServer(ctx, s, sd.tool, sd.args(sd.done+i), sd.check)
-			if err != nil {
-				return "", fmt.Errorf("%s call %d: %w", sd.tool, sd.done+i, err)
-			}
-			sd.lat = append(sd.lat, d)
-		}
-		sd.total += time.Since(start)
-		cpu1, err := s.cpuTime()
-		if err != nil {
-			return "", err
-		}
-		sd.cpu += cpu1 - cpu0
-		sd.done += n
-	}
-	rd, fl := sides[0], sides[1]
 	r.CallsPerS = fptr(float64(rd.done) / rd.total.Seconds())
 	r.VersusCallsPerS = fptr(float64(fl.done) / fl.total.Seconds())
 	r.CallsRatio = fptr(*r.CallsPerS / *r.VersusCallsPerS)
@@ -208,8 +174,67 @@ func (ru *runner) throughputVersus(ctx context.Context, s *session, c benchCase,
 	r.VersusP50Ms = fptr(ms(quantile(fl.lat, 0.5)))
 	r.VersusCPUMsPerCall = fptr(ms(fl.cpu) / float64(fl.done))
 	r.ServerMs, r.GitMs = r.P50Ms, r.VersusP50Ms
-	return fmt.Sprintf("%.0f calls/s against %s's %.0f calls/s (%.2f×); p50 %.3f ms vs %.3f ms; server CPU %.3f ms/call vs %.3f",
-		*r.CallsPerS, sp.versus, *r.VersusCallsPerS, *r.CallsRatio, *r.P50Ms, *r.VersusP50Ms, *r.ServerCPUMsPerCall, *r.VersusCPUMsPerCall), nil
+
+	lean, err := ru.freshLean()
+	if err != nil {
+		return "", err
+	}
+	defer lean.close()
+	lrd, lfl, err := alternate(ctx, lean, c.tool, sp)
+	if err != nil {
+		return "", fmt.Errorf("through the lean client: %w", err)
+	}
+	r.LeanCallsPerS = fptr(float64(lrd.done) / lrd.total.Seconds())
+	r.LeanVersusCallsPerS = fptr(float64(lfl.done) / lfl.total.Seconds())
+	r.LeanCallsRatio = fptr(*r.LeanCallsPerS / *r.LeanVersusCallsPerS)
+	return fmt.Sprintf("%.0f calls/s against %s's %.0f calls/s (%.2f×); p50 %.3f ms vs %.3f ms; server CPU %.3f ms/call vs %.3f; lean client: %.0f calls/s against %.0f (%.2f×)",
+		*r.CallsPerS, sp.versus, *r.VersusCallsPerS, *r.CallsRatio, *r.P50Ms, *r.VersusP50Ms, *r.ServerCPUMsPerCall, *r.VersusCPUMsPerCall,
+		*r.LeanCallsPerS, *r.LeanVersusCallsPerS, *r.LeanCallsRatio), nil
+}
+
+// callsSide is one call's share of an alternating run.
+type callsSide struct {
+	tool  string
+	args  func(i int) map[string]any
+	check func(*mcp.CallToolResult) error
+	lat   []time.Duration
+	total time.Duration
+	cpu   time.Duration // the server's
+	done  int
+}
+
+// alternate makes sp.calls calls of tool and as many of sp.versus through
+// cl, in alternating blocks of versusBlock.
+func alternate(ctx context.Context, cl caller, tool string, sp *spec) (rd, fl *callsSide, err error) {
+	rd = &callsSide{tool: tool, args: sp.argsFor, check: sp.check}
+	fl = &callsSide{tool: sp.versus, args: func(int) map[string]any { return map[string]any{} }}
+	if _, err := timeServer(ctx, cl, sp.versus, map[string]any{}, nil); err != nil { // warm-up
+		return nil, nil, err
+	}
+	for block := 0; rd.done < sp.calls || fl.done < sp.calls; block++ {
+		sd := []*callsSide{rd, fl}[block%2]
+		n := min(versusBlock, sp.calls-sd.done)
+		cpu0, err := cl.cpuTime()
+		if err != nil {
+			return nil, nil, err
+		}
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			d, err := timeServer(ctx, cl, sd.tool, sd.args(sd.done+i), sd.check)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s call %d: %w", sd.tool, sd.done+i, err)
+			}
+			sd.lat = append(sd.lat, d)
+		}
+		sd.total += time.Since(start)
+		cpu1, err := cl.cpuTime()
+		if err != nil {
+			return nil, nil, err
+		}
+		sd.cpu += cpu1 - cpu0
+		sd.done += n
+	}
+	return rd, fl, nil
 }
 
 // againstSandboxOff times the call on the server and on its twin with the

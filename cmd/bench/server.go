@@ -181,8 +181,12 @@ func (s *session) rss() (cur, peak int64, err error) {
 
 // cpuTime is the CPU time the server process has used so far (user +
 // system, from /proc/<pid>/stat; its git children are not included).
-func (s *session) cpuTime() (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+func (s *session) cpuTime() (time.Duration, error) { return processCPU(s.cmd.Process.Pid) }
+
+// processCPU is the CPU time, user and system, process pid has used
+// (its children's not included).
+func processCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
@@ -191,12 +195,12 @@ func (s *session) cpuTime() (time.Duration, error) {
 	_, rest, ok := strings.Cut(string(data), ") ")
 	f := strings.Fields(rest)
 	if !ok || len(f) < 13 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", s.cmd.Process.Pid)
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", s.cmd.Process.Pid)
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	const ticks = 100 // USER_HZ on Linux
 	return time.Duration(utime+stime) * time.Second / ticks, nil
