@@ -313,7 +313,9 @@ func (r *Repo) rememberObject(name string, o Object, err error) {
 func (r *Repo) ReadObject(ctx context.Context, name string, read func(Object, io.Reader) error) error {
 	if o, ok := r.remembered(ctx, name); ok {
 		if data, ok := r.env.blobs.get(blobKey{r.gitDir, o.OID}); ok {
-			return read(o, bytes.NewReader(data))
+			// A bytes.Buffer, so that text.Slicer slices it in place; read
+			// only reads it (a write would land in the cache).
+			return read(o, bytes.NewBuffer(data))
 		}
 	}
 	o, err := r.objects.do(ctx, "contents", name, func(c *catFile, o Object) (bool, error) {

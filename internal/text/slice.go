@@ -45,32 +45,77 @@ type Slice struct {
 // should not cost a fresh buffer (and its garbage) per call.
 var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
-// Read consumes all of r.
+// Read consumes all of r. A *bytes.Buffer (a blob already in memory) is
+// sliced where it lies: no read buffer, and the kept lines copied once.
 func (s Slicer) Read(r io.Reader) (Slice, error) {
+	if buf, ok := r.(*bytes.Buffer); ok {
+		data := buf.Next(buf.Len())
+		if s.SkipBinary && IsBinary(data[:min(len(data), SniffLen)]) {
+			return s.binary(), nil
+		}
+		m := memLines(data)
+		return s.slice(m.next, data)
+	}
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(r)
 	defer func() {
 		br.Reset(nil)
 		readers.Put(br)
 	}()
-	out := Slice{First: max(s.From, 1)}
-	out.Last = out.First - 1
 	if s.SkipBinary {
 		head, err := br.Peek(SniffLen)
 		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			return out, err
+			return s.empty(), err
 		}
 		if IsBinary(head) {
-			out.Binary = true
-			return out, nil
+			return s.binary(), nil
 		}
 	}
-	var line []byte // the current line, when it must be assembled from pieces
+	return s.slice(func() ([]byte, error) { return br.ReadSlice('\n') }, nil)
+}
+
+// memLines hands out the lines of data as bufio.Reader.ReadSlice would
+// (each with its "\n"; the last, if unterminated, with io.EOF), though
+// never in pieces.
+type memLines []byte
+
+func (m *memLines) next() ([]byte, error) {
+	if len(*m) == 0 {
+		return nil, io.EOF
+	}
+	rest := *m
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		*m = rest[i+1:]
+		return rest[:i+1], nil
+	}
+	*m = nil
+	return rest, io.EOF
+}
+
+func (s Slicer) empty() Slice {
+	out := Slice{First: max(s.From, 1)}
+	out.Last = out.First - 1
+	return out
+}
+
+func (s Slicer) binary() Slice {
+	out := s.empty()
+	out.Binary = true
+	return out
+}
+
+// slice reads lines from next (ReadSlice's contract) and keeps those
+// asked for. With data, the whole input in memory, the kept lines are
+// copied from it once at the end rather than appended one by one.
+func (s Slicer) slice(next func() ([]byte, error), data []byte) (Slice, error) {
+	out := s.empty()
+	keptFrom, keptTo := 0, 0 // with data: where the kept lines lie in it
+	var line []byte          // the current line, when it must be assembled from pieces
 	var partial bool
 	var lineLen int
 	collecting := true
 	for {
-		piece, err := br.ReadSlice('\n')
+		piece, err := next()
 		if len(piece) > 0 {
 			out.Size += int64(len(piece))
 			out.EndsWithNewline = piece[len(piece)-1] == '\n'
@@ -105,20 +150,31 @@ func (s Slicer) Read(r io.Reader) (Slice, error) {
 				if s.Accept != nil && !s.Accept(full) {
 					collecting, out.Stopped = false, true
 				} else {
-					if out.Last >= out.First {
-						out.Content = append(out.Content, '\n')
+					if data != nil { // a piece is a whole line, ending at Size
+						if out.Last < out.First {
+							keptFrom = int(out.Size) - len(piece)
+						}
+						keptTo = int(out.Size) - len(piece) + len(full)
+					} else {
+						if out.Last >= out.First {
+							out.Content = append(out.Content, '\n')
+						}
+						out.Content = append(out.Content, full...)
 					}
-					out.Content = append(out.Content, full...)
 					out.Last = n
 				}
 			}
 			line, partial, lineLen = line[:0], false, 0
 			if s.StopEarly && (!collecting || (s.To > 0 && n >= s.To)) {
-				return out, nil
+				break
 			}
 		}
 		if err == io.EOF {
-			return out, nil
+			break
 		}
 	}
+	if data != nil && out.Last >= out.First {
+		out.Content = bytes.Clone(data[keptFrom:keptTo])
+	}
+	return out, nil
 }

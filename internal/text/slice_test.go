@@ -100,9 +100,10 @@ func checkSlice(t *testing.T, content string, from, to, maxLine, budget int) Sli
 	t.Helper()
 	want := refSlice(content, from, to, maxLine, budget)
 	readers := map[string]func() io.Reader{
-		"whole":    func() io.Reader { return strings.NewReader(content) },
-		"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(content)) },
-		"data+EOF": func() io.Reader { return iotest.DataErrReader(strings.NewReader(content)) },
+		"whole":     func() io.Reader { return strings.NewReader(content) },
+		"one byte":  func() io.Reader { return iotest.OneByteReader(strings.NewReader(content)) },
+		"data+EOF":  func() io.Reader { return iotest.DataErrReader(strings.NewReader(content)) },
+		"in memory": func() io.Reader { return bytes.NewBuffer([]byte(content)) },
 	}
 	if len(content) > 1<<16 {
 		delete(readers, "one byte") // slow, and adds nothing past the buffer size
@@ -120,6 +121,28 @@ func checkSlice(t *testing.T, content string, from, to, maxLine, budget int) Sli
 				abbrev(content), describe(res), describe(want))
 		}
 		got = res
+	}
+	// What the reference does not model, the in-memory path must do as
+	// the streaming one does: stop early, and skip binary input.
+	for _, opt := range []struct{ early, binary bool }{{true, false}, {false, true}, {true, true}} {
+		s := Slicer{From: from, To: to, MaxLine: maxLine, StopEarly: opt.early, SkipBinary: opt.binary}
+		s.Accept = budgetAccept(budget)
+		stream, err := s.Read(strings.NewReader(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Accept = budgetAccept(budget)
+		mem, err := s.Read(bytes.NewBuffer([]byte(content)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equalSlice(mem, stream) || mem.Binary != stream.Binary {
+			t.Fatalf("Slicer%+v over %q: in memory %s, streamed %s", struct {
+				From, To, MaxLine, Budget int
+				StopEarly, SkipBinary     bool
+			}{from, to, maxLine, budget, opt.early, opt.binary},
+				abbrev(content), describe(mem), describe(stream))
+		}
 	}
 	return got
 }
