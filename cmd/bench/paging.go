@@ -48,6 +48,9 @@ type pagingResult struct {
 	// client (median; its git children not included): the server's own
 	// share of the time, steadier than the time on a shared machine.
 	ServerCPUMs float64 `json:"serverCpuMs"`
+	// The bench process's CPU time over the same drains: the go-sdk
+	// client's work of sending the calls and decoding the replies.
+	ClientCPUMs float64 `json:"clientCpuMs"`
 	CallsMet    bool    `json:"callsMet"`
 	BytesMet    bool    `json:"bytesMet"`
 	TimeMet     bool    `json:"timeMet"`
@@ -257,7 +260,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		return dr.d, nil
 	}
 	var peakRSS int64
-	var serverCPU []time.Duration
+	var serverCPU, clientCPU []time.Duration
 	server := func() (time.Duration, error) {
 		fs, err := ru.fresh()
 		if err != nil {
@@ -277,15 +280,18 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		if err != nil {
 			return 0, err
 		}
+		own0 := ownCPU()
 		dr, err := drain(ctx, fs, c.tool, sp.args)
 		if err != nil {
 			return 0, err
 		}
+		own1 := ownCPU()
 		cpu1, err := fs.cpuTime()
 		if err != nil {
 			return 0, err
 		}
 		serverCPU = append(serverCPU, cpu1-cpu0)
+		clientCPU = append(clientCPU, own1-own0)
 		if _, peak, err := fs.rss(); err == nil {
 			peakRSS = max(peakRSS, peak)
 		}
@@ -321,6 +327,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	p.LeanMs, p.LeanGitMs = ms(median(lv)), ms(median(lg))
 	p.LeanRatio = p.LeanMs / p.LeanGitMs
 	p.ServerCPUMs = ms(median(serverCPU))
+	p.ClientCPUMs = ms(median(clientCPU))
 	r.PeakRSSMiB = fptr(float64(peakRSS) / (1 << 20))
 	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
 	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))

@@ -169,16 +169,16 @@ func writePaging(w io.Writer, rows []*row) {
 	}
 	fmt.Fprintf(w, "\nPaging (issue 13): each diff followed from its first call to its last next call; reply limit %d bytes; E = git's patch JSON-escaped\n\n", replyLimit)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "tool\tpatch\tE\tcalls\ttarget\tmet?\treplies\t× E\ttarget\tmet?\tall calls ms\tgit diff ms\tratio\ttarget\tmet?\tserver CPU ms\tlean client ms\tgit diff ms\tratio\tjoined = git, applies")
+	fmt.Fprintln(tw, "tool\tpatch\tE\tcalls\ttarget\tmet?\treplies\t× E\ttarget\tmet?\tall calls ms\tgit diff ms\tratio\ttarget\tmet?\tserver CPU ms\tclient CPU ms\tlean client ms\tgit diff ms\tratio\tjoined = git, applies")
 	for _, r := range paging {
 		p := r.Paging
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t≤ %.1f\t%s\t%s\t%.3f×\t≤ %.2f×\t%s\t%.1f\t%.1f\t%s\t≤ %.0f×\t%s\t%.0f\t%.1f\t%.1f\t%.2f×\t%s\n", r.Tool,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t≤ %.1f\t%s\t%s\t%.3f×\t≤ %.2f×\t%s\t%.1f\t%.1f\t%s\t≤ %.0f×\t%s\t%.0f\t%.0f\t%.1f\t%.1f\t%.2f×\t%s\n", r.Tool,
 			humanBytes(p.PatchBytes), humanBytes(p.EscapedPatchBytes), p.Calls, p.CallsTarget, yes(p.CallsMet),
 			humanBytes(p.ReplyBytes), p.ReplyRatio, pagingBytesTarget, yes(p.BytesMet),
 			*r.ServerMs, *r.GitMs, ratio(r.Ratio), pagingTimeTarget, yes(p.TimeMet),
-			p.ServerCPUMs, p.LeanMs, p.LeanGitMs, p.LeanRatio, yes(p.Joined && p.Applies))
+			p.ServerCPUMs, p.ClientCPUMs, p.LeanMs, p.LeanGitMs, p.LeanRatio, yes(p.Joined && p.Applies))
 	}
-	fmt.Fprintln(tw, "\t(all calls: through the go-sdk client, which the target is judged on; lean client: a request a line, each reply parsed once)")
+	fmt.Fprintln(tw, "\t(all calls: through the go-sdk client, which the target is judged on; CPU: the server process's (not its git's) and the go-sdk client's over a drain; lean client: a request a line, each reply parsed once)")
 	tw.Flush()
 }
 
