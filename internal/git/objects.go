@@ -503,11 +503,12 @@ func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err e
 	}
 	c.stop() // waits for git, so its stderr is complete
 	msg := strings.TrimSpace(c.proc.stderr.String())
-	// git's last word is what ended it; errors before it are on the way
-	// (a partial clone's lazy fetch of a missing object first fails to
-	// write the config the sandbox keeps it from).
-	switch last := msg[strings.LastIndexByte(msg, '\n')+1:]; {
-	case strings.HasPrefix(last, "fatal: "):
+	switch {
+	// A partial clone's lazy fetch of a missing object first tries to
+	// write the config, which the sandbox refuses: "error: could not lock
+	// config file", then "fatal: could not set
+	// 'remote.<name>.partialclonefilter'". The object is missing.
+	case strings.HasPrefix(msg, "fatal: "), strings.Contains(msg, ".partialclonefilter' to "):
 		return fmt.Errorf("%w: %q: git cat-file: %s", ErrMissing, name, msg)
 	case msg != "": // git could not start on the repository (its config, say)
 		return fmt.Errorf("git cat-file: %s", msg)
