@@ -188,10 +188,7 @@ func checksAll(s *jsonschema.Schema) bool {
 // checksValue is checksAll for one property's schema p (as checkValue
 // reads it).
 func checksValue(p *jsonschema.Schema) bool {
-	types := p.Types
-	if p.Type != "" {
-		types = []string{p.Type}
-	}
+	types := typesOf(p)
 	types = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
 	rest := withoutAnnotations(*p)
 	rest.Type, rest.Types = "", nil
@@ -210,6 +207,14 @@ func checksValue(p *jsonschema.Schema) bool {
 		rest.Items, rest.MinItems, rest.MaxItems = nil, nil, nil
 	}
 	return reflect.ValueOf(rest).IsZero()
+}
+
+// typesOf is the types a schema allows: Type, or Types when Type is unset.
+func typesOf(p *jsonschema.Schema) []string {
+	if p.Type != "" {
+		return []string{p.Type}
+	}
+	return p.Types
 }
 
 // withoutAnnotations is s without the keywords that validate nothing.
@@ -351,10 +356,7 @@ func levenshtein(a, b string) int {
 // checkValue checks one value against its property's schema; it returns the
 // value to keep, or a problem.
 func checkValue(name string, p *jsonschema.Schema, v any, required bool) (any, string) {
-	types := p.Types
-	if p.Type != "" {
-		types = []string{p.Type}
-	}
+	types := typesOf(p)
 	if v == nil {
 		if slices.Contains(types, "null") || len(types) == 0 {
 			return nil, ""
@@ -585,10 +587,7 @@ func expected(p *jsonschema.Schema) string {
 	if len(p.Enum) > 0 {
 		return enumList(p.Enum)
 	}
-	types := p.Types
-	if p.Type != "" {
-		types = []string{p.Type}
-	}
+	types := typesOf(p)
 	var says []string
 	for _, t := range types {
 		switch t {

@@ -170,10 +170,7 @@ func genValue(rng *rand.Rand, p *jsonschema.Schema) string {
 	if rng.IntN(8) == 0 {
 		return anyValue(rng)
 	}
-	types := p.Types
-	if p.Type != "" {
-		types = []string{p.Type}
-	}
+	types := typesOf(p)
 	typ := ""
 	if len(types) > 0 {
 		typ = types[rng.IntN(len(types))]
