@@ -316,7 +316,7 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 	}
 	res := fitPage(st.s, len(all)-from, render)
 	if len(res.out.Parents) == 0 {
-		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; no argument makes it smaller: the server's --max-bytes is too small for it", short(st.c.SHA), from+1, st.s.cfg.MaxBytes)
+		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", short(st.c.SHA), from+1, st.s.cfg.MaxBytes, noNarrowing)
 	}
 	return res, nil
 }

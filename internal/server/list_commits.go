@@ -184,7 +184,7 @@ func histTooLarge(sha string, withPaths bool, limit int) error {
 	if withPaths {
 		return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes beside the paths this call gives; list fewer paths", short(sha), limit)
 	}
-	return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes; no argument makes it smaller: the server's --max-bytes is too small for it", short(sha), limit)
+	return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes; %s", short(sha), limit, noNarrowing)
 }
 
 // histSelect resolves what in selects, once (pinned, from a cursor,
