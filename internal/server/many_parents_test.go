@@ -21,13 +21,18 @@ import (
 // is made by one git fast-import, the merge written as a commit object by
 // hand: a process per commit would take minutes.
 func manyParentsRepo(t *testing.T, n int) (r *testrepo.Repo, sha string) {
+	return manyParentsRepoWith(t, n, "an octopus of many parents\n")
+}
+
+// manyParentsRepoWith is manyParentsRepo with the merge's message msg.
+func manyParentsRepoWith(t *testing.T, n int, msg string) (r *testrepo.Repo, sha string) {
 	r = testrepo.New(t)
 	r.Write("f.txt", "one\n")
 	base := r.Commit("base")
 	var chain strings.Builder
 	for i := 1; i < n; i++ {
-		msg := fmt.Sprintf("side %d", i)
-		fmt.Fprintf(&chain, "commit refs/heads/side\ncommitter A <a@x> 1700000000 +0000\ndata %d\n%s\n", len(msg), msg)
+		side := fmt.Sprintf("side %d", i)
+		fmt.Fprintf(&chain, "commit refs/heads/side\ncommitter A <a@x> 1700000000 +0000\ndata %d\n%s\n", len(side), side)
 	}
 	r.GitInput(chain.String(), "fast-import", "--quiet")
 	side := strings.Fields(r.Git("rev-list", "--reverse", "refs/heads/side"))
@@ -43,7 +48,7 @@ func manyParentsRepo(t *testing.T, n int) (r *testrepo.Repo, sha string) {
 		// 7919 is prime to any n here: every side commit once, shuffled.
 		fmt.Fprintf(&obj, "parent %s\n", side[(i*7919)%len(side)])
 	}
-	obj.WriteString("author A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\nan octopus of many parents\n")
+	obj.WriteString("author A <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\n" + msg)
 	sha = strings.TrimSpace(r.GitInput(obj.String(), "hash-object", "-t", "commit", "-w", "--stdin"))
 	r.Git("update-ref", "refs/heads/main", sha)
 	return r, sha
@@ -186,6 +191,22 @@ func TestGetCommitListsThousandsOfParentsInParts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A commit with both, many parents and a large message: the parents go
+// on first, then the message, then the patch.
+func TestGetCommitParentsThenMessageThenPatch(t *testing.T) {
+	msg := "both\n\n" + strings.Repeat("a line of a large message\n", 4000)
+	r, sha := manyParentsRepoWith(t, 1000, msg)
+	want := gitParents(r, sha)
+	var log bytes.Buffer
+	h := serve(t, r, withMaxBytes(16<<10), withLog(&log))
+	cp := drainCommit(t, h, args("ref", sha))
+	noErrorLogged(t, &log)
+	if !slices.Equal(cp.parents, want) || cp.message != strings.TrimRight(msg, "\n") || len(cp.parentTexts) == 0 || len(cp.messageTexts) == 0 {
+		t.Fatalf("%d parents of %d, message %d bytes of %d, %d parent parts, %d message parts", len(cp.parents), len(want), len(cp.message), len(msg)-1, len(cp.parentTexts), len(cp.messageTexts))
+	}
+	checkJoined(t, cp.patches, r.Git("diff", "-M", want[0], sha))
 }
 
 // At the smallest reply limit, the parts that list parents and go on with
