@@ -37,8 +37,8 @@ type getCommitOut struct {
 	Committer    histPerson `json:"committer"`
 	IsMerge      bool       `json:"isMerge"`
 	DiffBase     string     `json:"diffBase" jsonschema:"what the files and the patch are against: the first parent, or for a root commit the empty tree"`
-	Message      *string    `json:"message" jsonschema:"the message (its subject, the first paragraph on one line, then its body) in the first part, cut when longer than a third of a reply; null in later parts"`
-	// MessageBytesLeftOut: how much of the message a cut left out.
+	Message      *string    `json:"message" jsonschema:"the message (its subject, the first paragraph on one line, then its body): in the first part as much as fits a third of a reply, in a part that goes on with it the next piece, from messageOffset; null in the other parts"`
+	// MessageBytesLeftOut: how much of the message the next parts hold.
 	MessageBytesLeftOut int           `json:"messageBytesLeftOut" jsonschema:"bytes of the message after this part's piece, which the next parts hold (0: the message ends here, or a part without it)"`
 	MessageOffset       int           `json:"messageOffset" jsonschema:"the byte offset in the message of this part's piece (0 but in a part that goes on with the message)"`
 	ChangedFiles        []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
@@ -53,7 +53,7 @@ var getCommitTool = defineTool(toolSpec{
 	Name:  "get_commit",
 	Title: "Get commit",
 	Description: "Get one commit: its message, author, committer, parents, the files it changes and its patch against its first parent (a merge is diffed against its first parent; a root commit against the empty tree), as git diff prints it. " +
-		"The first part holds the message (cut, and said so, when longer than a third of a reply) and the first files; a patch larger than one reply comes in parts, as get_diff's: " +
+		"The first part holds the message (as much as fits a third of a reply) and the first files; parents and a message the first part cannot hold go on in the next parts, then the patch; a patch larger than one reply comes in parts, as get_diff's: " +
 		"a partial reply ends with the exact call that returns the next part (same commit), also in _meta \"" + MetaKeyNext + "\". list_commits finds commits, with index those of a pull request.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
