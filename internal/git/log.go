@@ -22,10 +22,13 @@ type Person struct {
 
 // Commit is one commit of a Log.
 type Commit struct {
-	SHA       string
-	Parents   []string
-	Author    Person
-	Committer Person
+	SHA     string
+	Parents []string
+	// ParentCount is how many parents the commit has: more than Parents
+	// holds when LogOptions.MaxParents kept only the first ones.
+	ParentCount int
+	Author      Person
+	Committer   Person
 	// Subject is git's %s: the message's first paragraph, its lines joined
 	// by spaces. Body is git's %b, the rest of the message (WithBody only),
 	// as git prints it (ending with a newline when not empty).
@@ -52,6 +55,10 @@ type LogOptions struct {
 	// WithBody also reads each message's body (for get_commit);
 	// WithFileCount also counts each commit's changed files.
 	WithBody, WithFileCount bool
+	// MaxParents keeps only the first MaxParents parents of each commit
+	// (0: all of them), so that a page of commits with thousands of parents
+	// each stays small; ParentCount still counts them all.
+	MaxParents int
 }
 
 // Limits of what Log keeps of one commit. Past them a field is cut and the
@@ -125,8 +132,19 @@ func logCommand(o LogOptions, skip, n int) *command {
 	if o.Reverse {
 		c.flags("--reverse")
 	}
+	if oneCommit(o, skip, n) {
+		// The commit itself, without a walk: a walk reads every parent
+		// first, thousands of objects for a hostile octopus.
+		c.flags("--no-walk")
+	}
 	c.flags(intArg("--skip=", skip), intArg("--max-count=", n))
 	return c.revs(rangeRevs(o.From, o.To)...).paths(o.Paths...)
+}
+
+// oneCommit tells a Log that lists To alone (what get_commit asks), which
+// is the first commit of To's history when no paths select commits.
+func oneCommit(o LogOptions, skip, n int) bool {
+	return o.From == "" && len(o.Paths) == 0 && skip == 0 && n == 1 && !o.Reverse
 }
 
 // mergesApart tells that a Log's merges have their files counted by a
@@ -188,6 +206,9 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 			c, ok, err := rr.commit()
 			if err != nil || !ok {
 				return readError(ctx, err)
+			}
+			if o.MaxParents > 0 && len(c.Parents) > o.MaxParents {
+				c.Parents = firstParents(c.Parents, o.MaxParents)
 			}
 			if kept += commitBytes(c); kept > maxOutput {
 				return fmt.Errorf("git log: over %d bytes for %d commits: ask for fewer", maxOutput, len(commits)+1)
@@ -339,6 +360,16 @@ func missingRevision(err error) error {
 	return err
 }
 
+// firstParents copies the first n of parents, so that the list git printed
+// (up to maxLogBody bytes, which the ids are slices of) is not kept.
+func firstParents(parents []string, n int) []string {
+	kept := make([]string, n)
+	for i := range kept {
+		kept[i] = strings.Clone(parents[i])
+	}
+	return kept
+}
+
 // commitBytes is about what a Commit costs in memory.
 func commitBytes(c Commit) int {
 	n := 256 + len(c.SHA) + len(c.Subject) + len(c.Body) + len(c.Author.Name) + len(c.Author.Email) +
@@ -440,9 +471,11 @@ func (rr *recordReader) commit() (Commit, bool, error) {
 	if cut && len(f[1]) == maxLogBody {
 		f[1] = f[1][:strings.LastIndexByte(f[1], ' ')+1] // a parent id cut in two
 	}
+	parents := strings.Fields(f[1])
 	c := Commit{
 		SHA:          f[0],
-		Parents:      strings.Fields(f[1]),
+		Parents:      parents,
+		ParentCount:  len(parents),
 		Author:       Person{Name: f[2], Email: f[3], Date: parseISODate(f[4])},
 		Committer:    Person{Name: f[5], Email: f[6], Date: parseISODate(f[7])},
 		Subject:      f[8],

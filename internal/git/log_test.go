@@ -77,7 +77,7 @@ func gitLog(t testing.TB, r *testrepo.Repo, files map[string]int, args ...string
 	for i := 0; i+10 < len(tok); i += 10 {
 		f := tok[i : i+10]
 		c := Commit{
-			SHA: f[0], Parents: strings.Fields(f[1]),
+			SHA: f[0], Parents: strings.Fields(f[1]), ParentCount: len(strings.Fields(f[1])),
 			Author:    Person{f[2], f[3], parseISODate(f[4])},
 			Committer: Person{f[5], f[6], parseISODate(f[7])},
 			Subject:   f[8], Body: f[9],
@@ -229,6 +229,11 @@ func TestLogMatchesGit(t *testing.T) {
 	}
 	if c := byName["merge"]; len(c.Parents) != 2 || c.Parents[0] != ids["rename"] || c.Parents[1] != ids["side"] {
 		t.Errorf("merge: parents %q", c.Parents)
+	}
+	// MaxParents keeps the first parents and counts them all.
+	if few, err := g.Log(ctx, LogOptions{To: ids["merge"], Limit: 1, MaxParents: 1}); err != nil || len(few) != 1 ||
+		!slices.Equal(few[0].Parents, []string{ids["rename"]}) || few[0].ParentCount != 2 {
+		t.Errorf("merge with MaxParents 1: %+v, %v", few, err)
 	}
 	if c := byName["root"]; len(c.Parents) != 0 || c.Author.Date.Format(time.RFC3339) != "2020-01-01T00:00:00+05:30" {
 		t.Errorf("root: parents %q, author date %v", c.Parents, c.Author.Date)

@@ -28,6 +28,10 @@ const (
 	lineSlack = 64
 )
 
+// noNarrowing ends a TOO_LARGE error when nothing the call could pass
+// would make the reply smaller: only the operator's limit can help.
+const noNarrowing = "no argument makes it smaller: the server's reply limit (--max-bytes) is too small for it"
+
 // errorRoom is how much of an error message a file list may take.
 func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - errorReserve) / 2 }
 

@@ -33,6 +33,10 @@ type cursor struct {
 	// them again: files and patch bytes.
 	Files int   `json:"n,omitempty"`
 	Bytes int64 `json:"b,omitempty"`
+	// get_commit's parts before its patch: the next parent to list, and
+	// the byte offset where the message goes on (0: none).
+	Parent  int `json:"p,omitempty"`
+	Message int `json:"m,omitempty"`
 }
 
 // cursorKey only makes an edited cursor detectable; it is not a secret:
@@ -82,7 +86,7 @@ func decodeCursor(tool, s, args string) (cursor, error) {
 	if c.Args != args {
 		return bad("was made for a call with other arguments")
 	}
-	if c.File < 0 || c.Section < 0 || c.Line < 0 || c.Files < 0 || c.Bytes < 0 {
+	if c.File < 0 || c.Section < 0 || c.Line < 0 || c.Files < 0 || c.Bytes < 0 || c.Parent < 0 || c.Message < 0 {
 		return bad("is damaged or was edited")
 	}
 	return c, nil

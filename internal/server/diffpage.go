@@ -554,7 +554,7 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 		name := sectionName(f.Header)
 		switch {
 		case f.Hidden:
-			hidden = append(hidden, name)
+			hidden = append(hidden, s.hiddenName(f.Header))
 			continue
 		case f.Replaced:
 			replaced = append(replaced, name)
@@ -607,6 +607,27 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 		fmt.Fprintf(&b, "[generated or vendored: %s]\n", fileList(generated, nil, len(generated), room))
 	}
 	return b.String()
+}
+
+// hiddenName is how a part's notes name a section the secrets policy
+// hides: by its path, or for a rename or copy with one side hidden, by its
+// public side, said to come from or go to a hidden path. The public path
+// is not itself hidden (read_file reads it), and the hidden one is refused
+// everywhere, so naming it would tell the agent nothing it can act on.
+func (s *Server) hiddenName(h diff.Header) string {
+	oldHidden, newHidden := s.cfg.Policy.Denied(h.OldPath), s.cfg.Policy.Denied(h.NewPath)
+	verb := "renamed"
+	if h.Status == diff.StatusCopied {
+		verb = "copied"
+	}
+	switch {
+	case oldHidden == newHidden:
+		return sectionName(h)
+	case oldHidden:
+		return fmt.Sprintf("%s (%s from a hidden path)", h.NewPath, verb)
+	default:
+		return fmt.Sprintf("%s (%s to a hidden path)", h.OldPath, verb)
+	}
 }
 
 // noteListRoom bounds each list of names in a part's notes.

@@ -131,7 +131,7 @@ func TestForgeSecretsStayHidden(t *testing.T) {
 		t.Fatalf("secret in %q", msg)
 	}
 	// The whole diff leaves the rename from .env out and says so.
-	if whole := h.ok("get_pull_request_diff", prArgs(1)); strings.Contains(whole, "hunter") || !strings.Contains(whole, "[hidden by the server's secrets policy: config.txt]") || !strings.Contains(whole, "+b") {
+	if whole := h.ok("get_pull_request_diff", prArgs(1)); strings.Contains(whole, "hunter") || !strings.Contains(whole, "[hidden by the server's secrets policy: config.txt (renamed from a hidden path)]") || !strings.Contains(whole, "+b") {
 		t.Fatalf("whole diff: %q", whole)
 	}
 	if got := h.ok("get_pull_request_diff", prArgs(1, "file_path", "ok.txt")); !strings.Contains(got, "+b") {

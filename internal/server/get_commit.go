@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -26,15 +27,20 @@ type getCommitIn struct {
 }
 
 type getCommitOut struct {
-	SHA       string     `json:"sha"`
-	Parents   []string   `json:"parents" jsonschema:"parent commits, the first parent first: none for a root commit, two or more for a merge"`
-	Author    histPerson `json:"author"`
-	Committer histPerson `json:"committer"`
-	IsMerge   bool       `json:"isMerge"`
-	DiffBase  string     `json:"diffBase" jsonschema:"what the files and the patch are against: the first parent, or for a root commit the empty tree"`
-	Message   *string    `json:"message" jsonschema:"the message (its subject, the first paragraph on one line, then its body) in the first part, cut when longer than a third of a reply; null in later parts"`
-	// MessageBytesLeftOut: how much of the message a cut left out.
-	MessageBytesLeftOut int           `json:"messageBytesLeftOut" jsonschema:"bytes at the end of the message a cut left out (0: message is whole, or a later part)"`
+	SHA     string   `json:"sha"`
+	Parents []string `json:"parents" jsonschema:"parent commits, the first parent first: none for a root commit, two or more for a merge. In the first part as many as fit (all when parentCount is as many), in a part that goes on with them the next ones from parentOffset, in the other parts at most the first 20"`
+	// ParentCount and ParentOffset: a commit can have thousands of
+	// parents, more than one reply holds.
+	ParentCount  int        `json:"parentCount" jsonschema:"how many parents the commit has"`
+	ParentOffset int        `json:"parentOffset" jsonschema:"the index of this part's first parent (0 but in a part that goes on with the parents)"`
+	Author       histPerson `json:"author"`
+	Committer    histPerson `json:"committer"`
+	IsMerge      bool       `json:"isMerge"`
+	DiffBase     string     `json:"diffBase" jsonschema:"what the files and the patch are against: the first parent, or for a root commit the empty tree"`
+	Message      *string    `json:"message" jsonschema:"the message (its subject, the first paragraph on one line, then its body): in the first part as much as fits a third of a reply, in a part that goes on with it the next piece, from messageOffset; null in the other parts"`
+	// MessageBytesLeftOut: how much of the message the next parts hold.
+	MessageBytesLeftOut int           `json:"messageBytesLeftOut" jsonschema:"bytes of the message after this part's piece, which the next parts hold (0: the message ends here, or a part without it)"`
+	MessageOffset       int           `json:"messageOffset" jsonschema:"the byte offset in the message of this part's piece (0 but in a part that goes on with the message)"`
 	ChangedFiles        []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
 	TotalFiles          int           `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
 	Files               []diffFile    `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
@@ -47,7 +53,7 @@ var getCommitTool = defineTool(toolSpec{
 	Name:  "get_commit",
 	Title: "Get commit",
 	Description: "Get one commit: its message, author, committer, parents, the files it changes and its patch against its first parent (a merge is diffed against its first parent; a root commit against the empty tree), as git diff prints it. " +
-		"The first part holds the message (cut, and said so, when longer than a third of a reply) and the first files; a patch larger than one reply comes in parts, as get_diff's: " +
+		"The first part holds the message (as much as fits a third of a reply) and the first files; parents and a message the first part cannot hold go on in the next parts, then the patch; a patch larger than one reply comes in parts, as get_diff's: " +
 		"a partial reply ends with the exact call that returns the next part (same commit), also in _meta \"" + MetaKeyNext + "\". list_commits finds commits, with index those of a pull request.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
@@ -80,6 +86,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	first := in.Cursor == ""
 	var start partPos
 	var sha string
+	var cur cursor
 	if first {
 		if in.Ref == "" {
 			return reply[getCommitOut]{}, errcode.New(errcode.InvalidArgument, "ref is required: a commit SHA, a branch or a tag")
@@ -91,8 +98,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 			return reply[getCommitOut]{}, err
 		}
 	} else {
-		cur, err := decodeCursor(tool, in.Cursor, digest)
-		if err != nil {
+		if cur, err = decodeCursor(tool, in.Cursor, digest); err != nil {
 			return reply[getCommitOut]{}, err
 		}
 		if err := histPinned(ctx, r, cur.Commits, 1); err != nil {
@@ -100,7 +106,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		}
 		sha, start = cur.Commits[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}
 	}
-	commits, err := r.Git.Log(ctx, git.LogOptions{To: sha, Limit: 1, WithBody: first})
+	commits, err := r.Git.Log(ctx, git.LogOptions{To: sha, Limit: 1, WithBody: first || cur.Message > 0})
 	if err != nil {
 		return reply[getCommitOut]{}, err
 	}
@@ -117,11 +123,21 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	}
 	opts := git.DiffOptions{From: diffBase, To: sha, Context: in.ContextLines}
 	out := getCommitOut{
-		SHA: sha, Parents: c.Parents, Author: newHistPerson(c.Author), Committer: newHistPerson(c.Committer),
+		SHA: sha, Parents: c.Parents[:min(len(c.Parents), histListParents)], ParentCount: len(c.Parents),
+		Author: newHistPerson(c.Author), Committer: newHistPerson(c.Committer),
 		IsMerge: len(c.Parents) > 1, DiffBase: diffBase, ChangedFiles: []changedFile{}, Files: []diffFile{},
 	}
 	if out.Parents == nil {
 		out.Parents = []string{}
+	}
+	// A commit's parents and message, longer than a part holds, go on in
+	// the parts before its patch.
+	stage := commitStage{s: s, in: in, digest: digest, r: r, c: c, out: out, cur: cur}
+	switch {
+	case cur.Parent > 0:
+		return stage.parentsPart()
+	case cur.Message > 0:
+		return stage.messagePart()
 	}
 	nextProbe := continueWith(tool, getCommitWithCursor(in, strings.Repeat("x", 400)))
 	// roomAfter is what a part that starts with preamble leaves for its
@@ -143,6 +159,8 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		out.Message = new(string)
 		bare := histPreamble(r.FullName(), c, out, against, total)
 		avail := s.payloadRoom(reply[getCommitOut]{text: bare + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe})
+		// Parents past the first histListParents may take a quarter.
+		out.Parents = c.Parents[:min(len(c.Parents), histListParents+max(0, avail/4/(len(sha)+4)))]
 		shown, left := histCutMessage(histMessage(c), avail/3)
 		out.Message, out.MessageBytesLeftOut = &shown, left
 		files := make([]changedFile, len(page))
@@ -158,6 +176,9 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 			out.ChangedFiles = append(out.ChangedFiles, f)
 		}
 		preamble = histPreamble(r.FullName(), c, out, against, total)
+		if len(out.Parents) < len(c.Parents) || left > 0 {
+			return stage.firstBeforePatch(preamble, against, out, total), nil
+		}
 	}
 	room := roomAfter(preamble, out)
 	read := func(room int) (*diffPart, error) {
@@ -229,6 +250,108 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *diffP
 	return res
 }
 
+// commitStage makes the parts of get_commit that come before its patch
+// when the first part cannot hold all of a commit's parents or its
+// message: parts that go on with the parents, then with the message. A
+// cursor says which part is next: Parent, the index of the next parent to
+// list; Message, the byte offset where the message goes on (0 for each
+// when none); Files, the files the patch holds, counted for the first part.
+type commitStage struct {
+	s      *Server
+	in     getCommitIn
+	digest string
+	r      *repo.Repository
+	c      git.Commit
+	out    getCommitOut // what every part says of the commit
+	cur    cursor
+}
+
+// next is the call of the part after one that ends with parent parent
+// and message offset message still to show (0 for none).
+func (st commitStage) next(parent, message, files int) *nextCall {
+	const tool = "get_commit"
+	cur := cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
+	return continueWith(tool, getCommitWithCursor(st.in, cur.encode()))
+}
+
+// firstBeforePatch is the first part of a commit whose parents or message
+// go on in the next parts: its patch starts after them.
+func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOut, total int) reply[getCommitOut] {
+	out.TotalFiles, out.Truncated = total, true
+	var parent, message int
+	var rest []string
+	if len(out.Parents) < len(st.c.Parents) {
+		parent = len(out.Parents)
+		rest = append(rest, "parents")
+	}
+	if out.MessageBytesLeftOut > 0 {
+		message = len(*out.Message)
+		rest = append(rest, "message")
+	}
+	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s.\n", against, count(total, "file"), strings.Join(rest, " and of the "))
+	return reply[getCommitOut]{text: text, out: out, next: st.next(parent, message, total)}
+}
+
+// parentsPart goes on with the parents from the cursor's Parent: as many
+// as fit, one a line.
+func (st commitStage) parentsPart() (reply[getCommitOut], error) {
+	from, all := st.cur.Parent, st.c.Parents
+	if from >= len(all) {
+		return reply[getCommitOut]{}, histBadCursor()
+	}
+	out := st.out
+	out.Truncated, out.TotalFiles, out.ParentOffset = true, st.cur.Files, from
+	render := func(n int) reply[getCommitOut] {
+		out.Parents = all[from : from+n]
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: commit %s, parents %d–%d of %d (in git's order; the patch is against the first):\n", st.r.FullName(), short(st.c.SHA), from+1, from+n, len(all))
+		for _, p := range out.Parents {
+			b.WriteString(p + "\n")
+		}
+		next := st.next(0, st.cur.Message, st.cur.Files)
+		if from+n < len(all) {
+			next = st.next(from+n, st.cur.Message, st.cur.Files)
+		}
+		return reply[getCommitOut]{text: b.String(), out: out, next: next}
+	}
+	res := fitPage(st.s, len(all)-from, render)
+	if len(res.out.Parents) == 0 {
+		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", short(st.c.SHA), from+1, st.s.cfg.MaxBytes, noNarrowing)
+	}
+	return res, nil
+}
+
+// messagePart goes on with the message from the cursor's Message: as much
+// of it as fits.
+func (st commitStage) messagePart() (reply[getCommitOut], error) {
+	msg, from := histMessage(st.c), st.cur.Message
+	if from >= len(msg) || !utf8.RuneStart(msg[from]) {
+		return reply[getCommitOut]{}, histBadCursor()
+	}
+	out := st.out
+	out.Truncated, out.TotalFiles, out.MessageOffset = true, st.cur.Files, from
+	render := func(piece string, left int) reply[getCommitOut] {
+		out.Message, out.MessageBytesLeftOut = &piece, left
+		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d:\n", st.r.FullName(), short(st.c.SHA), from+1, from+len(piece), len(msg))
+		next := st.next(0, 0, st.cur.Files)
+		if left > 0 {
+			next = st.next(0, from+len(piece), st.cur.Files)
+		}
+		return reply[getCommitOut]{text: header + histMessageText(piece, left), out: out, next: next}
+	}
+	probe := render("", 0)
+	probe.text += strings.Repeat("x", 300+len(st.r.FullName()))
+	room := st.s.payloadRoom(probe)
+	for attempt := 0; ; attempt++ {
+		res := render(histCutMessage(msg[from:], room))
+		if over := st.s.replySize(res) - st.s.cfg.MaxBytes; over > 0 && attempt < 3 {
+			room -= over
+			continue
+		}
+		return res, nil
+	}
+}
+
 // histLostLines: the part left out lines, or a file's header lines, as
 // longer than its room.
 func histLostLines(p *diffPart) bool {
@@ -267,8 +390,24 @@ func histIndent(m string) string {
 	return b.String()
 }
 
+// histMessageText is a piece of a message as the text shows it: indented,
+// and when the message goes on in the next part, said so, and whether it
+// goes on from the start of a line or inside one.
+func histMessageText(piece string, left int) string {
+	switch {
+	case left == 0:
+		return histIndent(piece)
+	case strings.HasSuffix(piece, "\n"):
+		return histIndent(strings.TrimSuffix(piece, "\n")) + fmt.Sprintf("[message goes on in the next part, from its next line: %d bytes more]\n", left)
+	default:
+		return histIndent(piece) + fmt.Sprintf("[message goes on in the next part, from the middle of this line: %d bytes more]\n", left)
+	}
+}
+
 // histCutMessage keeps the longest start of m that, indented, takes at most
-// room bytes of JSON, and says how many bytes it left out.
+// room bytes of JSON, ending after a newline when one is in its second
+// half, and says how many bytes it left out. It keeps at least one
+// character, so that a message in parts always moves on.
 func histCutMessage(m string, room int) (string, int) {
 	if text.JSONLen(histIndent(m)) <= room {
 		return m, 0
@@ -284,6 +423,13 @@ func histCutMessage(m string, room int) (string, int) {
 		}
 	}
 	cut, _ := text.CutUTF8(m, lo)
+	if i := strings.LastIndexByte(cut, '\n'); i >= len(cut)/2 {
+		cut = cut[:i+1]
+	}
+	if cut == "" {
+		_, size := utf8.DecodeRuneInString(m)
+		cut = m[:size]
+	}
 	return cut, len(m) - len(cut)
 }
 
@@ -292,22 +438,22 @@ func histCutMessage(m string, room int) (string, int) {
 func histPreamble(name string, c git.Commit, out getCommitOut, against string, total int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: commit %s\n", name, c.SHA)
-	switch len(c.Parents) {
-	case 0:
+	switch {
+	case out.ParentCount == 0:
 		b.WriteString("Parents:   none (a root commit: its files and patch are against the empty tree)\n")
-	case 1:
+	case out.ParentCount == 1:
 		fmt.Fprintf(&b, "Parent:    %s\n", c.Parents[0])
+	case len(out.Parents) < out.ParentCount:
+		fmt.Fprintf(&b, "Parents:   %s (a merge of %d parents: its files and patch are against its first parent; the first %d are here, the next parts list the others)\n",
+			strings.Join(out.Parents, " "), out.ParentCount, len(out.Parents))
 	default:
-		fmt.Fprintf(&b, "Parents:   %s (a merge: its files and patch are against its first parent)\n", strings.Join(c.Parents, " "))
+		fmt.Fprintf(&b, "Parents:   %s (a merge: its files and patch are against its first parent)\n", strings.Join(out.Parents, " "))
 	}
 	person := func(p histPerson) string {
 		return strings.TrimSpace(fmt.Sprintf("%s <%s> %s", p.Name, p.Email, p.Date))
 	}
 	fmt.Fprintf(&b, "Author:    %s\nCommitter: %s\n\n", person(out.Author), person(out.Committer))
-	b.WriteString(histIndent(*out.Message))
-	if out.MessageBytesLeftOut > 0 {
-		fmt.Fprintf(&b, "[message cut: its last %d bytes are left out, as it is longer than a third of a reply]\n", out.MessageBytesLeftOut)
-	}
+	b.WriteString(histMessageText(*out.Message, out.MessageBytesLeftOut))
 	if c.Truncated {
 		b.WriteString("[a field of this commit (its message, a name) is longer than the server reads and was cut]\n")
 	}

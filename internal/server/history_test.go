@@ -329,6 +329,7 @@ func histGetAll(t *testing.T, h *harness, a map[string]any) ([]string, getCommit
 		if res.IsError {
 			t.Fatalf("get_commit(%v), part %d: %s", a, call, text)
 		}
+		whole := text
 		var out getCommitOut
 		histDecode(t, res, &out)
 		if call == 0 {
@@ -338,10 +339,12 @@ func histGetAll(t *testing.T, h *harness, a map[string]any) ([]string, getCommit
 				t.Fatalf("no \"Patch against\" line in the first part:\n%s", text)
 			}
 			text = text[i+1:]
+		} else if head := strings.SplitN(text, "\n", 2)[0]; strings.Contains(head, ", parents ") || strings.Contains(head, ", message bytes ") {
+			text = "" // a part before the patch, that goes on with the parents or the message
 		} else if out.Message != nil || len(out.ChangedFiles) > 0 {
 			t.Fatalf("part %d repeats the message or the files", call)
 		}
-		if p := patchOf(text); p != "" {
+		if p := patchOf(text); text != "" && p != "" {
 			parts = append(parts, p)
 		}
 		next := nextOf(t, res)
@@ -351,7 +354,7 @@ func histGetAll(t *testing.T, h *harness, a map[string]any) ([]string, getCommit
 			}
 			return parts, first, firstText
 		}
-		histCheckNextLine(t, "get_commit", text, next)
+		histCheckNextLine(t, "get_commit", whole, next)
 		a = next.Arguments
 	}
 }
@@ -455,7 +458,7 @@ func TestGetCommitPatchStartsLaterForWantOfRoom(t *testing.T) {
 }
 
 // The message comes first, whole when it fits in a third of a reply, else
-// cut with the bytes left out said; files are listed as list_changed_files
+// cut, the bytes that go on in the next parts said; files are listed as list_changed_files
 // lists them (generated ones flagged), at most histMaxFiles, the rest
 // pointed to.
 func TestGetCommitMessageAndFiles(t *testing.T) {
@@ -479,7 +482,7 @@ func TestGetCommitMessageAndFiles(t *testing.T) {
 		if out.Message == nil || out.MessageBytesLeftOut == 0 || len(*out.Message)+out.MessageBytesLeftOut != len(full) || !strings.HasPrefix(full, *out.Message) {
 			t.Fatalf("message %q, %d left out of %d", *out.Message, out.MessageBytesLeftOut, len(full))
 		}
-		if !strings.Contains(text, fmt.Sprintf("[message cut: its last %d bytes are left out", out.MessageBytesLeftOut)) {
+		if !strings.Contains(text, "[message goes on in the next part, from ") || !strings.Contains(text, fmt.Sprintf(": %d bytes more]", out.MessageBytesLeftOut)) {
 			t.Fatalf("the cut is not said:\n%s", text)
 		}
 		// At the smallest limit too, every part fits (the harness checks)

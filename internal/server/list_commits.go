@@ -40,7 +40,8 @@ type histPerson struct {
 // histCommit is one commit of a listing.
 type histCommit struct {
 	SHA          string     `json:"sha"`
-	Parents      []string   `json:"parents" jsonschema:"parent commits, the first parent first: none for a root commit, two or more for a merge"`
+	Parents      []string   `json:"parents" jsonschema:"parent commits, the first parent first: none for a root commit, two or more for a merge; at most the first 20 (parentCount counts them all, get_commit lists them all)"`
+	ParentCount  int        `json:"parentCount" jsonschema:"how many parents the commit has"`
 	Author       histPerson `json:"author"`
 	Date         string     `json:"date" jsonschema:"when it was committed (the committer's date), ISO 8601"`
 	Subject      string     `json:"subject" jsonschema:"the message's first paragraph on one line"`
@@ -122,7 +123,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 	var page []git.Commit
 	if in.Offset < total {
 		page, err = g.Log(ctx, git.LogOptions{From: sel.from, To: sel.to, Paths: paths, Reverse: in.Order == histOldest,
-			Skip: in.Offset, Limit: in.Limit, WithFileCount: true})
+			Skip: in.Offset, Limit: in.Limit, WithFileCount: true, MaxParents: histListParents})
 		if err != nil {
 			return reply[listCommitsOut]{}, err
 		}
@@ -170,9 +171,20 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 	}
 	r := fitPage(s, len(entries), render)
 	if len(r.out.Commits) == 0 && len(entries) > 0 {
-		return reply[listCommitsOut]{}, errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes with this call's arguments; list fewer paths", short(entries[0].SHA), s.cfg.MaxBytes)
+		return reply[listCommitsOut]{}, histTooLarge(entries[0].SHA, len(paths) > 0, s.cfg.MaxBytes)
 	}
 	return r, nil
+}
+
+// histTooLarge is list_commits' error for a commit that does not fit a
+// reply. Its entry is capped (subject, names, parents), so only the call's
+// own paths, which the header and the next call repeat, can make it so;
+// without paths, nothing the agent can pass would help.
+func histTooLarge(sha string, withPaths bool, limit int) error {
+	if withPaths {
+		return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes beside the paths this call gives; list fewer paths", short(sha), limit)
+	}
+	return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes; %s", short(sha), limit, noNarrowing)
 }
 
 // histSelect resolves what in selects, once (pinned, from a cursor,
@@ -304,16 +316,22 @@ func histBadCursor() error {
 }
 
 // Caps of what a listing shows of one commit, so that one commit always
-// fits a reply: only a hostile commit has fields this long.
+// fits a reply: only a hostile commit has fields this long, or more
+// parents (git's own history has an octopus of 66; get_commit lists them
+// all, in parts).
 const (
-	histMaxPerson  = 200
-	histMaxSubject = 500
+	histMaxPerson   = 200
+	histMaxSubject  = 500
+	histListParents = 20
 )
 
 func newHistCommit(c git.Commit) histCommit {
 	e := histCommit{
-		SHA: c.SHA, Parents: c.Parents, Author: newHistPerson(c.Author), Date: histDate(c.Committer.Date),
-		Subject: histCap(c.Subject, histMaxSubject), FilesChanged: c.FilesChanged, IsMerge: len(c.Parents) > 1,
+		SHA: c.SHA, Parents: c.Parents, ParentCount: c.ParentCount, Author: newHistPerson(c.Author), Date: histDate(c.Committer.Date),
+		Subject: histCap(c.Subject, histMaxSubject), FilesChanged: c.FilesChanged, IsMerge: c.ParentCount > 1,
+	}
+	if len(e.Parents) > histListParents {
+		e.Parents = e.Parents[:histListParents]
 	}
 	if e.Parents == nil {
 		e.Parents = []string{}
@@ -352,7 +370,10 @@ func (e histCommit) line() string {
 		who = "<" + e.Author.Email + ">"
 	}
 	files := count(e.FilesChanged, "file")
-	if e.IsMerge {
+	switch {
+	case e.ParentCount > 2: // an octopus: how many, since parents are not shown
+		files = fmt.Sprintf("merge of %d parents, %s against its first parent", e.ParentCount, files)
+	case e.IsMerge:
 		files = "merge, " + files + " against its first parent"
 	}
 	return fmt.Sprintf("%s %s %s %s (%s)\n", short(e.SHA), day, who, e.Subject, files)

@@ -84,6 +84,9 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		res.next = continueWith(tool, next)
 	}
 	if n := s.replySize(res); n > s.cfg.MaxBytes {
+		if len(files) == 1 { // a smaller limit cannot help
+			return reply[listPullRequestFilesOut]{}, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, n, s.cfg.MaxBytes, noNarrowing)
+		}
 		return reply[listPullRequestFilesOut]{}, errcode.New(errcode.TooLarge, "%d files with their names take %d bytes, over the %d-byte reply limit; ask for fewer per page with a smaller limit", len(files), n, s.cfg.MaxBytes)
 	}
 	return res, nil

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -39,7 +40,7 @@ func (s *Server) addPrompts() {
 			{Name: "repo", Description: "repository name", Required: true},
 			{Name: "index", Description: "pull request number", Required: true},
 		},
-	}, s.reviewPullRequest)
+	}, invalidParams(s.reviewPullRequest))
 	s.mcp.AddPrompt(&mcp.Prompt{
 		Name:        "review_changes",
 		Title:       "Review changes between two refs",
@@ -50,7 +51,20 @@ func (s *Server) addPrompts() {
 			{Name: "owner", Description: "repository owner (optional when one repository is served)"},
 			{Name: "repo", Description: "repository name (optional when one repository is served)"},
 		},
-	}, s.reviewChanges)
+	}, invalidParams(s.reviewChanges))
+}
+
+// invalidParams makes a prompt's error what JSON-RPC says a bad argument
+// is: an invalid-params error (-32602), not the SDK's generic code 0, with
+// the one line that says what is wrong.
+func invalidParams(h mcp.PromptHandler) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		res, err := h(ctx, req)
+		if err != nil && errcode.Of(err) == errcode.InvalidArgument {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: oneLine(errcode.Message(err))}
+		}
+		return res, err
+	}
 }
 
 // served reports whether the server serves the tool (--tools,

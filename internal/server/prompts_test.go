@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
@@ -91,5 +93,33 @@ func TestPromptsNameOnlyServedTools(t *testing.T) {
 	text := res.Messages[0].Content.(*mcp.TextContent).Text
 	if strings.Contains(text, "read_file") || strings.Contains(text, "search_code") || !strings.Contains(text, "1. list_changed_files") || !strings.Contains(text, "2. get_diff") {
 		t.Fatalf("%s", text)
+	}
+}
+
+// A prompt's bad argument is a JSON-RPC invalid-params error (-32602) with
+// the one line that says what is wrong, not the generic code 0
+// (docs/security.md, finding 14).
+func TestPromptBadArgumentsAreInvalidParams(t *testing.T) {
+	h := serve(t, testrepo.New(t))
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		args map[string]string
+		want string
+	}{
+		{"review_pull_request", map[string]string{"owner": "acme", "repo": "widgets", "index": "seven"}, "index must be a pull request number"},
+		{"review_pull_request", map[string]string{"owner": "../x", "repo": "widgets", "index": "7"}, "owner and repo must be"},
+		{"review_changes", map[string]string{"base": "--output=x", "head": "main"}, "base and head must be refs"},
+		{"review_changes", map[string]string{"head": "main"}, "base and head must be refs"},
+	} {
+		_, err := h.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: c.name, Arguments: c.args})
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) {
+			t.Errorf("%s %v: error %v is not a JSON-RPC error", c.name, c.args, err)
+			continue
+		}
+		if rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, c.want) || !strings.Contains(rpc.Message, "INVALID_ARGUMENT") {
+			t.Errorf("%s %v: code %d, message %q; want %d and %q", c.name, c.args, rpc.Code, rpc.Message, jsonrpc.CodeInvalidParams, c.want)
+		}
 	}
 }

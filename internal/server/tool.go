@@ -154,9 +154,10 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 	res := s.result(r)
 	if n := s.resultSize(res); n > s.cfg.MaxBytes {
 		// Tools fit their replies themselves; this is the backstop that
-		// keeps the promise if one of them gets it wrong.
+		// keeps the promise if one of them gets it wrong. No argument is
+		// known to help: the tool should have cut the reply into parts.
 		s.cfg.Logger.Error("reply over the limit", "bytes", n, "limit", s.cfg.MaxBytes)
-		err := errcode.New(errcode.TooLarge, "the reply would be %d bytes, over the server's %d-byte limit; narrow the request", n, s.cfg.MaxBytes)
+		err := errcode.New(errcode.TooLarge, "the reply would be %d bytes, over the server's %d-byte limit, and the tool failed to cut it into parts: a fault of the server, logged for its operator", n, s.cfg.MaxBytes)
 		return s.errorResult(err), err
 	}
 	if res.IsError { // the structured value could not be encoded

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// A TOO_LARGE error suggests only what can help: no argument the call did
+// not give (list_commits' paths), no smaller limit below 1 (list_pull_
+// request_files), and the wrapper's backstop, which only a fault of the
+// server reaches, no narrowing at all (docs/security.md, finding 14).
+func TestTooLargeSuggestsOnlyWhatHelps(t *testing.T) {
+	t.Run("list_commits without paths", func(t *testing.T) {
+		r := testrepo.New(t)
+		r.Write("a.txt", "a\n")
+		r.Commit("one")
+		// Control characters take six bytes each as JSON: at the smallest
+		// limit, with --structured, the capped entry still does not fit.
+		ctl := strings.Repeat("\x01", 500)
+		r.Write("b.txt", "b\n")
+		r.Git("add", "b.txt")
+		tree := strings.TrimSpace(r.Git("write-tree"))
+		obj := "tree " + tree + "\nparent " + r.Head() + "\nauthor " + strings.Repeat("\x02", 200) + " <a@x> 1700000000 +0000\ncommitter A <a@x> 1700000000 +0000\n\n" + ctl + "\n"
+		sha := strings.TrimSpace(r.GitInput(obj, "hash-object", "-t", "commit", "-w", "--literally", "--stdin"))
+		r.Git("update-ref", "refs/heads/main", sha)
+		h := serve(t, r, withMaxBytes(MinMaxBytes))
+		msg := h.fails("list_commits", args("limit", 1), "TOO_LARGE")
+		if strings.Contains(msg, "paths") || !strings.Contains(msg, "no argument makes it smaller") {
+			t.Fatalf("without paths: %s", msg)
+		}
+		msg = h.fails("list_commits", args("limit", 1, "paths", []string{"b.txt"}), "TOO_LARGE")
+		if !strings.Contains(msg, "list fewer paths") {
+			t.Fatalf("with paths: %s", msg)
+		}
+	})
+	t.Run("list_pull_request_files at limit 1", func(t *testing.T) {
+		r := testrepo.New(t)
+		r.Write("a.txt", "a\n")
+		base := r.Commit("one")
+		// The second file (a.txt is deleted) has a path of about 3,000
+		// bytes, in the text and the structured content: more than the
+		// smallest reply holds.
+		r.Git("update-ref", "refs/pull/1/head", r.CommitWide(base, 1, 15, "a long path"))
+		h := serve(t, r, withMaxBytes(MinMaxBytes))
+		msg := h.fails("list_pull_request_files", args("owner", "acme", "repo", "widgets", "index", 1, "limit", 1, "page", 2), "TOO_LARGE")
+		if strings.Contains(msg, "smaller limit") || !strings.Contains(msg, "no argument makes it smaller") {
+			t.Fatalf("limit 1: %s", msg)
+		}
+	})
+	t.Run("the backstop", func(t *testing.T) {
+		var log bytes.Buffer
+		h := serve(t, testrepo.New(t), withLog(&log), withMaxBytes(MinMaxBytes))
+		schema, err := newInputSchema(&jsonschema.Schema{Type: "object"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		overLimit := func(context.Context, struct{}) (wireReply, error) {
+			return wireReply{text: strings.Repeat("x", 2*MinMaxBytes)}, nil
+		}
+		res, err := callTool(context.Background(), h.server, json.RawMessage(`{}`), schema, overLimit)
+		msg := textOf(res)
+		if err == nil || !res.IsError || !strings.HasPrefix(msg, "TOO_LARGE: ") || strings.Contains(msg, "narrow") || !strings.Contains(msg, "fault of the server") {
+			t.Fatalf("backstop: %v, %s", err, msg)
+		}
+		if !strings.Contains(log.String(), "level=ERROR") {
+			t.Fatal("the backstop did not log its error for the operator")
+		}
+	})
+}
