@@ -53,7 +53,7 @@ const (
 	evictIdleAfter      = time.Second
 	evictQuietAfter     = time.Second
 	// queuePoll is how often a queued connection looks for room.
-	queuePoll = 20 * time.Millisecond
+	queuePoll = 50 * time.Millisecond
 	// writeChunk is the most written at once, so that a reply's progress
 	// (and its deadline) is seen at least this often.
 	writeChunk = 32 << 10
@@ -230,6 +230,7 @@ func (c *trackedConn) waitForShare(client string) bool {
 			return true
 		}
 		if time.Now().After(end) {
+			c.queued.Store(false) // refused: it closes
 			n := l.refused.Add(1)
 			l.log.Debug("request refused: its client holds its share of the connections", "client", client, "refused", n)
 			return false

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"slices"
@@ -204,4 +205,26 @@ func TestFinding04IdleEventStreamsCannotHoldTheCap(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond) // the streams have been quiet for a while
 	checkHonest(t, "8 idle event streams at a cap of 8", honestCalls(t, srv, fx))
+}
+
+// With --stateful, a session keeps the values of the request that made it
+// (its initialize), and calls were tied to that request's context, over
+// as soon as initialize was answered: a call that reached git came back
+// "UNAVAILABLE: the client went away". Now every call of a session is
+// answered.
+func TestStatefulCallsAreAnswered(t *testing.T) {
+	fx, srv := serveFixture(t, httpserve.Options{Stateful: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := srv.connect(ctx, "stateful")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, kind := range callKinds {
+		if err := fx.makeCall(kind, rng).run(ctx, cs); err != nil {
+			t.Errorf("%s: %v", kind, err)
+		}
+	}
 }
