@@ -199,7 +199,10 @@ func (l *limitListener) closeEvicted(victim *trackedConn, why string) {
 		return
 	}
 	n := l.evicted.Add(1)
-	l.log.Debug(why+": closed a connection waiting for its client", "remote", victim.RemoteAddr().String(), "evicted", n)
+	l.mu.Lock()
+	client := victim.client
+	l.mu.Unlock()
+	l.log.Debug(why+": closed a connection waiting for its client", "remote", victim.RemoteAddr().String(), "client", client, "evicted", n)
 
 	victim.Conn.Close()
 }
