@@ -33,8 +33,8 @@ const (
 // Origin, token (all before any byte of the body is read; a refused
 // request's body is never read and its connection is closed), then the
 // body, read within the read timeout and the size limit, then no batches,
-// then (stateful) the session cap. Behind a trusted proxy, the client's
-// share of the connections is checked once the headers are in.
+// then the client's share of busy connections, then (stateful) the
+// session cap.
 func Handler(srv *mcp.Server, o Options, log *slog.Logger) http.Handler {
 	o = o.withDefaults()
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
@@ -105,14 +105,6 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	tc := connFrom(r.Context())
-	if !tc.admitRequest(r) {
-		w.Header().Set("Connection", "close")
-		w.Header().Set("Retry-After", "1")
-		_ = http.NewResponseController(w).SetReadDeadline(time.Now()) // the body is not read: the connection closes
-		writeRPCError(w, http.StatusServiceUnavailable, nil, codeServerBusy, shareMessage(tc.l.perClient))
-		return
-	}
-
 	rc := http.NewResponseController(w)
 	body, err := g.readBody(w, r, tc, rc)
 	if err != nil {
@@ -136,6 +128,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isBatch(body) {
 		writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest,
 			"JSON-RPC batches are not accepted (MCP 2025-06-18 removed them): send one JSON-RPC message per HTTP POST")
+		return
+	}
+	if !tc.takeShare(r) {
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), codeServerBusy, shareMessage(tc.l.perClient))
 		return
 	}
 	if g.sessions != nil && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {

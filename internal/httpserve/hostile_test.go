@@ -308,11 +308,10 @@ func TestFinding7ConnectionCap(t *testing.T) {
 }
 
 // At the cap with every connection serving a call, a new connection waits
-// for one to finish instead of evicting it. (One client's share is what
-// the cap is here: the share refuses instead of waiting.)
+// for one to finish instead of evicting it.
 func TestConnectionCapWaitsForBusyConnections(t *testing.T) {
 	const maxConns = 3
-	s := startServe(t, testServer(), Options{MaxConnections: maxConns, MaxConnectionsPerClient: 2 * maxConns})
+	s := startServe(t, testServer(), Options{MaxConnections: maxConns})
 	call := func(ms int) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// limitListener caps the connections open at once, and those of any one
-// client. At the cap, a new connection evicts one that waits for its
+// limitListener caps the connections open at once, and the busy ones of
+// any one client. At the cap, a new connection evicts one that waits for its
 // client (victimLocked): first one the client holds up mid-request, still
 // sending its request after evictReceivingAfter (slowloris) or not taking
 // its reply for evictStalledAfter (a client that does not read), oldest
@@ -23,13 +23,15 @@ import (
 // none can be, Accept waits (the new connection waiting in the kernel's
 // queue holds no descriptor but the one accepted).
 //
-// Past its share (perClient), a client's new connection evicts that
-// client's own connection that waits for it, in the same order; if none
-// does yet, the new one is queued: it is not served until one does (or
-// ends), for at most queueTimeout, then refused (503); at the cap a queued
-// connection is the first evicted. A connection from a trusted proxy
-// counts for the client its request names (X-Forwarded-For), while it
-// serves one.
+// A client has at most perClient connections busy at once: serving a
+// request or holding an event stream (the cap cannot evict those; what
+// waits for its client, it can). A request past its client's share, once
+// read, evicts that client's own stalled reply or quiet event stream,
+// oldest first; if there is none yet, it waits (queued) for one, or for
+// one of its calls to end, for at most queueTimeout, then is refused
+// (503); at the cap a queued connection is the first evicted. The client
+// is the connection's remote address, or for a connection from a trusted
+// proxy the one its request was forwarded for (X-Forwarded-For).
 type limitListener struct {
 	net.Listener
 	max, perClient int
@@ -78,9 +80,9 @@ type trackedConn struct {
 	// Guarded by l.mu.
 	phase  connPhase
 	since  time.Time
-	client string // whose share it counts in ("": none, a proxy's between requests, a queued one)
-	// queued: past its client's share, waiting for room (set under l.mu,
-	// read without it), since queuedAt.
+	client string // whose share it counts in ("": a proxy's between requests)
+	// queued: its request is past its client's share, waiting for room
+	// (set under l.mu, read without it), since queuedAt.
 	queued   atomic.Bool
 	queuedAt time.Time
 	// Set by Write without the lock (unix nanoseconds): when the write in
@@ -114,25 +116,11 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	return l.admit(c)
 }
 
-// admit tracks c within the cap, and within its client's share or queued.
+// admit tracks c within the cap.
 func (l *limitListener) admit(c net.Conn) (*trackedConn, error) {
 	tc := &trackedConn{Conn: c, l: l, phase: phaseReceiving, since: time.Now()}
 	tc.peer, tc.fromProxy = l.proxies.peer(c.RemoteAddr())
 	l.mu.Lock()
-	if !tc.fromProxy {
-		victim, ok := l.shareLocked(tc, tc.peer)
-		switch {
-		case !ok:
-			tc.queueLocked() // its first read waits (waitForShare)
-		case victim != nil:
-			tc.client = tc.peer
-			l.mu.Unlock()
-			l.closeEvicted(victim, "past its client's share")
-			l.mu.Lock()
-		default:
-			tc.client = tc.peer
-		}
-	}
 	for len(l.conns) >= l.max {
 		victim, wait := l.victimLocked(time.Now(), nil)
 		if victim != nil {
@@ -171,25 +159,33 @@ func nextLook(wait time.Duration) time.Duration {
 	return evictStalledAfter
 }
 
-// shareLocked makes room for one more connection of client, beside tc: ok
-// if there is room, with a connection of the client's to evict for it
-// (nil: none needed).
+// shareLocked makes room for tc's request among client's busy
+// connections: ok if there is room, with a connection of the client's to
+// evict for it (nil: none needed).
 func (l *limitListener) shareLocked(tc *trackedConn, client string) (victim *trackedConn, ok bool) {
 	n := 0
 	for c := range l.conns {
-		if c != tc && c.client == client && !c.queued.Load() {
+		if c != tc && c.client == client && c.busyLocked() {
 			n++
 		}
 	}
 	if n < l.perClient {
 		return nil, true
 	}
-	victim, _ = l.victimLocked(time.Now(), func(c *trackedConn) bool { return c != tc && c.client == client })
+	victim, _ = l.victimLocked(time.Now(), func(c *trackedConn) bool {
+		return c != tc && c.client == client && c.busyLocked() // a stalled reply or a quiet stream
+	})
 	if victim == nil {
 		return nil, false
 	}
 	delete(l.conns, victim)
 	return victim, true
+}
+
+// busyLocked: c serves a request or holds an event stream, and is not
+// waiting for its share.
+func (c *trackedConn) busyLocked() bool {
+	return (c.phase == phaseServing || c.phase == phaseStreaming) && !c.queued.Load()
 }
 
 // closeEvicted closes victim (nil: nothing to do), already taken out of
@@ -208,7 +204,7 @@ func (l *limitListener) closeEvicted(victim *trackedConn, why string) {
 }
 
 func (c *trackedConn) queueLocked() {
-	c.client, c.queuedAt = "", time.Now()
+	c.queuedAt = time.Now()
 	c.queued.Store(true)
 }
 
@@ -224,7 +220,6 @@ func (c *trackedConn) waitForShare(client string) bool {
 		}
 		victim, ok := l.shareLocked(c, client)
 		if ok {
-			c.client = client
 			c.queued.Store(false)
 		}
 		l.mu.Unlock()
@@ -235,28 +230,15 @@ func (c *trackedConn) waitForShare(client string) bool {
 		if time.Now().After(end) {
 			c.queued.Store(false) // refused: it closes
 			n := l.refused.Add(1)
-			l.log.Debug("request refused: its client holds its share of the connections", "client", client, "refused", n)
+			l.log.Debug("request refused: its client's calls and streams take its whole share", "client", client, "refused", n)
 			return false
 		}
 		time.Sleep(queuePoll)
 	}
 }
 
-// Read waits, first, for a queued connection's turn; one refused gets a
-// JSON-RPC error and no request is read from it. The reply is small: it
-// fits in the socket's buffer, so the write does not wait for the client.
-func (c *trackedConn) Read(p []byte) (int, error) {
-	if c.queued.Load() && !c.waitForShare(c.peer) {
-		c.Conn.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-		body := rpcErrorBody(nil, codeServerBusy, shareMessage(c.l.perClient))
-		fmt.Fprintf(c.Conn, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-		return 0, net.ErrClosed
-	}
-	return c.Conn.Read(p)
-}
-
 func shareMessage(perClient int) string {
-	return fmt.Sprintf("too many connections from your address: each client holds at most %d at once (--max-connections-per-client), event streams included, and yours stayed busy; retry when one of your calls is done", perClient)
+	return fmt.Sprintf("too many calls and event streams from your address at once: each client has at most %d (--max-connections-per-client); retry when one of yours is done", perClient)
 }
 
 // victimLocked is the connection among those that pass keep (nil: all) to
@@ -384,21 +366,23 @@ func (c *trackedConn) setPhase(p connPhase) {
 	}
 }
 
-// admitRequest counts a trusted proxy's connection, for the request r, in
-// the share of the client r was forwarded for, queued as at Accept if that
-// client is at its share: false if it was refused. Other connections were
-// counted when accepted. Safe on nil.
-func (c *trackedConn) admitRequest(r *http.Request) bool {
-	if c == nil || !c.fromProxy {
+// takeShare counts the request r, read, in its client's share, waiting
+// for room if the client's busy connections fill it: false if it was
+// refused. The client is the remote address, or for a trusted proxy's
+// connection the one r was forwarded for. Safe on nil (a handler served
+// by another server than Serve's).
+func (c *trackedConn) takeShare(r *http.Request) bool {
+	if c == nil {
 		return true
 	}
-	client := c.l.proxies.forwardedClient(r.Header.Values("X-Forwarded-For"), c.peer)
+	client := c.peer
+	if c.fromProxy {
+		client = c.l.proxies.forwardedClient(r.Header.Values("X-Forwarded-For"), c.peer)
+	}
 	c.l.mu.Lock()
-	c.client = ""
+	c.client = client
 	victim, ok := c.l.shareLocked(c, client)
-	if ok {
-		c.client = client
-	} else {
+	if !ok {
 		c.queueLocked()
 	}
 	c.l.mu.Unlock()

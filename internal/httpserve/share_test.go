@@ -57,8 +57,8 @@ func callFrom(t *testing.T, url, ip, xff string, ms int) (int, []byte) {
 func checkShareRefusal(t *testing.T, status int, body []byte) {
 	t.Helper()
 	var r rpcErrorReply
-	if status != http.StatusServiceUnavailable || json.Unmarshal(body, &r) != nil || r.Error == nil || r.Error.Code != codeServerBusy || !strings.Contains(r.Error.Message, "too many connections from your address") {
-		t.Errorf("status %d %q: want 503 with a JSON-RPC error saying too many connections from your address", status, body)
+	if status != http.StatusServiceUnavailable || json.Unmarshal(body, &r) != nil || r.Error == nil || r.Error.Code != codeServerBusy || string(r.ID) != "5" || !strings.Contains(r.Error.Message, "from your address") {
+		t.Errorf("status %d %q: want 503 with a JSON-RPC error for id 5 saying too many from your address", status, body)
 	}
 }
 
@@ -75,10 +75,10 @@ func concurrently(calls ...func() (int, []byte)) ([]int, [][]byte) {
 	return statuses, bodies
 }
 
-// One client address holds at most its share: past it, with its own
-// connections all serving calls, a new one waits (up to the read timeout),
-// then is refused with a JSON-RPC error; another address is served
-// meanwhile.
+// One client address has at most its share of connections busy: past it,
+// with its own connections all serving calls, a new request waits (up to
+// the read timeout), then is refused with a JSON-RPC error; another
+// address is served meanwhile.
 func TestPerClientShareOfConnections(t *testing.T) {
 	s := startServe(t, testServer(), Options{MaxConnections: 16, MaxConnectionsPerClient: 2, ReadTimeout: time.Second})
 	url := "http://" + s.addr() + Endpoint
@@ -98,33 +98,63 @@ func TestPerClientShareOfConnections(t *testing.T) {
 	}
 }
 
-// Past its share, a client's new connection closes the client's own
-// oldest connection that waits for it (here one still sending its headers
-// after 250 ms), and is served.
-func TestPerClientShareEvictsTheClientsOwnFirst(t *testing.T) {
-	s := startServe(t, testServer(), Options{MaxConnections: 16, MaxConnectionsPerClient: 2, ReadTimeout: time.Minute})
-	url := "http://" + s.addr() + Endpoint
-	var slow []net.Conn
-	for range 2 {
-		c, err := dialerFrom("127.0.0.23").Dial("tcp", s.addr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: "+s.addr()+"\r\nX-Slow: ")
-		slow = append(slow, c)
-		time.Sleep(50 * time.Millisecond)
+// postFrom posts body from ip with the headers, and returns the response
+// (its body read).
+func postFrom(t *testing.T, url, ip, body string, headers map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	tr := &http.Transport{DialContext: dialerFrom(ip).DialContext}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
-	time.Sleep(2 * evictReceivingAfter)
-	if status, body := callFrom(t, url, "127.0.0.23", "", 0); status != http.StatusOK {
-		t.Fatalf("a third connection beside two slow ones: status %d %q", status, body)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := (&http.Client{Transport: tr}).Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !closedWithin(slow[0], slow[0], 2*time.Second) {
-		t.Error("the oldest slow connection was not closed")
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return res, data
+}
+
+// openStreamFrom makes a --stateful session from ip and opens its GET
+// event stream, which has nothing to send.
+func openStreamFrom(t *testing.T, addr, ip string) net.Conn {
+	t.Helper()
+	url := "http://" + addr + Endpoint
+	res, _ := postFrom(t, url, ip, initialize, nil)
+	sid := res.Header.Get("Mcp-Session-Id")
+	postFrom(t, url, ip, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"})
+	c, err := dialerFrom(ip).Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
 	}
-	slow[1].SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-	if _, err := slow[1].Read(make([]byte, 1)); err == nil || !err.(net.Error).Timeout() {
-		t.Errorf("the younger slow connection was closed too (%v)", err)
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n", Endpoint, addr, sid)
+	return c
+}
+
+// A client whose share is taken by its event streams: its next request
+// closes its own oldest quiet stream (quiet for over a second), and is
+// served; its younger stream stays.
+func TestPerClientShareEvictsTheClientsQuietStream(t *testing.T) {
+	s := startServe(t, testServer(), Options{Stateful: true, MaxConnections: 16, MaxConnectionsPerClient: 2})
+	old := openStreamFrom(t, s.addr(), "127.0.0.23")
+	time.Sleep(2 * evictQuietAfter)
+	young := openStreamFrom(t, s.addr(), "127.0.0.23")
+	if res, body := postFrom(t, "http://"+s.addr()+Endpoint, "127.0.0.23", initialize, nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("a request beside two streams at a share of 2: status %d %q", res.StatusCode, body)
+	}
+	if !closedWithin(old, old, 2*time.Second) {
+		t.Error("the stream quiet for a while was not closed")
+	}
+	young.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if _, err := io.Copy(io.Discard, young); err == nil || !err.(net.Error).Timeout() {
+		t.Errorf("the younger stream was closed too (%v)", err)
 	}
 }
 
@@ -259,7 +289,7 @@ func bigServer() *mcp.Server {
 	return s
 }
 
-// Finding 03 (docs/security.md), without the cap: a client that does not
+// docs/security.md, finding 03, without the cap: a client that does not
 // read its reply held the connection forever (no write deadline). Now the
 // connection is closed once the reply has made no progress for
 // WriteTimeout.
@@ -285,7 +315,7 @@ func TestFinding03WriteDeadline(t *testing.T) {
 	}
 }
 
-// Finding 04 (docs/security.md), without the cap: an event stream is
+// docs/security.md, finding 04, without the cap: an event stream is
 // tracked as one, and evicted at the cap once quiet; see test/load for
 // the attack itself. Here: the stream's phase.
 func TestEventStreamIsTrackedAsAStream(t *testing.T) {
@@ -316,10 +346,10 @@ func TestEventStreamIsTrackedAsAStream(t *testing.T) {
 	}
 }
 
-// Item 9 of docs/security.md's issue: an unknown method over HTTP got a
-// plain-text 400 ("JSON RPC not handled"). Now it is a JSON-RPC error,
-// -32601, for the request's id; other refusals of a message are JSON-RPC
-// errors too.
+// docs/security.md, the misleading messages: an unknown JSON-RPC method
+// over HTTP got a plain-text 400 ("JSON RPC not handled"). Now it is a
+// JSON-RPC error, -32601, for the request's id; other refusals of a
+// message are JSON-RPC errors too.
 func TestUnknownMethodIsAJSONRPCError(t *testing.T) {
 	s := startServe(t, testServer(), Options{})
 	url := "http://" + s.addr() + Endpoint

@@ -134,7 +134,7 @@ func checkHonest(t *testing.T, what string, took latencies) {
 	}
 }
 
-// Finding 03 (docs/security.md): clients that pipeline requests and never
+// docs/security.md, finding 03: clients that pipeline requests and never
 // read the replies held every connection forever: a reply's write had no
 // deadline, and the cap never evicted a connection serving a request. Now
 // a write that has not progressed for a second is evicted at the cap, oldest
@@ -191,7 +191,7 @@ func openIdleStream(t *testing.T, srv *httpServer, ip string) {
 	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n", httpserve.Endpoint, srv.hostPort(), sid)
 }
 
-// Finding 04 (docs/security.md): with --stateful, a client's sessions
+// docs/security.md, finding 04: with --stateful, a client's sessions
 // each held an idle GET event stream, and the cap never evicted them: new
 // clients waited until the sessions expired (30 minutes). Now an event
 // stream with nothing to send is evicted at the cap, and an honest client
