@@ -9,8 +9,8 @@
 // refused body is never read); at most MaxConnections are open at once,
 // and at that cap a new connection evicts the one that has waited longest
 // for its client (a reply it does not take and a quiet event stream
-// included); one client holds at most MaxConnectionsPerClient, counted by
-// the forwarded address behind TrustedProxies; --stateful sessions end
+// included); one client keeps at most MaxConnectionsPerClient busy (calls,
+// event streams), counted by the forwarded address behind TrustedProxies; --stateful sessions end
 // after SessionIdleTimeout unused and at most MaxSessions exist; JSON-RPC
 // batches are refused.
 package httpserve
@@ -57,9 +57,9 @@ type Options struct {
 	// wait for its client to take its next bytes; then the connection is
 	// closed.
 	WriteTimeout time.Duration
-	// MaxConnectionsPerClient caps the connections, event streams
-	// included, that one client address holds (an IPv6 client's /64);
-	// 0 is a quarter of MaxConnections.
+	// MaxConnectionsPerClient caps the connections one client address
+	// (an IPv6 client's /64) keeps busy at once: serving its requests or
+	// holding its event streams. 0 is a quarter of MaxConnections.
 	MaxConnectionsPerClient int
 	// TrustedProxies are the load balancers (addresses or CIDRs) whose
 	// X-Forwarded-For names the client a request counts for; from others
