@@ -199,7 +199,6 @@ func (l *limitListener) closeEvicted(victim *trackedConn, why string) {
 	client := victim.client
 	l.mu.Unlock()
 	l.log.Debug(why+": closed a connection waiting for its client", "remote", victim.RemoteAddr().String(), "client", client, "evicted", n)
-
 	victim.Conn.Close()
 }
 
@@ -228,7 +227,7 @@ func (c *trackedConn) waitForShare(client string) bool {
 			return true
 		}
 		if time.Now().After(end) {
-			c.queued.Store(false) // refused: it closes
+			c.queued.Store(false) // refused
 			n := l.refused.Add(1)
 			l.log.Debug("request refused: its client's calls and streams take its whole share", "client", client, "refused", n)
 			return false
@@ -325,7 +324,7 @@ func (c *trackedConn) Write(p []byte) (int, error) {
 		now := time.Now()
 		c.stalledSince.Store(now.UnixNano())
 		if c.l.writeTimeout > 0 {
-			if err := c.Conn.SetWriteDeadline(now.Add(c.l.writeTimeout)); err != nil {
+			if err := c.SetWriteDeadline(now.Add(c.l.writeTimeout)); err != nil {
 				return done, err
 			}
 		}
