@@ -280,11 +280,14 @@ func TestEvictionOrder(t *testing.T) {
 	}
 }
 
-// bigServer has a tool, "big", whose reply is 4 MB.
+// bigServer has a tool, "big", whose reply is 16 MiB (more than the
+// kernel's socket buffers hold).
+const bigReply = 16 << 20
+
 func bigServer() *mcp.Server {
 	s := testServer()
 	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 4<<20)}}}, nil, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", bigReply)}}}, nil, nil
 	})
 	return s
 }
@@ -378,5 +381,39 @@ func TestUnknownMethodIsAJSONRPCError(t *testing.T) {
 	resp, body := rawPost(t, url, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`, nil)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"wait"`) {
 		t.Errorf("tools/list: status %d %q", resp.StatusCode, body)
+	}
+}
+
+// The write deadline moves with the reply: a client that reads a 16 MiB
+// reply slowly, but steadily, for several times the write timeout gets
+// all of it.
+func TestWriteDeadlineMovesWithProgress(t *testing.T) {
+	s := startServe(t, bigServer(), Options{WriteTimeout: 300 * time.Millisecond})
+	d := dialerFrom("127.0.0.1")
+	d.Control = func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10) })
+	}
+	c, err := d.Dial("tcp", s.addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(60 * time.Second))
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big","arguments":{}}}`
+	fmt.Fprintf(c, "%sContent-Length: %d\r\nConnection: close\r\n\r\n%s", requestHead(s.addr()), len(body), body)
+	start, total := time.Now(), 0
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := c.Read(buf)
+		total += n
+		if err != nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond) // at most 64 KiB per 5 ms: 13 MB/s
+	}
+	took := time.Since(start)
+	t.Logf("read %d bytes in %v (write timeout 300 ms)", total, took.Round(time.Millisecond))
+	if total < bigReply {
+		t.Fatalf("the reply was cut at %d bytes after %v", total, took)
 	}
 }
