@@ -56,6 +56,10 @@ type options struct {
 	maxConnections       int
 	maxSessions          int
 	sessionIdleTimeout   time.Duration
+	// against clients that hold connections (serve --http only)
+	writeTimeout            time.Duration
+	maxConnectionsPerClient int
+	trustedProxies          listFlag
 }
 
 // listFlag is a repeatable flag; from the environment it takes a
@@ -119,6 +123,9 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 		fs.IntVar(&o.maxConnections, "max-connections", httpserve.DefaultMaxConnections, "most HTTP connections open at once (`N`); at the cap a new one closes one that waits for its client")
 		fs.IntVar(&o.maxSessions, "max-sessions", httpserve.DefaultMaxSessions, "with --stateful: most sessions at once (`N`); more are refused until one ends")
 		fs.DurationVar(&o.sessionIdleTimeout, "session-idle-timeout", httpserve.DefaultSessionIdleTimeout, "with --stateful: end a session that received no request for this long")
+		fs.DurationVar(&o.writeTimeout, "write-timeout", httpserve.DefaultWriteTimeout, "how long a reply (or event stream) may wait for its HTTP client to take its next bytes before the connection is closed")
+		fs.IntVar(&o.maxConnectionsPerClient, "max-connections-per-client", 0, "most HTTP connections one client address keeps busy at once, serving its requests or holding its event streams (`N`; 0: a quarter of --max-connections, at least 4)")
+		fs.Var(&o.trustedProxies, "trusted-proxies", "load balancers (`CIDR`, repeatable or comma-separated) whose X-Forwarded-For names the client that --max-connections-per-client counts")
 	}
 	return fs
 }

@@ -32,10 +32,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		MaxConnections:       o.maxConnections,
 		MaxSessions:          o.maxSessions,
 		SessionIdleTimeout:   o.sessionIdleTimeout,
+
+		WriteTimeout:            o.writeTimeout,
+		MaxConnectionsPerClient: o.maxConnectionsPerClient,
+		TrustedProxies:          o.trustedProxies,
 	}
 	if o.http != "" {
 		if o.readTimeout <= 0 || o.sessionIdleTimeout <= 0 || o.maxConnections < 1 || o.maxSessions < 1 {
 			return usageError(errors.New("--read-timeout and --session-idle-timeout must be positive, --max-connections and --max-sessions at least 1"))
+		}
+		if o.writeTimeout <= 0 {
+			return usageError(errors.New("--write-timeout must be positive"))
 		}
 		// Refuse an unsafe address before anything starts.
 		if err := hopts.Check(); err != nil {

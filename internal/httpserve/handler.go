@@ -23,7 +23,9 @@ import (
 
 // JSON-RPC error codes the guard answers with.
 const (
+	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeMethodNotFound = -32601
 	codeServerBusy     = -32000
 )
 
@@ -31,7 +33,8 @@ const (
 // Origin, token (all before any byte of the body is read; a refused
 // request's body is never read and its connection is closed), then the
 // body, read within the read timeout and the size limit, then no batches,
-// then (stateful) the session cap.
+// then the client's share of busy connections, then (stateful) the
+// session cap.
 func Handler(srv *mcp.Server, o Options, log *slog.Logger) http.Handler {
 	o = o.withDefaults()
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
@@ -101,8 +104,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	tc := connFrom(r.Context())
 	rc := http.NewResponseController(w)
-	body, err := g.readBody(w, r, rc)
+	body, err := g.readBody(w, r, tc, rc)
 	if err != nil {
 		w.Header().Set("Connection", "close")
 		var mbe *http.MaxBytesError
@@ -126,6 +130,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"JSON-RPC batches are not accepted (MCP 2025-06-18 removed them): send one JSON-RPC message per HTTP POST")
 		return
 	}
+	if !tc.takeShare(r) {
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), codeServerBusy, shareMessage(tc.l.perClient))
+		return
+	}
 	if g.sessions != nil && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 		// A POST without a session starts one.
 		if !g.sessions.acquire() {
@@ -141,17 +150,94 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}
-	g.mcp.ServeHTTP(w, r.WithContext(callctx.WithRequest(r.Context())))
+	if r.Method == http.MethodGet {
+		// An event stream: the cap may evict it while it has nothing
+		// to send.
+		tc.setPhase(phaseStreaming)
+		defer tc.setPhase(phaseServing)
+	}
+	if !g.o.Stateful {
+		// Stateless, the SDK serves each request in a session made with
+		// its context: a call ends with its request. A --stateful
+		// session keeps the values of the request that made it (an
+		// initialize, long answered), which would end every call at
+		// once: there a call ends at its deadline, or when its client
+		// cancels it.
+		r = r.WithContext(callctx.WithRequest(r.Context()))
+	}
+	if r.Method != http.MethodPost {
+		g.mcp.ServeHTTP(w, r)
+		return
+	}
+	pr := &plainRefusal{ResponseWriter: w}
+	g.mcp.ServeHTTP(pr, r)
+	pr.answerAsRPC(body)
+}
+
+// plainRefusal holds back the SDK's plain-text 400 answer to a POSTed
+// JSON-RPC message (an unknown method, a missing id, a malformed body), so
+// that it goes out as a JSON-RPC error, which a client can read, instead.
+type plainRefusal struct {
+	http.ResponseWriter
+	caught bool
+	text   []byte
+}
+
+func (p *plainRefusal) WriteHeader(status int) {
+	if status == http.StatusBadRequest && strings.HasPrefix(p.Header().Get("Content-Type"), "text/plain") {
+		p.caught = true
+		return
+	}
+	p.ResponseWriter.WriteHeader(status)
+}
+
+func (p *plainRefusal) Write(b []byte) (int, error) {
+	if !p.caught {
+		return p.ResponseWriter.Write(b)
+	}
+	if room := 1024 - len(p.text); room > 0 {
+		p.text = append(p.text, b[:min(len(b), room)]...)
+	}
+	return len(b), nil
+}
+
+// Flush is the ResponseController's way in (it would otherwise unwrap
+// and send a caught answer's headers as 200).
+func (p *plainRefusal) Flush() {
+	if !p.caught {
+		_ = http.NewResponseController(p.ResponseWriter).Flush() // best effort, as the SDK's own
+	}
+}
+
+func (p *plainRefusal) Unwrap() http.ResponseWriter { return p.ResponseWriter }
+
+// answerAsRPC sends a caught refusal of the message in body as a JSON-RPC
+// error.
+func (p *plainRefusal) answerAsRPC(body []byte) {
+	if !p.caught {
+		return
+	}
+	text := strings.TrimSpace(string(p.text))
+	id, method := messageHead(body)
+	code := codeInvalidRequest
+	switch {
+	case !json.Valid(body):
+		code = codeParseError
+	case method != "" && strings.Contains(text, strconv.Quote(method)+" unsupported"):
+		code = codeMethodNotFound
+		text = fmt.Sprintf("method not found: %q is not a method this MCP server handles (tools/list lists its tools; tools/call calls one)", method)
+	}
+	p.Header().Del("X-Content-Type-Options")
+	writeRPCError(p.ResponseWriter, http.StatusBadRequest, id, code, text)
 }
 
 // readBody reads the whole body, within the read timeout and the size
 // limit. The connection counts as waiting for its client meanwhile (the
 // connection cap may evict it).
-func (g *guard) readBody(w http.ResponseWriter, r *http.Request, rc *http.ResponseController) ([]byte, error) {
+func (g *guard) readBody(w http.ResponseWriter, r *http.Request, tc *trackedConn, rc *http.ResponseController) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
-	tc := connFrom(r.Context())
 	tc.setPhase(phaseReceiving)
 	defer tc.setPhase(phaseServing)
 	if err := rc.SetReadDeadline(time.Now().Add(g.o.ReadTimeout)); err != nil {
@@ -184,16 +270,31 @@ func isBatch(body []byte) bool {
 
 // requestID is the id of the JSON-RPC request in body, or nil.
 func requestID(body []byte) json.RawMessage {
+	id, _ := messageHead(body)
+	return id
+}
+
+// messageHead is the id (nil if none) and method of the JSON-RPC message
+// in body.
+func messageHead(body []byte) (json.RawMessage, string) {
 	var m struct {
-		ID json.RawMessage `json:"id"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
 	if json.Unmarshal(body, &m) != nil {
-		return nil
+		return nil, ""
 	}
-	return m.ID
+	return m.ID, m.Method
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(rpcErrorBody(id, code, msg)) // a client gone away has nothing more to hear
+}
+
+// rpcErrorBody is a JSON-RPC error reply, newline-terminated.
+func rpcErrorBody(id json.RawMessage, code int, msg string) []byte {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
@@ -206,9 +307,7 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 		ID      json.RawMessage `json:"id"`
 		Error   rpcError        `json:"error"`
 	}{"2.0", id, rpcError{code, msg}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(data, '\n')) // a client gone away has nothing more to hear
+	return append(data, '\n')
 }
 
 // sessionCap counts the server's sessions, and the requests that may be

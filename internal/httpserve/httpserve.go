@@ -4,11 +4,15 @@
 // graceful shutdown that lets calls in flight finish.
 //
 // Against hostile clients: a request's headers, then its body, must each
-// arrive within ReadTimeout; the token is checked before the body is read
-// (and a refused body is never read); at most MaxConnections are open at
-// once, and at that cap a new connection evicts the one that has waited
-// longest for its client; --stateful sessions end after SessionIdleTimeout
-// unused and at most MaxSessions exist; JSON-RPC batches are refused.
+// arrive within ReadTimeout, and a reply's next bytes must be taken within
+// WriteTimeout; the token is checked before the body is read (and a
+// refused body is never read); at most MaxConnections are open at once,
+// and at that cap a new connection evicts the one that has waited longest
+// for its client (a reply it does not take and a quiet event stream
+// included); one client keeps at most MaxConnectionsPerClient busy (calls,
+// event streams), counted by the forwarded address behind TrustedProxies; --stateful sessions end
+// after SessionIdleTimeout unused and at most MaxSessions exist; JSON-RPC
+// batches are refused.
 package httpserve
 
 import (
@@ -49,6 +53,18 @@ type Options struct {
 	// SessionIdleTimeout ends a --stateful session that received no
 	// request for this long; its client must initialize again.
 	SessionIdleTimeout time.Duration
+	// WriteTimeout is how long a reply (an event stream included) may
+	// wait for its client to take its next bytes; then the connection is
+	// closed.
+	WriteTimeout time.Duration
+	// MaxConnectionsPerClient caps the connections one client address
+	// (an IPv6 client's /64) keeps busy at once: serving its requests or
+	// holding its event streams. 0 is a quarter of MaxConnections.
+	MaxConnectionsPerClient int
+	// TrustedProxies are the load balancers (addresses or CIDRs) whose
+	// X-Forwarded-For names the client a request counts for; from others
+	// the header is ignored.
+	TrustedProxies []string
 }
 
 // Defaults of the limits.
@@ -57,6 +73,7 @@ const (
 	DefaultMaxConnections     = 512
 	DefaultMaxSessions        = 1000
 	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultWriteTimeout       = 10 * time.Second
 	// fdReserve are the file descriptors kept for everything but
 	// connections (git processes and their pipes, repositories, logs).
 	fdReserve = 256
@@ -75,7 +92,20 @@ func (o Options) withDefaults() Options {
 	if o.SessionIdleTimeout <= 0 {
 		o.SessionIdleTimeout = DefaultSessionIdleTimeout
 	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
+	if o.MaxConnectionsPerClient <= 0 {
+		o.MaxConnectionsPerClient = DefaultPerClient(o.MaxConnections)
+	}
 	return o
+}
+
+// DefaultPerClient is the default share of one client: a quarter of the
+// connections, but at least 4 (an agent may hold an event stream and a
+// few calls at once) when the cap allows.
+func DefaultPerClient(maxConnections int) int {
+	return max(maxConnections/4, min(maxConnections, 4))
 }
 
 // Endpoint is where MCP is served.
@@ -101,6 +131,13 @@ func (o Options) Check() error {
 		return fmt.Errorf("--max-sessions must be at least 1")
 	case o.SessionIdleTimeout < 0:
 		return fmt.Errorf("--session-idle-timeout must be positive")
+	case o.WriteTimeout < 0:
+		return fmt.Errorf("--write-timeout must be positive")
+	case o.MaxConnectionsPerClient < 0:
+		return fmt.Errorf("--max-connections-per-client must be 0 (a quarter of --max-connections) or more")
+	}
+	if _, err := parseTrustedProxies(o.TrustedProxies); err != nil {
+		return err
 	}
 	return nil
 }
@@ -156,6 +193,7 @@ func listen(srv *mcp.Server, o Options, log *slog.Logger) (*server, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
+	perClientGiven := o.MaxConnectionsPerClient > 0
 	o = o.withDefaults()
 	if limit := fdLimit(); limit > 0 && uint64(o.MaxConnections)+fdReserve > limit {
 		capped := max(int(limit)-fdReserve, 1)
@@ -164,12 +202,19 @@ func listen(srv *mcp.Server, o Options, log *slog.Logger) (*server, error) {
 		}
 		log.Warn("fewer connections than --max-connections: the open-files limit (ulimit -n) is low", "max-connections", o.MaxConnections, "open-files-limit", limit, "connections", capped)
 		o.MaxConnections = capped
+		if !perClientGiven {
+			o.MaxConnectionsPerClient = DefaultPerClient(capped)
+		}
+	}
+	proxies, err := parseTrustedProxies(o.TrustedProxies)
+	if err != nil {
+		return nil, err
 	}
 	inner, err := net.Listen("tcp", o.Addr)
 	if err != nil {
 		return nil, err
 	}
-	s := &server{o: o, ln: newLimitListener(inner, o.MaxConnections, log), log: log}
+	s := &server{o: o, ln: newLimitListener(inner, o, proxies, log), log: log}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
 	s.hs = &http.Server{
 		Handler: Handler(srv, o, log),
@@ -195,7 +240,11 @@ func (s *server) run(ctx context.Context) error {
 		mode = "stateful"
 	}
 	args := []any{"url", "http://" + s.ln.Addr().String() + Endpoint, "mode", mode, "token", o.Token != "",
-		"max-connections", o.MaxConnections, "read-timeout", o.ReadTimeout}
+		"max-connections", o.MaxConnections, "max-connections-per-client", o.MaxConnectionsPerClient,
+		"read-timeout", o.ReadTimeout, "write-timeout", o.WriteTimeout}
+	if len(o.TrustedProxies) > 0 {
+		args = append(args, "trusted-proxies", strings.Join(o.TrustedProxies, ","))
+	}
 	if o.Stateful {
 		args = append(args, "max-sessions", o.MaxSessions, "session-idle-timeout", o.SessionIdleTimeout)
 	}
