@@ -63,6 +63,10 @@ func NewEnv() (*Env, error) {
 		"GIT_CONFIG_GLOBAL=" + global,
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_NO_REPLACE_OBJECTS=1",
+		// No grafts: info/grafts would hide commits and give others
+		// parents they do not have. /dev/null is read as no grafts (the
+		// sandbox lets every git read it).
+		"GIT_GRAFT_FILE=/dev/null",
 		"GIT_OPTIONAL_LOCKS=0", // reads never write the index
 		"GIT_PAGER=cat",
 		"GIT_ASKPASS=",
