@@ -64,9 +64,9 @@ func NewEnv() (*Env, error) {
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_NO_REPLACE_OBJECTS=1",
 		// No grafts: info/grafts would hide commits and give others
-		// parents they do not have. /dev/null is read as no grafts (the
-		// sandbox lets every git read it).
-		"GIT_GRAFT_FILE=/dev/null",
+		// parents they do not have. The file never exists (a graft file
+		// that does, even /dev/null, makes git print a hint each run).
+		"GIT_GRAFT_FILE=" + filepath.Join(dir, "no-grafts"),
 		"GIT_OPTIONAL_LOCKS=0", // reads never write the index
 		"GIT_PAGER=cat",
 		"GIT_ASKPASS=",
