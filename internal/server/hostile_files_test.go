@@ -223,3 +223,33 @@ func TestHostileOrderFileWithoutSandbox(t *testing.T) {
 		t.Errorf("list_changed_files takes its order from the host file:\n%s", got)
 	}
 }
+
+// Under --root, a HEAD symlinked to another repository's outside the root:
+// list_repositories does not print that repository's branch, and the tools
+// refuse the repository, saying why (docs/security.md, finding 12).
+func TestHostileSymlinkedHEADUnderRoot(t *testing.T) {
+	outside := testrepo.Init(t, filepath.Join(t.TempDir(), "priv"))
+	outside.Git("symbolic-ref", "HEAD", "refs/heads/private-branch-OUTSIDE-ROOT")
+	root := t.TempDir()
+	r := testrepo.Init(t, filepath.Join(root, "evil", "hs"))
+	commitOne(r, "a", "a\n", "a")
+	head := filepath.Join(r.Dir, ".git", "HEAD")
+	if err := os.Remove(head); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside.Dir, ".git", "HEAD"), head); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(head); err != nil || !strings.Contains(string(got), "OUTSIDE-ROOT") {
+		t.Fatalf("control: reading HEAD does not read through the link: %q, %v", got, err)
+	}
+
+	h := serveRootDir(t, root, repo.RootOptions{})
+	if got := h.ok("list_repositories", args()); strings.Contains(got, "OUTSIDE") {
+		t.Errorf("list_repositories prints what a file outside the root says:\n%s", got)
+	}
+	msg := h.fails("read_file", args("owner", "evil", "repo", "hs", "path", "a", "ref", "main"), "PERMISSION_DENIED")
+	if !strings.Contains(msg, "its HEAD is a symlink") || strings.Contains(msg, root) {
+		t.Errorf("read_file: %q; want the refusal, naming HEAD and no path", msg)
+	}
+}

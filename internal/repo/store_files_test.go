@@ -1,0 +1,87 @@
+package repo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+)
+
+// Under --root, a HEAD that is a symlink, out of the root or within it, is
+// refused like the store's other links: the server never reads through it,
+// and list_repositories never prints what a file outside the root says
+// (docs/security.md, finding 12).
+func TestServeRootRefusesSymlinkedHEAD(t *testing.T) {
+	outside := testrepo.Init(t, filepath.Join(t.TempDir(), "priv"))
+	outside.Git("symbolic-ref", "HEAD", "refs/heads/private-branch-OUTSIDE-ROOT")
+	root := t.TempDir()
+	good := testrepo.Init(t, filepath.Join(root, "acme", "good"))
+	good.Commit("good")
+	targets := map[string]string{
+		"out": filepath.Join(outside.Dir, ".git", "HEAD"),
+		"in":  filepath.Join(good.Dir, ".git", "HEAD"),
+	}
+	for name, target := range targets {
+		r := testrepo.Init(t, filepath.Join(root, "evil", name))
+		r.Commit("x")
+		head := filepath.Join(r.Dir, ".git", "HEAD")
+		must(t, os.Remove(head))
+		must(t, os.Symlink(target, head))
+	}
+	s := serveRoot(t, root)
+	ctx := context.Background()
+	list, err := s.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].Owner+"/"+list[0].Name != "acme/good" {
+		t.Errorf("List = %+v; want acme/good only", list)
+	}
+	for name := range targets {
+		_, err := s.Get(ctx, "evil", name, true)
+		msg := errString(err)
+		if errcode.Of(err) != errcode.PermissionDenied || !strings.Contains(msg, "its HEAD is a symlink") || strings.Contains(msg, "OUTSIDE") || strings.Contains(msg, root) {
+			t.Errorf("evil/%s: %v; want PERMISSION_DENIED saying its HEAD is a symlink, naming no path", name, err)
+		}
+	}
+}
+
+// A FIFO in place of a file git reads whole at start (HEAD, packed-refs,
+// config, commondir, alternates) is named in the refusal, as what it is.
+func TestServeRootNamesTheFileThatWouldBlock(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"head":       "HEAD",
+		"packed":     "packed-refs",
+		"config":     "config",
+		"commondir":  "commondir",
+		"alternates": "objects/info/alternates",
+	}
+	for name, file := range files {
+		r := testrepo.Init(t, filepath.Join(root, "fifo", name))
+		r.Commit(name)
+		p := filepath.Join(r.Dir, ".git", filepath.FromSlash(file))
+		os.Remove(p)
+		must(t, syscall.Mkfifo(p, 0o644))
+	}
+	s := serveRoot(t, root)
+	for name, file := range files {
+		_, err := s.Get(context.Background(), "fifo", name, true)
+		msg := errString(err)
+		if errcode.Of(err) != errcode.PermissionDenied || !strings.Contains(msg, "its "+file+" is a FIFO") || strings.Contains(msg, root) {
+			t.Errorf("fifo/%s: %v; want PERMISSION_DENIED naming %s as a FIFO, and no path", name, err, file)
+		}
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
