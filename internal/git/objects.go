@@ -30,7 +30,8 @@ type Object struct {
 const drainLimit = 4 << 20
 
 // MaxObjectReaders bounds the cat-file processes one repository keeps for
-// concurrent calls.
+// concurrent calls; once other repositories are open, it keeps at most its
+// share of the reader table (Env.readerShare).
 const MaxObjectReaders = 8
 
 // objectPool keeps long-lived `git cat-file --batch-command -z` processes: a
@@ -104,12 +105,13 @@ type catFile struct {
 // idle one is retired to make room if the pool is full).
 func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 	for {
+		limit := p.repo.env.readerShare() // before p.mu: the table locks pools
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
 			return nil, errors.New("repository closed")
 		}
-		if n := len(p.idle); n > 0 && (!fresh || p.live >= MaxObjectReaders) {
+		if n := len(p.idle); n > 0 && (!fresh || p.live >= limit) {
 			c := p.idle[n-1]
 			p.idle = p.idle[:n-1]
 			p.mu.Unlock()
@@ -119,7 +121,7 @@ func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 			p.put(c, false)
 			continue
 		}
-		if p.live < MaxObjectReaders {
+		if p.live < limit {
 			p.live++
 			p.mu.Unlock()
 			c, err := p.start(ctx)

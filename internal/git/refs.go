@@ -19,6 +19,9 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 		}
 	}
 	stamp, keep := r.refs.stamp(r.gitDir, rev) // before git answers: see refcache.go
+	if stamp.blocked != nil {
+		return "", stamp.blocked // git would wait on it until the deadline
+	}
 	obj, err := r.Info(ctx, rev+"^{commit}")
 	if err != nil {
 		return "", err

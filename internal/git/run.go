@@ -30,6 +30,7 @@ type Repo struct {
 	objects  *objectPool
 	memo     memo     // answers that depend only on commit ids
 	refs     refCache // branch names resolved, kept while their files stay as they were
+	commands holding  // the process slots the repository's commands hold (Env.commandShare)
 
 	storeOnce  sync.Once
 	grantsOnce sync.Once
@@ -200,7 +201,20 @@ func (r *Repo) acquire(ctx context.Context, kind room) (release func(), err erro
 	case roomCaller:
 		return func() {}, nil
 	}
-	return r.env.acquire(ctx, kind == roomSearch)
+	if r.env.slots == nil {
+		return func() {}, nil
+	}
+	// The repository's share first: past it, a call waits without taking
+	// a slot another repository could use.
+	if err := r.commands.acquire(ctx, r.env.commandShare()); err != nil {
+		return nil, err
+	}
+	slot, err := r.env.acquire(ctx, kind == roomSearch)
+	if err != nil {
+		r.commands.release()
+		return nil, err
+	}
+	return func() { slot(); r.commands.release() }, nil
 }
 
 func (r *Repo) startProcess(ctx context.Context, c *command, stdin bool) (*process, error) {
