@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
@@ -84,4 +85,27 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// A branch whose loose ref file is a FIFO is INVALID_REF at once, naming
+// the file, rather than a call that waits until its deadline
+// (docs/security.md, finding 10).
+func TestFIFORefNamesTheFile(t *testing.T) {
+	root := t.TempDir()
+	r := testrepo.Init(t, filepath.Join(root, "evil", "fifo"))
+	r.Commit("one")
+	must(t, syscall.Mkfifo(filepath.Join(r.Dir, ".git", "refs", "heads", "evil"), 0o644))
+	repo, err := serveRoot(t, root).Get(context.Background(), "evil", "fifo", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = repo.ResolveCommit(ctx, "evil")
+	if errcode.Of(err) != errcode.InvalidRef || !strings.Contains(errString(err), "its ref file refs/heads/evil is a FIFO") || strings.Contains(errString(err), root) {
+		t.Fatalf("ResolveCommit(evil) = %v; want INVALID_REF naming refs/heads/evil as a FIFO, and no path", err)
+	}
+	if _, err := repo.ResolveCommit(ctx, "main"); err != nil {
+		t.Fatalf("main beside it: %v", err)
+	}
 }
