@@ -287,6 +287,16 @@ func (c *refCache) stamp(gitDir, name string) (st refStamp, ok bool) {
 	return st, true
 }
 
+// blockingRef is the first loose file git would wait on (a FIFO, ...) in
+// resolving the plain ref name, or nil.
+func (c *refCache) blockingRef(gitDir, name string) *FileError {
+	if !cacheableName(name) {
+		return nil
+	}
+	st, _ := c.stamp(gitDir, name)
+	return st.blocked
+}
+
 // pin remembers the directories' identity on first use and reports
 // whether they still resolve there.
 func (c *refCache) pin(gitDir, common fileID) bool {

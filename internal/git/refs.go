@@ -19,6 +19,12 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 		}
 	}
 	stamp, keep := r.refs.stamp(r.gitDir, rev) // before git answers: see refcache.go
+	if stamp.blocked == nil && !keep {
+		// "evil~1", "evil^{tree}": git reads evil's files all the same.
+		if base := leadingRef(rev); base != "" {
+			stamp.blocked = r.refs.blockingRef(r.gitDir, base)
+		}
+	}
 	if stamp.blocked != nil {
 		return "", stamp.blocked // git would wait on it until the deadline
 	}
@@ -33,6 +39,15 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 		r.refs.put(rev, obj.OID, stamp)
 	}
 	return obj.OID, nil
+}
+
+// leadingRef is the ref name a revision such as "main~2" or "v1^{tree}"
+// starts with, "" when it starts with none or is one.
+func leadingRef(rev string) string {
+	if i := strings.IndexAny(rev, "~^:@{"); i > 0 {
+		return rev[:i]
+	}
+	return ""
 }
 
 // HasRef reports whether the full ref name exists.

@@ -3,7 +3,9 @@ package git
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -12,29 +14,39 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
-// fifoRepo is a repository whose branch evil is a FIFO: git waits on it
-// for ever.
-func fifoRepo(t *testing.T, env *Env) *Repo {
+// fifoRepo is a repository whose branch evil is a FIFO, and so is the
+// loose object of the commit blocked names: git waits on either for ever.
+func fifoRepo(t *testing.T, env *Env) (g *Repo, blocked string) {
 	t.Helper()
 	r := testrepo.New(t)
 	commitFile(r, "a.txt", "a\n", "one")
 	if err := syscall.Mkfifo(filepath.Join(r.Dir, ".git", "refs", "heads", "evil"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return openIn(t, env, r)
+	blocked = strings.TrimSpace(r.Git("commit-tree", "-m", "unreferenced", "HEAD^{tree}"))
+	object := filepath.Join(r.Dir, ".git", "objects", blocked[:2], blocked[2:])
+	if err := os.Remove(object); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(object, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return openIn(t, env, r), blocked
 }
 
 // A branch whose loose ref file is a FIFO is refused at once, naming the
 // file, instead of holding a reader until the call's deadline
 // (docs/security.md, finding 10).
 func TestFIFORefIsRefusedNamingIt(t *testing.T) {
-	g := fifoRepo(t, newEnv(t))
+	g, _ := fifoRepo(t, newEnv(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_, err := g.CommitID(ctx, "evil")
-	var fe *FileError
-	if !errors.As(err, &fe) || fe.Name != "refs/heads/evil" || fe.Kind != "a FIFO" {
-		t.Fatalf("CommitID(evil) = %v; want a FileError naming refs/heads/evil as a FIFO", err)
+	for _, name := range []string{"evil", "evil~0", "evil^{tree}", "evil:a.txt"} {
+		_, err := g.CommitID(ctx, name)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Name != "refs/heads/evil" || fe.Kind != "a FIFO" {
+			t.Fatalf("CommitID(%s) = %v; want a FileError naming refs/heads/evil as a FIFO", name, err)
+		}
 	}
 }
 
@@ -64,21 +76,21 @@ func blockAll(ctx context.Context, calls int, call func(context.Context)) <-chan
 	return done
 }
 
-// Two repositories whose refs block (repro 10: a FIFO as a loose ref, read
-// under a name the ref cache does not stamp) hold no more than their share
+// Two repositories whose files block (repro 10 with a FIFO as a loose
+// object, which no check before git finds) hold no more than their share
 // of the reader table: an honest repository's first read is answered while
 // they are still blocked, not when their deadline ends them
 // (docs/security.md, finding 10).
 func TestBlockedRepositoriesLeaveReadersForOthers(t *testing.T) {
 	env := newEnv(t)
 	env.LimitProcesses(16)
-	hostile := []*Repo{fifoRepo(t, env), fifoRepo(t, env)}
 	honest := readerRepos(t, env, 1)[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var done []<-chan struct{}
-	for _, g := range hostile {
-		done = append(done, blockAll(ctx, 10, func(ctx context.Context) { g.CommitID(ctx, "evil~0") }))
+	for range 2 {
+		g, blocked := fifoRepo(t, env)
+		done = append(done, blockAll(ctx, 10, func(ctx context.Context) { g.CommitID(ctx, blocked) }))
 	}
 	held := settled(func() int { env.readers.mu.Lock(); defer env.readers.mu.Unlock(); return env.readers.live })
 	t.Logf("the blocked repositories hold %d of %d readers", held, env.readers.max)
@@ -109,12 +121,12 @@ func TestBlockedRepositoriesLeaveReadersForOthers(t *testing.T) {
 func TestBlockedRepositoriesLeaveSlotsForOthers(t *testing.T) {
 	env := newEnv(t)
 	env.LimitProcesses(4)
-	hostile := []*Repo{fifoRepo(t, env), fifoRepo(t, env)}
 	honest := readerRepos(t, env, 1)[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var done []<-chan struct{}
-	for _, g := range hostile {
+	for range 2 {
+		g, _ := fifoRepo(t, env)
 		done = append(done, blockAll(ctx, 4, func(ctx context.Context) { g.HasRef(ctx, "refs/heads/evil") }))
 	}
 	held := settled(func() int { return len(env.slots) })
