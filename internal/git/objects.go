@@ -498,7 +498,7 @@ func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string,
 // such a name names nothing.
 func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err error) error {
 	if cause := context.Cause(ctx); cause != nil {
-		return cause
+		return p.repo.blockedBy(cause)
 	}
 	if c.used {
 		return errStale

@@ -341,6 +341,14 @@ func (r *Repo) output(ctx context.Context, c *command) ([]byte, error) {
 // that is not read. A command on the work tree (onWorkTree) is only ever
 // git grep: it reads work-tree files as they are.
 func (r *Repo) stream(ctx context.Context, c *command, consume func(stdout io.Reader) error) error {
+	err := r.streamUntil(ctx, c, consume)
+	if cause := context.Cause(ctx); cause != nil && errors.Is(err, cause) {
+		return r.blockedBy(cause) // stopped by the call's end: say what git may have waited on
+	}
+	return err
+}
+
+func (r *Repo) streamUntil(ctx context.Context, c *command, consume func(stdout io.Reader) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p, err := r.start(ctx, ctx, c, false)

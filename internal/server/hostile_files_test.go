@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -251,5 +252,35 @@ func TestHostileSymlinkedHEADUnderRoot(t *testing.T) {
 	msg := h.fails("read_file", args("owner", "evil", "repo", "hs", "path", "a", "ref", "main"), "PERMISSION_DENIED")
 	if !strings.Contains(msg, "its HEAD is a symlink") || strings.Contains(msg, root) {
 		t.Errorf("read_file: %q; want the refusal, naming HEAD and no path", msg)
+	}
+}
+
+// A FIFO in place of a loose object: the read waits on it until the
+// call's deadline, and the error names the file, not only the limit
+// (docs/security.md, finding 10).
+func TestHostileBlockedReadNamesTheFile(t *testing.T) {
+	r := testrepo.New(t)
+	commitOne(r, "a.txt", "a\n", "one")
+	blob := strings.TrimSpace(r.Git("rev-parse", "HEAD:a.txt"))
+	object := filepath.Join(r.Dir, ".git", "objects", blob[:2], blob[2:])
+	if err := os.Remove(object); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(object, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := serve(t, r, withTimeout(2*time.Second))
+	want := "git was waiting on objects/" + blob[:2] + "/" + blob[2:] + ", a FIFO"
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"read_file", args("path", "a.txt", "ref", "HEAD")},
+		{"blame", args("path", "a.txt")},
+	} {
+		msg := h.fails(call.tool, call.args, "UNAVAILABLE")
+		if !strings.Contains(msg, "limit") || !strings.Contains(msg, want) || strings.Contains(msg, r.Dir) {
+			t.Errorf("%s: %q; want the limit and %q, and no path", call.tool, msg, want)
+		}
 	}
 }

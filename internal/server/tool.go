@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -144,7 +145,10 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 	ctx, remarks := notes.With(ctx)
 	r, err := h(ctx, in)
 	if err != nil {
-		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+		var blocked *git.BlockedError
+		if errors.As(err, &blocked) {
+			err = blockedError(blocked)
+		} else if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			err = cause
 		}
 		// A note can explain an error (a ref missing from a stale mirror).
@@ -163,6 +167,18 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		return res, errcode.New(errcode.Unavailable, "encoding the result")
 	}
 	return res, nil
+}
+
+// blockedError says that the call ended (its deadline, say) while git
+// waited on a FIFO of the repository, and which: retrying cannot help.
+func blockedError(b *git.BlockedError) error {
+	code, msg := errcode.Unavailable, b.Cause.Error()
+	var coded *errcode.Error
+	if errors.As(b.Cause, &coded) {
+		code, msg = coded.Code, coded.Msg
+	}
+	return errcode.New(code, "%s: git was waiting on %s, %s in the repository's git directory, and no call that reads it can finish until the repository's owner replaces it with a regular file",
+		msg, b.File.Name, b.File.Kind)
 }
 
 // inputSchema is a tool's input schema, ready to check calls against.
