@@ -505,12 +505,13 @@ func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err e
 	}
 	c.stop() // waits for git, so its stderr is complete
 	msg := strings.TrimSpace(c.proc.stderr.String())
+	refused := p.repo.refusal(msg)
 	switch {
-	// A partial clone's lazy fetch of a missing object first tries to
-	// write the config, which the sandbox refuses: "error: could not lock
-	// config file", then "fatal: could not set
-	// 'remote.<name>.partialclonefilter'". The object is missing.
-	case strings.HasPrefix(msg, "fatal: "), strings.Contains(msg, ".partialclonefilter' to "):
+	case refused == ErrNotFetched: // a partial clone's: the object is missing
+		return fmt.Errorf("%w: %q: %w", ErrMissing, name, ErrNotFetched)
+	case refused != nil:
+		return fmt.Errorf("git cat-file: %w", refused)
+	case strings.HasPrefix(msg, "fatal: "):
 		return fmt.Errorf("%w: %q: git cat-file: %s", ErrMissing, name, msg)
 	case msg != "": // git could not start on the repository (its config, say)
 		return fmt.Errorf("git cat-file: %s", msg)

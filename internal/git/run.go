@@ -374,6 +374,11 @@ func (r *Repo) streamUntil(ctx context.Context, c *command, consume func(stdout 
 	}
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
+		// git dies (128) on a refusal; a grep that found nothing (1) may
+		// have warned about files it could not read.
+		if refused := r.refusal(p.stderr.String()); refused != nil && exit.ExitCode() == 128 {
+			return fmt.Errorf("git %s: %w", c.sub(), refused)
+		}
 		return &ExitError{Args: c.args, Code: exit.ExitCode(), Stderr: p.stderr.String()}
 	}
 	return waitErr

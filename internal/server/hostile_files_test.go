@@ -284,3 +284,32 @@ func TestHostileBlockedReadNamesTheFile(t *testing.T) {
 		}
 	}
 }
+
+// A partial clone that never fetched a file's blob: the tools say the
+// object is missing from a partial clone and is not fetched, not that the
+// file does not exist (docs/security.md, finding 10's messages).
+func TestHostilePartialCloneMissingBlob(t *testing.T) {
+	src := testrepo.New(t)
+	commitOne(src, "a.txt", "hello\n", "one")
+	src.Git("config", "uploadpack.allowFilter", "true")
+	dir := filepath.Join(t.TempDir(), "clone")
+	src.Git("clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src.Dir, dir)
+	clone := src.At(dir)
+	if _, err := clone.TryGit("-c", "protocol.allow=never", "cat-file", "-e", "HEAD:a.txt"); err == nil {
+		t.Fatal("control: the clone has the blob")
+	}
+	h := serve(t, clone)
+	for _, call := range []struct {
+		tool, code string
+		args       map[string]any
+	}{
+		{"read_file", "NOT_FOUND", args("path", "a.txt", "ref", "HEAD")},
+		{"blame", "NOT_FOUND", args("path", "a.txt")},
+		{"get_commit", "NOT_FOUND", args("ref", "HEAD")},
+	} {
+		msg := h.fails(call.tool, call.args, call.code)
+		if !strings.Contains(msg, "partial clone") || !strings.Contains(msg, "does not fetch") || strings.Contains(msg, "does not exist") {
+			t.Errorf("%s: %q; want the object missing from a partial clone, not fetched", call.tool, msg)
+		}
+	}
+}

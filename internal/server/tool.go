@@ -145,12 +145,7 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 	ctx, remarks := notes.With(ctx)
 	r, err := h(ctx, in)
 	if err != nil {
-		var blocked *git.BlockedError
-		if errors.As(err, &blocked) {
-			err = blockedError(blocked)
-		} else if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
-			err = cause
-		}
+		err = explainGit(ctx, err)
 		// A note can explain an error (a ref missing from a stale mirror).
 		return s.errorResult(err, remarks.All()...), err
 	}
@@ -167,6 +162,27 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		return res, errcode.New(errcode.Unavailable, "encoding the result")
 	}
 	return res, nil
+}
+
+// explainGit gives what the git package marks the code and the words an
+// agent can act on: a call that ended (with what git waited on, if it
+// was a FIFO), a sandbox refusal, a partial clone's missing object.
+func explainGit(ctx context.Context, err error) error {
+	var blocked *git.BlockedError
+	var coded *errcode.Error
+	switch {
+	case errors.As(err, &blocked):
+		return blockedError(blocked)
+	case context.Cause(ctx) != nil && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.As(err, &coded):
+		return err
+	case errors.Is(err, git.ErrSandboxRefused):
+		return errcode.New(errcode.PermissionDenied, "%v (an include.path, say): the repository cannot be read until its owner removes that; retrying will not help", git.ErrSandboxRefused)
+	case errors.Is(err, git.ErrNotFetched):
+		return errcode.New(errcode.NotFound, "%v: a full clone has it", git.ErrNotFetched)
+	}
+	return err
 }
 
 // blockedError says that the call ended (its deadline, say) while git
