@@ -109,3 +109,36 @@ func TestFIFORefNamesTheFile(t *testing.T) {
 		t.Fatalf("main beside it: %v", err)
 	}
 }
+
+// A branch whose loose ref is a symlink to a file outside the store: the
+// sandbox keeps git from reading it and git takes the branch for none;
+// the error says the link leads out and the sandbox refused, naming the
+// ref file and no path, rather than that "main" names no commit.
+func TestRefSymlinkOutOfStoreSaysSo(t *testing.T) {
+	root := t.TempDir()
+	r := testrepo.Init(t, filepath.Join(root, "evil", "link"))
+	head := r.Commit("one")
+	outside := filepath.Join(t.TempDir(), "ref")
+	must(t, os.WriteFile(outside, []byte(head+"\n"), 0o644))
+	ref := filepath.Join(r.Dir, ".git", "refs", "heads", "main")
+	must(t, os.Remove(ref))
+	must(t, os.Symlink(outside, ref))
+	if got := strings.TrimSpace(r.Git("rev-parse", "main")); got != head {
+		t.Fatalf("control: plain git reads main through the link as %q", got)
+	}
+	served := serveRoot(t, root)
+	if !served.env.SandboxOn() {
+		t.Skip("the sandbox is off: git reads the ref through the link")
+	}
+	repo, err := served.Get(context.Background(), "evil", "link", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range []string{"main", "HEAD", "main~0"} {
+		_, err = repo.ResolveCommit(context.Background(), rev)
+		msg := errString(err)
+		if errcode.Of(err) != errcode.InvalidRef || !strings.Contains(msg, "refs/heads/main is a symlink leading out") || !strings.Contains(msg, "sandbox") || strings.Contains(msg, outside) || strings.Contains(msg, root) {
+			t.Errorf("ResolveCommit(%s) = %v; want INVALID_REF naming refs/heads/main as a symlink the sandbox refused, and no path", rev, err)
+		}
+	}
+}
