@@ -341,19 +341,20 @@ func (r *Repo) output(ctx context.Context, c *command) ([]byte, error) {
 // that is not read. A command on the work tree (onWorkTree) is only ever
 // git grep: it reads work-tree files as they are.
 func (r *Repo) stream(ctx context.Context, c *command, consume func(stdout io.Reader) error) error {
-	err := r.streamUntil(ctx, c, consume)
-	if cause := context.Cause(ctx); cause != nil && errors.Is(err, cause) {
-		return r.blockedBy(cause) // stopped by the call's end: say what git may have waited on
+	ran, err := r.streamUntil(ctx, c, consume)
+	if cause := context.Cause(ctx); ran && cause != nil && errors.Is(err, cause) {
+		return r.blockedBy(cause) // git was stopped by the call's end: say what it may have waited on
 	}
 	return err
 }
 
-func (r *Repo) streamUntil(ctx context.Context, c *command, consume func(stdout io.Reader) error) error {
+// streamUntil is stream's work; ran says whether git started.
+func (r *Repo) streamUntil(ctx context.Context, c *command, consume func(stdout io.Reader) error) (ran bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p, err := r.start(ctx, ctx, c, false)
 	if err != nil {
-		return err
+		return false, err
 	}
 	consumeErr := consume(p.stdout)
 	// Whatever consume left unread is not wanted: stop git rather than
@@ -364,24 +365,24 @@ func (r *Repo) streamUntil(ctx context.Context, c *command, consume func(stdout 
 	}
 	waitErr := p.wait()
 	if consumeErr != nil {
-		return consumeErr
+		return true, consumeErr
 	}
 	if ctxErr := context.Cause(ctx); ctxErr != nil && drained {
-		return ctxErr
+		return true, ctxErr
 	}
 	if !drained {
-		return nil // git was stopped on purpose
+		return true, nil // git was stopped on purpose
 	}
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
 		// git dies (128) on a refusal; a grep that found nothing (1) may
 		// have warned about files it could not read.
 		if refused := r.refusal(p.stderr.String()); refused != nil && exit.ExitCode() == 128 {
-			return fmt.Errorf("git %s: %w", c.sub(), refused)
+			return true, fmt.Errorf("git %s: %w", c.sub(), refused)
 		}
-		return &ExitError{Args: c.args, Code: exit.ExitCode(), Stderr: p.stderr.String()}
+		return true, &ExitError{Args: c.args, Code: exit.ExitCode(), Stderr: p.stderr.String()}
 	}
-	return waitErr
+	return true, waitErr
 }
 
 // runWriting runs one of the commands that write a mirror (init, fetch,
