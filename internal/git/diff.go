@@ -31,7 +31,7 @@ type DiffOptions struct {
 // given only then) or "--raw", "--numstat".
 func diffArgs(o DiffOptions, format ...arg) *command {
 	c := gitCommand("diff", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "-M", intArg("-l", RenameLimit))
+		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "--indent-heuristic", "-M", intArg("-l", RenameLimit))
 	if slices.Contains(format, "-p") {
 		c.flags(intArg("-U", o.Context))
 	}

@@ -63,6 +63,10 @@ func NewEnv() (*Env, error) {
 		"GIT_CONFIG_GLOBAL=" + global,
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_NO_REPLACE_OBJECTS=1",
+		// No grafts: info/grafts would hide commits and give others
+		// parents they do not have. The file never exists (a graft file
+		// that does, even /dev/null, makes git print a hint each run).
+		"GIT_GRAFT_FILE=" + filepath.Join(dir, "no-grafts"),
 		"GIT_OPTIONAL_LOCKS=0", // reads never write the index
 		"GIT_PAGER=cat",
 		"GIT_ASKPASS=",
@@ -172,31 +176,61 @@ func (e *Env) acquire(ctx context.Context, search bool) (release func(), err err
 func (e *Env) Close() error { return os.RemoveAll(e.dir) }
 
 // safeConfig overrides, on every git command line, the settings through which
-// a repository's own config could run a program or change what git prints.
-// Command-line -c beats every config file. Diff drivers and textconv are also
-// disabled per command with --no-ext-diff and --no-textconv.
+// a repository's own config could run a program, make git read a file of
+// its choosing, or change what git prints. Command-line -c beats every
+// config file. Diff drivers and textconv are also disabled per command with
+// --no-ext-diff and --no-textconv, and what the commands say on their own
+// command lines (-U, -M, -l, --indent-heuristic, --root, --no-follow,
+// --no-decorate, --no-mailmap, --encoding, --no-ignore-revs-file, ...) is
+// not repeated here. README, "Safety", lists
+// every key and why.
 var safeConfig = []string{
+	// Programs.
 	"core.fsmonitor=false",
 	"core.hooksPath=/dev/null",
-	"core.attributesFile=/dev/null",
 	"core.pager=cat",
-	"core.untrackedCache=false",
-	"core.quotePath=true",
-	"color.ui=false",
-	"color.diff=false", // color.<command> beats color.ui
-	"color.grep=false",
-	"diff.noprefix=false", // patches keep their a/ and b/ prefixes
-	"diff.mnemonicPrefix=false",
-	"grep.column=false",
-	"grep.lineNumber=false",
-	"grep.patternType=basic", // -F, -E, -P on the command line still win
-	"log.showSignature=false",
-	"gc.auto=0",
-	"maintenance.auto=false",
 	"credential.helper=",
 	"core.askPass=",
 	"core.sshCommand=false",
 	"protocol.ext.allow=never",
+	// Files the repository would have git read (a FIFO there hangs git;
+	// outside the sandbox, a host file would order or shape the reply).
+	"core.attributesFile=/dev/null",
+	"core.excludesFile=/dev/null",
+	"diff.orderFile=/dev/null", // read as no order: git's own
+	// (mailmap.file and mailmap.blob: blame's own -c; log has --no-mailmap)
+	// What a patch holds and in what order: git's defaults.
+	"diff.context=3",
+	"diff.interHunkContext=0",
+	"diff.algorithm=default",
+	"diff.suppressBlankEmpty=false",
+	"diff.noprefix=false", // patches keep their a/ and b/ prefixes
+	"diff.mnemonicPrefix=false",
+	"diff.relative=false",
+	"diff.dirstat=changes,noncumulative,3",
+	"diff.colorMoved=false",
+	"core.abbrev=auto",           // the index lines' abbreviated ids
+	"core.bigFileThreshold=512m", // smaller, text files would read as binary
+	"core.quotePath=true",
+	"color.ui=false",
+	"color.diff=false", // color.<command> beats color.ui
+	"color.grep=false",
+	"color.decorate=false",
+	// What a log, a blame or a grep prints.
+	"log.showSignature=false",
+	"blame.showRoot=false", // a root commit's lines stay "boundary"
+	"blame.blankBoundary=false",
+	"blame.markUnblamableLines=false",
+	"blame.markIgnoredLines=false",
+	"grep.column=false",
+	"grep.lineNumber=false",
+	"grep.patternType=basic", // -F, -E, -P on the command line still win
+	"grep.extendedRegexp=false",
+	"grep.threads=0", // as many as cores, not as many as the config asks
+	// No writes, no state kept.
+	"core.untrackedCache=false",
+	"gc.auto=0",
+	"maintenance.auto=false",
 	// Submodules are shown as their commit ids, never entered: a diff that
 	// enters one starts a git child in the submodule's own repository,
 	// with its config and none of these settings or flags.

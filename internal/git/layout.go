@@ -98,7 +98,7 @@ func ReadStore(gitDir string) (Store, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil: // git would block on a FIFO here, or fail
-		return s, fmt.Errorf("commondir: %w", err)
+		return s, fmt.Errorf("commondir: %w", named(err, "commondir"))
 	default:
 		p := strings.TrimRight(string(data), "\r\n")
 		if !filepath.IsAbs(p) {
@@ -123,15 +123,56 @@ func ReadStore(gitDir string) (Store, error) {
 }
 
 // regularFiles checks that those of names present in dir are regular files:
-// git reads them whole, and would wait forever on a FIFO in their place.
+// git reads them whole, and would wait forever on a FIFO in their place or
+// follow a symlink anywhere.
 func regularFiles(dir string, names ...string) error {
 	for _, name := range names {
-		fi, err := os.Stat(filepath.Join(dir, name))
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
 		if err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file", filepath.Join(dir, name))
+			return &FileError{Path: p, Name: name, Kind: fileKind(fi.Mode())}
 		}
 	}
 	return nil
+}
+
+// FileError is a file of a git directory that is not a regular file:
+// through a symlink git (or the server) would read a file anywhere, on a
+// FIFO it would wait for ever. Neither reads it.
+type FileError struct {
+	Path string // absolute
+	Name string // as the git directory names it: "HEAD", "objects/info/alternates"
+	Kind string // "a symlink", "a FIFO", ...
+}
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("%s is %s, not a regular file", e.Path, e.Kind)
+}
+
+// fileKind says what a file that is not a regular one is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "a special file"
+}
+
+// named gives a FileError the name the git directory knows the file by.
+func named(err error, name string) error {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		fe.Name = name
+	}
+	return err
 }
 
 // readAlternates lists the object directories objects/info/alternates names,
@@ -142,7 +183,7 @@ func readAlternates(objects string, seen map[string]bool, depth int) ([]string, 
 		return nil, nil
 	}
 	if err != nil { // git would block on a FIFO here
-		return nil, fmt.Errorf("alternates: %w", err)
+		return nil, fmt.Errorf("alternates: %w", named(err, "objects/info/alternates"))
 	}
 	if depth >= maxAlternateDepth {
 		return nil, fmt.Errorf("alternates nest deeper than %d", maxAlternateDepth)
@@ -186,11 +227,15 @@ func readAlternates(objects string, seen map[string]bool, depth int) ([]string, 
 const maxSmallFile = 64 << 10
 
 // ReadSmallFile reads one of a git directory's small files without letting
-// the repository make the server wait or fill its memory: a FIFO or device
-// in its place is refused instead of opened for a blocking read, and a
-// file larger than 64 KiB is an error.
+// the repository make the server wait, fill its memory or read elsewhere:
+// a FIFO or device in its place is refused instead of opened for a
+// blocking read, a symlink is not followed, and a file larger than 64 KiB
+// is an error. A file that is not a regular one is a *FileError.
 func ReadSmallFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0) //nolint:gosec // G304: a git directory's own file, found by the caller
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0) //nolint:gosec // G304: a git directory's own file, found by the caller
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, &FileError{Path: path, Name: filepath.Base(path), Kind: "a symlink"}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +245,7 @@ func ReadSmallFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		return nil, &FileError{Path: path, Name: filepath.Base(path), Kind: fileKind(fi.Mode())}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSmallFile+1))
 	if err == nil && len(data) > maxSmallFile {

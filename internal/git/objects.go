@@ -30,7 +30,8 @@ type Object struct {
 const drainLimit = 4 << 20
 
 // MaxObjectReaders bounds the cat-file processes one repository keeps for
-// concurrent calls.
+// concurrent calls; once other repositories are open, it keeps at most its
+// share of the reader table (Env.readerShare).
 const MaxObjectReaders = 8
 
 // objectPool keeps long-lived `git cat-file --batch-command -z` processes: a
@@ -104,12 +105,13 @@ type catFile struct {
 // idle one is retired to make room if the pool is full).
 func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 	for {
+		limit := p.repo.env.readerShare() // before p.mu: the table locks pools
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
 			return nil, errors.New("repository closed")
 		}
-		if n := len(p.idle); n > 0 && (!fresh || p.live >= MaxObjectReaders) {
+		if n := len(p.idle); n > 0 && (!fresh || p.live >= limit) {
 			c := p.idle[n-1]
 			p.idle = p.idle[:n-1]
 			p.mu.Unlock()
@@ -119,7 +121,7 @@ func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 			p.put(c, false)
 			continue
 		}
-		if p.live < MaxObjectReaders {
+		if p.live < limit {
 			p.live++
 			p.mu.Unlock()
 			c, err := p.start(ctx)
@@ -496,19 +498,20 @@ func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string,
 // such a name names nothing.
 func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err error) error {
 	if cause := context.Cause(ctx); cause != nil {
-		return cause
+		return p.repo.blockedBy(cause)
 	}
 	if c.used {
 		return errStale
 	}
 	c.stop() // waits for git, so its stderr is complete
 	msg := strings.TrimSpace(c.proc.stderr.String())
+	refused := p.repo.refusal(msg)
 	switch {
-	// A partial clone's lazy fetch of a missing object first tries to
-	// write the config, which the sandbox refuses: "error: could not lock
-	// config file", then "fatal: could not set
-	// 'remote.<name>.partialclonefilter'". The object is missing.
-	case strings.HasPrefix(msg, "fatal: "), strings.Contains(msg, ".partialclonefilter' to "):
+	case refused == ErrNotFetched: // a partial clone's: the object is missing
+		return fmt.Errorf("%w: %q: %w", ErrMissing, name, ErrNotFetched)
+	case refused != nil:
+		return fmt.Errorf("git cat-file: %w", refused)
+	case strings.HasPrefix(msg, "fatal: "):
 		return fmt.Errorf("%w: %q: git cat-file: %s", ErrMissing, name, msg)
 	case msg != "": // git could not start on the repository (its config, say)
 		return fmt.Errorf("git cat-file: %s", msg)

@@ -29,6 +29,13 @@ func (t *readerTable) add(p *objectPool) {
 	t.mu.Unlock()
 }
 
+// open is the number of repositories open on the table.
+func (t *readerTable) open() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pools)
+}
+
 func (t *readerTable) remove(p *objectPool) {
 	t.mu.Lock()
 	delete(t.pools, p)

@@ -2,6 +2,8 @@ package git
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,6 +132,16 @@ func statID(path string, follow bool) (fileID, error) {
 	return fileID{mode: mode, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, nil
 }
 
+// blockingFile is a *FileError if path is a file that an open for reading
+// waits on (a FIFO) or that is no file at all (a socket, a device), else nil.
+func blockingFile(path string) *FileError {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice) == 0 {
+		return nil
+	}
+	return &FileError{Path: path, Kind: fileKind(fi.Mode())}
+}
+
 // get is the answer kept for name if every file stamped is as it was.
 func (c *refCache) get(name string) (string, bool) {
 	c.mu.Lock()
@@ -154,6 +166,9 @@ type refStamp struct {
 	// reads no further than that (0 when it may).
 	rules []ruleEnd
 	taken time.Time
+	// blocked is a loose ref file git would wait on for ever (a FIFO, a
+	// socket, a device): the name is refused rather than asked of git.
+	blocked *FileError
 }
 
 type ruleEnd struct{ end, idLen int }
@@ -261,11 +276,25 @@ func (c *refCache) stamp(gitDir, name string) (st refStamp, ok bool) {
 		}
 		st.rules = append(st.rules, ruleEnd{len(b.stamp), idLen})
 	}
+	if b.blocked != nil {
+		b.blocked.Name = strings.TrimPrefix(strings.TrimPrefix(b.blocked.Path, common+"/"), gitDir+"/")
+		st.blocked = b.blocked
+	}
 	if b.failed || !b.local() {
 		return st, false
 	}
 	st.files = b.stamp
 	return st, true
+}
+
+// blockingRef is the first loose file git would wait on (a FIFO, ...) in
+// resolving the plain ref name, or nil.
+func (c *refCache) blockingRef(gitDir, name string) *FileError {
+	if !cacheableName(name) {
+		return nil
+	}
+	st, _ := c.stamp(gitDir, name)
+	return st.blocked
 }
 
 // pin remembers the directories' identity on first use and reports
@@ -280,10 +309,11 @@ func (c *refCache) pin(gitDir, common fileID) bool {
 }
 
 type stampBuilder struct {
-	stamp  []stamped
-	ids    map[string]fileID // the paths stamped
-	walked map[string]bool   // the ref files read for a symref
-	failed bool
+	stamp   []stamped
+	ids     map[string]fileID // the paths stamped
+	walked  map[string]bool   // the ref files read for a symref
+	failed  bool
+	blocked *FileError // the first path git would wait on
 }
 
 // add stats path into the stamp, once.
@@ -294,6 +324,9 @@ func (b *stampBuilder) add(path string, follow bool) fileID {
 	id, err := statID(path, follow)
 	if err != nil {
 		b.failed = true
+		if b.blocked == nil {
+			b.blocked = blockingFile(path)
+		}
 	}
 	b.ids[path] = id
 	b.stamp = append(b.stamp, stamped{path, follow, id})

@@ -3,6 +3,10 @@ package git
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +23,21 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 		}
 	}
 	stamp, keep := r.refs.stamp(r.gitDir, rev) // before git answers: see refcache.go
+	if stamp.blocked == nil && !keep {
+		// "evil~1", "evil^{tree}": git reads evil's files all the same.
+		if base := leadingRef(rev); base != "" {
+			stamp.blocked = r.refs.blockingRef(r.gitDir, base)
+		}
+	}
+	if stamp.blocked != nil {
+		return "", stamp.blocked // git would wait on it until the deadline
+	}
 	obj, err := r.Info(ctx, rev+"^{commit}")
+	if errors.Is(err, ErrMissing) {
+		if link := r.refLeavingStore(rev); link != nil {
+			return "", link // what git could not read, it took for nothing
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -30,6 +48,61 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 		r.refs.put(rev, obj.OID, stamp)
 	}
 	return obj.OID, nil
+}
+
+// refLeavingStore is the first loose file git reads for the ref rev names
+// (following symrefs such as HEAD's) that is a symlink resolving outside
+// the repository's store, or nil. The sandbox keeps git from reading it,
+// and git then takes the ref for one that does not exist.
+func (r *Repo) refLeavingStore(rev string) *FileError {
+	name := rev
+	if base := leadingRef(rev); base != "" {
+		name = base
+	}
+	st, err := r.storeLayout()
+	if err != nil {
+		return nil
+	}
+	inStore := func(p string) bool {
+		return slices.ContainsFunc(st.Dirs(), func(d string) bool { return Within(d, p) })
+	}
+	for depth := 0; depth < maxSymrefDepth && plainRefName(name); depth++ {
+		next := ""
+		for _, rule := range refRules {
+			rel := strings.Replace(rule, "%s", name, 1)
+			for _, dir := range []string{st.GitDir, st.CommonDir} {
+				p := filepath.Join(dir, rel)
+				fi, err := os.Lstat(p)
+				switch {
+				case err != nil:
+				case fi.Mode()&fs.ModeSymlink != 0:
+					if real, err := filepath.EvalSymlinks(p); err != nil || !inStore(real) {
+						return &FileError{Path: p, Name: rel, Kind: "a symlink"}
+					}
+				case fi.Mode().IsRegular() && next == "":
+					if data, err := ReadSmallFile(p); err == nil {
+						if target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref:"); ok {
+							next = strings.TrimSpace(target)
+						}
+					}
+				}
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		name = next
+	}
+	return nil
+}
+
+// leadingRef is the ref name a revision such as "main~2" or "v1^{tree}"
+// starts with, "" when it starts with none or is one.
+func leadingRef(rev string) string {
+	if i := strings.IndexAny(rev, "~^:@{"); i > 0 {
+		return rev[:i]
+	}
+	return ""
 }
 
 // HasRef reports whether the full ref name exists.

@@ -30,6 +30,7 @@ type Repo struct {
 	objects  *objectPool
 	memo     memo     // answers that depend only on commit ids
 	refs     refCache // branch names resolved, kept while their files stay as they were
+	commands holding  // the process slots the repository's commands hold (Env.commandShare)
 
 	storeOnce  sync.Once
 	grantsOnce sync.Once
@@ -200,7 +201,20 @@ func (r *Repo) acquire(ctx context.Context, kind room) (release func(), err erro
 	case roomCaller:
 		return func() {}, nil
 	}
-	return r.env.acquire(ctx, kind == roomSearch)
+	if r.env.slots == nil {
+		return func() {}, nil
+	}
+	// The repository's share first: past it, a call waits without taking
+	// a slot another repository could use.
+	if err := r.commands.acquire(ctx, r.env.commandShare()); err != nil {
+		return nil, err
+	}
+	slot, err := r.env.acquire(ctx, kind == roomSearch)
+	if err != nil {
+		r.commands.release()
+		return nil, err
+	}
+	return func() { slot(); r.commands.release() }, nil
 }
 
 func (r *Repo) startProcess(ctx context.Context, c *command, stdin bool) (*process, error) {
@@ -327,11 +341,20 @@ func (r *Repo) output(ctx context.Context, c *command) ([]byte, error) {
 // that is not read. A command on the work tree (onWorkTree) is only ever
 // git grep: it reads work-tree files as they are.
 func (r *Repo) stream(ctx context.Context, c *command, consume func(stdout io.Reader) error) error {
+	ran, err := r.streamUntil(ctx, c, consume)
+	if cause := context.Cause(ctx); ran && cause != nil && errors.Is(err, cause) {
+		return r.blockedBy(cause) // git was stopped by the call's end: say what it may have waited on
+	}
+	return err
+}
+
+// streamUntil is stream's work; ran says whether git started.
+func (r *Repo) streamUntil(ctx context.Context, c *command, consume func(stdout io.Reader) error) (ran bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p, err := r.start(ctx, ctx, c, false)
 	if err != nil {
-		return err
+		return false, err
 	}
 	consumeErr := consume(p.stdout)
 	// Whatever consume left unread is not wanted: stop git rather than
@@ -342,19 +365,24 @@ func (r *Repo) stream(ctx context.Context, c *command, consume func(stdout io.Re
 	}
 	waitErr := p.wait()
 	if consumeErr != nil {
-		return consumeErr
+		return true, consumeErr
 	}
 	if ctxErr := context.Cause(ctx); ctxErr != nil && drained {
-		return ctxErr
+		return true, ctxErr
 	}
 	if !drained {
-		return nil // git was stopped on purpose
+		return true, nil // git was stopped on purpose
 	}
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
-		return &ExitError{Args: c.args, Code: exit.ExitCode(), Stderr: p.stderr.String()}
+		// git dies (128) on a refusal; a grep that found nothing (1) may
+		// have warned about files it could not read.
+		if refused := r.refusal(p.stderr.String()); refused != nil && exit.ExitCode() == 128 {
+			return true, fmt.Errorf("git %s: %w", c.sub(), refused)
+		}
+		return true, &ExitError{Args: c.args, Code: exit.ExitCode(), Stderr: p.stderr.String()}
 	}
-	return waitErr
+	return true, waitErr
 }
 
 // runWriting runs one of the commands that write a mirror (init, fetch,

@@ -46,6 +46,13 @@ func (r *Repository) ResolveCommit(ctx context.Context, rev string) (string, err
 		return "", err
 	}
 	oid, err := r.resolve(ctx, rev)
+	var file *git.FileError
+	if errors.As(err, &file) && file.Kind == "a symlink" {
+		return "", errcode.New(errcode.InvalidRef, "%q cannot be read in %s: its ref file %s is a symlink leading out of the repository's store, which the sandbox refused git (the server reads no ref through a link)", rev, r.FullName(), file.Name)
+	}
+	if errors.As(err, &file) {
+		return "", errcode.New(errcode.InvalidRef, "%q cannot be read in %s: its ref file %s is %s, not a regular file, and git would wait on it until the call's deadline", rev, r.FullName(), file.Name, file.Kind)
+	}
 	if errors.Is(err, git.ErrMissing) {
 		return "", errcode.New(errcode.InvalidRef, "%q does not name a commit in %s", rev, r.FullName())
 	}

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,12 +43,25 @@ func (e *storeRefused) Error() string { return e.detail }
 // readStore reads where the repository at gitDir keeps its data.
 func readStore(gitDir string) (git.Store, *storeRefused) {
 	s, err := git.ReadStore(gitDir)
+	var file *git.FileError
+	if errors.As(err, &file) {
+		return s, &storeRefused{fileRefused(file), "its object store cannot be read: " + err.Error()}
+	}
 	if err != nil {
 		return s, &storeRefused{
 			"its object store cannot be read (a commondir, alternate, objects or refs directory is missing)",
 			"its object store cannot be read: " + err.Error()}
 	}
 	return s, nil
+}
+
+// fileRefused says, naming the file as the git directory does and no path,
+// why a file that is not a regular one keeps a repository from being served.
+func fileRefused(e *git.FileError) string {
+	if e.Kind == "a symlink" {
+		return fmt.Sprintf("its %s is a symlink, and neither git nor the server reads a git directory's files through a link (replace it with the file it points to)", e.Name)
+	}
+	return fmt.Sprintf("its %s is %s, not a regular file: git would wait on it until the call's deadline", e.Name, e.Kind)
 }
 
 // containedStore refuses a store when any of it lies outside dirs (called

@@ -48,10 +48,18 @@ func readAtRef(ctx context.Context, r *repo.Repository, commit, refName, path st
 	return err
 }
 
-// explainMissing tells a submodule from a path that does not exist.
+// explainMissing tells a submodule, and a file whose content is missing,
+// from a path that does not exist.
 func explainMissing(ctx context.Context, r *repo.Repository, commit, refName, path string) error {
-	if e, err := r.Git.Lookup(ctx, commit, path); err == nil && e.Kind() == git.KindSubmodule {
+	e, err := r.Git.Lookup(ctx, commit, path)
+	switch {
+	case err == nil && e.Kind() == git.KindSubmodule:
 		return errcode.New(errcode.InvalidArgument, "%q is a submodule (commit %s); it has no file content here", path, e.OID)
+	case err == nil && e.Kind() == git.KindFile:
+		// The tree names the file, its content is not there: a partial
+		// clone that never fetched it (or a damaged repository).
+		return errcode.New(errcode.NotFound, "%q at %s in %s: its content (blob %s) is missing from the repository (a partial clone never fetched it, or the repository is damaged), and the server does not fetch missing objects",
+			path, describeRef(refName, commit), r.FullName(), e.OID)
 	}
 	return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", path, describeRef(refName, commit), r.FullName())
 }

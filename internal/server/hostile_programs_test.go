@@ -122,8 +122,9 @@ func TestHostileGitmodulesIncludeTools(t *testing.T) {
 }
 
 // A repository's own config that includes a host file: git may not read
-// it, so the repository cannot be read, and the errors say so without what
-// the file holds.
+// it, so the repository cannot be read, and the errors say the sandbox
+// refused, without what the file holds or any host path (a retry never
+// helps: not UNAVAILABLE).
 func TestHostileConfigIncludeTools(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "config")
 	if err := os.WriteFile(outside, []byte("[remote \"origin\"]\n\turl = https://TOKEN@forge.example/secret.git\n"), 0o644); err != nil {
@@ -144,8 +145,8 @@ func TestHostileConfigIncludeTools(t *testing.T) {
 		if tool == "search_code" {
 			a = map[string]any{"query": "a", "ref": "HEAD"}
 		}
-		msg := h.fails(tool, a, "UNAVAILABLE")
-		if strings.Contains(msg, "TOKEN") || !strings.Contains(msg, "config") {
+		msg := h.fails(tool, a, "PERMISSION_DENIED")
+		if strings.Contains(msg, "TOKEN") || !strings.Contains(msg, "sandbox refused") || !strings.Contains(msg, "config") || strings.Contains(msg, outside) || strings.Contains(msg, r.Dir) {
 			t.Errorf("%s: %s", tool, msg)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -144,9 +145,7 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 	ctx, remarks := notes.With(ctx)
 	r, err := h(ctx, in)
 	if err != nil {
-		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
-			err = cause
-		}
+		err = explainGit(ctx, err)
 		// A note can explain an error (a ref missing from a stale mirror).
 		return s.errorResult(err, remarks.All()...), err
 	}
@@ -164,6 +163,39 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		return res, errcode.New(errcode.Unavailable, "encoding the result")
 	}
 	return res, nil
+}
+
+// explainGit gives what the git package marks the code and the words an
+// agent can act on: a call that ended (with what git waited on, if it
+// was a FIFO), a sandbox refusal, a partial clone's missing object.
+func explainGit(ctx context.Context, err error) error {
+	var blocked *git.BlockedError
+	var coded *errcode.Error
+	switch {
+	case errors.As(err, &blocked):
+		return blockedError(blocked)
+	case context.Cause(ctx) != nil && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case errors.As(err, &coded):
+		return err
+	case errors.Is(err, git.ErrSandboxRefused):
+		return errcode.New(errcode.PermissionDenied, "%v (an include.path, say): the repository cannot be read until its owner removes that; retrying will not help", git.ErrSandboxRefused)
+	case errors.Is(err, git.ErrNotFetched):
+		return errcode.New(errcode.NotFound, "%v: a full clone has it", git.ErrNotFetched)
+	}
+	return err
+}
+
+// blockedError says that the call ended (its deadline, say) while git
+// waited on a FIFO of the repository, and which: retrying cannot help.
+func blockedError(b *git.BlockedError) error {
+	code, msg := errcode.Unavailable, b.Cause.Error()
+	var coded *errcode.Error
+	if errors.As(b.Cause, &coded) {
+		code, msg = coded.Code, coded.Msg
+	}
+	return errcode.New(code, "%s: git was waiting on %s, %s in the repository's git directory, and no call that reads it can finish until the repository's owner replaces it with a regular file",
+		msg, b.File.Name, b.File.Kind)
 }
 
 // inputSchema is a tool's input schema, ready to check calls against.

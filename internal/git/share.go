@@ -1,0 +1,74 @@
+package git
+
+import (
+	"context"
+	"sync"
+)
+
+// shareDivisor: once several repositories are open, one may hold at most
+// this fraction (1/shareDivisor) of the process slots and of the reader
+// table, so that repositories whose refs block (a FIFO, a slow
+// filesystem) until the call's deadline leave room for the others.
+const shareDivisor = 4
+
+// repoShare is how much of a bound shared by every repository one may
+// hold: all of it while it is the only one open, a quarter (at least one)
+// once others are. total <= 0 is no bound.
+func (e *Env) repoShare(total int) int {
+	if total <= 0 || e.readers.open() <= 1 {
+		return total
+	}
+	return max(1, total/shareDivisor)
+}
+
+// commandShare is the most git commands one repository runs at once.
+func (e *Env) commandShare() int { return e.repoShare(cap(e.slots)) }
+
+// readerShare is the most cat-file readers one repository keeps.
+func (e *Env) readerShare() int {
+	if e.readers.max <= 0 {
+		return MaxObjectReaders
+	}
+	return min(MaxObjectReaders, e.repoShare(e.readers.max))
+}
+
+// holding counts what one repository holds of a shared bound, and makes a
+// caller past the repository's share wait for one of its own to finish.
+type holding struct {
+	mu   sync.Mutex
+	n    int
+	wake chan struct{} // closed and dropped whenever one is given back
+}
+
+// acquire waits, under ctx, until fewer than share are held, and holds
+// one more.
+func (h *holding) acquire(ctx context.Context, share int) error {
+	for {
+		h.mu.Lock()
+		if h.n < share {
+			h.n++
+			h.mu.Unlock()
+			return nil
+		}
+		if h.wake == nil {
+			h.wake = make(chan struct{})
+		}
+		wake := h.wake
+		h.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+func (h *holding) release() {
+	h.mu.Lock()
+	h.n--
+	if h.wake != nil {
+		close(h.wake)
+		h.wake = nil
+	}
+	h.mu.Unlock()
+}
