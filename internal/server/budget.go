@@ -45,6 +45,8 @@ func (s *Server) wireSize(w wireReply) int {
 	n := s.envelope + text.JSONLen(w.text) + envelopeReserve
 	if w.next != nil {
 		n += text.JSONLen(w.next.line()) + nextMetaSize(w.next)
+	} else {
+		n += text.JSONLen(completeLine(w.text))
 	}
 	return n
 }

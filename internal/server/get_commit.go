@@ -34,11 +34,13 @@ type getCommitOut struct {
 	DiffBase  string     `json:"diffBase" jsonschema:"what the files and the patch are against: the first parent, or for a root commit the empty tree"`
 	Message   *string    `json:"message" jsonschema:"the message (its subject, the first paragraph on one line, then its body) in the first part, cut when longer than a third of a reply; null in later parts"`
 	// MessageBytesLeftOut: how much of the message a cut left out.
-	MessageBytesLeftOut int           `json:"messageBytesLeftOut" jsonschema:"bytes at the end of the message a cut left out (0: message is whole, or a later part)"`
-	ChangedFiles        []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
-	TotalFiles          int           `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
-	Files               []diffFile    `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
-	Truncated           bool          `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
+	MessageBytesLeftOut int `json:"messageBytesLeftOut" jsonschema:"bytes at the end of the message a cut left out (0: message is whole, or a later part)"`
+	// MessageHidden: the bidi controls and invisible characters of message.
+	MessageHidden *hiddenChars  `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the message, the subject line 1), shown as they are; absent when none"`
+	ChangedFiles  []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
+	TotalFiles    int           `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
+	Files         []diffFile    `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
+	Truncated     bool          `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
 	paged
 }
 
@@ -145,6 +147,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		avail := s.payloadRoom(reply[getCommitOut]{text: bare + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe})
 		shown, left := histCutMessage(histMessage(c), avail/3)
 		out.Message, out.MessageBytesLeftOut = &shown, left
+		out.MessageHidden = newHiddenChars(text.ScanText([]byte(shown), 1), text.Hidden{})
 		files := make([]changedFile, len(page))
 		for i, ch := range page {
 			files[i] = s.changedFile(ch)
@@ -255,10 +258,15 @@ func histMessage(c git.Commit) string {
 	return c.Subject + "\n\n" + body
 }
 
-// histIndent indents a message's lines as git show does.
+// histIndent indents a message's lines as git show does; the subject, its
+// first line, is written as every one-line field is (text.Line), the body
+// as it is.
 func histIndent(m string) string {
 	var b strings.Builder
-	for _, line := range strings.Split(m, "\n") {
+	for i, line := range strings.Split(m, "\n") {
+		if i == 0 {
+			line = text.Line(line)
+		}
 		if line != "" {
 			b.WriteString("    " + line)
 		}
@@ -301,12 +309,15 @@ func histPreamble(name string, c git.Commit, out getCommitOut, against string, t
 		fmt.Fprintf(&b, "Parents:   %s (a merge: its files and patch are against its first parent)\n", strings.Join(c.Parents, " "))
 	}
 	person := func(p histPerson) string {
-		return strings.TrimSpace(fmt.Sprintf("%s <%s> %s", p.Name, p.Email, p.Date))
+		return strings.TrimSpace(fmt.Sprintf("%s <%s> %s", text.Line(p.Name), text.Line(p.Email), p.Date))
 	}
 	fmt.Fprintf(&b, "Author:    %s\nCommitter: %s\n\n", person(out.Author), person(out.Committer))
 	b.WriteString(histIndent(*out.Message))
 	if out.MessageBytesLeftOut > 0 {
 		fmt.Fprintf(&b, "[message cut: its last %d bytes are left out, as it is longer than a third of a reply]\n", out.MessageBytesLeftOut)
+	}
+	if h := text.ScanText([]byte(*out.Message), 1); h.Found() {
+		b.WriteString("[" + hiddenNote("the message", h, text.Hidden{}, false) + "]\n")
 	}
 	if c.Truncated {
 		b.WriteString("[a field of this commit (its message, a name) is longer than the server reads and was cut]\n")

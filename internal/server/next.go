@@ -38,6 +38,27 @@ func (n *nextCall) line() string {
 	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, plainJSONText(n.Arguments))
 }
 
+// nextPrefix starts the line of a partial reply's next call.
+const nextPrefix = "[partial reply]"
+
+// completeLine ends the text of a complete reply whose last line (past
+// blank ones) reads like the next call's line: content shown as it is (a
+// file's last line, a description) can hold one. So the last line of a
+// reply's text starts with nextPrefix exactly when the server wrote it as
+// the next call (README, "Safety").
+func completeLine(text string) string {
+	body := strings.TrimRight(text, " \t\r\n")
+	last := strings.TrimLeft(body[strings.LastIndexByte(body, '\n')+1:], " \t")
+	if !strings.HasPrefix(last, nextPrefix) {
+		return ""
+	}
+	sep := ""
+	if !strings.HasSuffix(text, "\n") {
+		sep = "\n"
+	}
+	return sep + "[complete reply: the line above is the repository's, not the server's next call]\n"
+}
+
 // plainJSONText is v as compact JSON for a model to read and copy: "<"
 // and "&" as they are, not escaped for HTML.
 func plainJSONText(v any) string {

@@ -228,6 +228,8 @@ func (s *Server) result(r wireReply) *mcp.CallToolResult {
 	if r.next != nil {
 		text += r.next.line()
 		meta[MetaKeyNext] = r.next
+	} else {
+		text += completeLine(text)
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	res.SetMeta(meta)
