@@ -43,10 +43,9 @@ func (s *Server) wireSize(w wireReply) int {
 		return s.resultSize(s.result(w))
 	}
 	n := s.envelope + text.JSONLen(w.text) + envelopeReserve
+	n += text.JSONLen(lastLines(w.text, w.next))
 	if w.next != nil {
-		n += text.JSONLen(w.next.line()) + nextMetaSize(w.next)
-	} else {
-		n += text.JSONLen(completeLine(w.text))
+		n += nextMetaSize(w.next)
 	}
 	return n
 }

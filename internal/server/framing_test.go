@@ -255,6 +255,7 @@ func TestEveryControlCharEscaped(t *testing.T) {
 		names, authors, subjects, lines = append(names, name), append(authors, author), append(subjects, subject), append(lines, line)
 		content += line + "\n"
 		r.Write(name, "x\n")
+		r.Write("d"+cs+"y/.env", "S=1\n") // hidden: named in the secrets policy's note
 		r.Write("lines.txt", content)
 		r.Git("add", "-A")
 		tree := strings.TrimSpace(r.Git("write-tree"))
@@ -273,8 +274,8 @@ func TestEveryControlCharEscaped(t *testing.T) {
 	}{
 		{"list_changed_files", args("base", base, "limit", 500), names},
 		{"list_pull_request_files", pr("limit", 100), names},
-		{"get_diff", args("base", base), nil},
-		{"get_pull_request_diff", pr(), nil},
+		{"get_diff", args("base", base), hiddenDirs(names)[:40]}, // the note lists as many as fit
+		{"get_pull_request_diff", pr(), hiddenDirs(names)[:40]},
 		{"list_files", args("limit", 500), names},
 		{"list_commits", args("limit", 100), append(append([]string{}, authors...), subjects...)},
 		{"get_pull_request", pr(), append(append([]string{}, authors...), subjects...)},
@@ -284,6 +285,9 @@ func TestEveryControlCharEscaped(t *testing.T) {
 	} {
 		what := fmt.Sprintf("%s %v", c.tool, c.args)
 		text := h.ok(c.tool, c.args)
+		if c.tool == "list_pull_request_files" {
+			text += h.ok(c.tool, pr("limit", 100, "page", 2)) // with the hidden files, two pages
+		}
 		if !utf8.ValidString(text) {
 			t.Errorf("%s: the text is not UTF-8", what)
 		}
@@ -312,4 +316,14 @@ func TestEveryControlCharEscaped(t *testing.T) {
 			t.Errorf("list_changed_files: structured paths lack %q as it is", n)
 		}
 	}
+}
+
+// hiddenDirs are the hidden .env files of the table's directories, named
+// after names ("n<c>x" gives "d<c>y/.env").
+func hiddenDirs(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "d" + n[1:len(n)-1] + "y/.env"
+	}
+	return out
 }

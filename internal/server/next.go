@@ -38,6 +38,19 @@ func (n *nextCall) line() string {
 	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, plainJSONText(n.Arguments))
 }
 
+// lastLines is what ends a reply's text: the next call's line, on a line
+// of its own (a note before it ends without a newline), or for a complete
+// reply its completeLine.
+func lastLines(text string, next *nextCall) string {
+	if next == nil {
+		return completeLine(text)
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		return "\n" + next.line()
+	}
+	return next.line()
+}
+
 // nextPrefix starts the line of a partial reply's next call.
 const nextPrefix = "[partial reply]"
 
