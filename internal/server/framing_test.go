@@ -241,6 +241,9 @@ func framedLines(text string) string {
 func TestEveryControlCharEscaped(t *testing.T) {
 	r := testrepo.New(t)
 	r.Write("lines.txt", "")
+	// Longer than one blame: its next call names it, C1 escaped.
+	long := "long\u0085\u009b.txt"
+	r.Write(long, strings.Repeat("l\n", 600))
 	base := r.Commit("base")
 	parent := base
 	var names, authors, subjects, lines []string
@@ -295,6 +298,10 @@ func TestEveryControlCharEscaped(t *testing.T) {
 			t.Errorf("%s: control character %U reaches the text raw:\n%q", what, r, framedLines(text))
 		}
 		wantQuoted(t, what, text, c.quoted...)
+	}
+	res := h.call("blame", args("path", long))
+	if _, partial := res.Meta[MetaKeyNext]; !partial || rawControl(textOf(res)) >= 0 || !strings.Contains(textOf(res), `"path":"long\u0085\u009b.txt"`) {
+		t.Errorf("blame of %q: the next call holds a raw control character or is missing:\n%q", long, textOf(res)[max(0, len(textOf(res))-400):])
 	}
 	// get_commit of one commit: its author, subject and file.
 	for i, back := range []int{len(names) - 1, 0} {

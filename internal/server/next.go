@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // MetaKeyNext is the key, in a tool result's _meta, of the call that
@@ -73,7 +75,8 @@ func completeLine(text string) string {
 }
 
 // plainJSONText is v as compact JSON for a model to read and copy: "<"
-// and "&" as they are, not escaped for HTML.
+// and "&" as they are, not escaped for HTML; DEL and C1 escaped, as no
+// line the server writes holds a control character.
 func plainJSONText(v any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
@@ -81,7 +84,7 @@ func plainJSONText(v any) string {
 	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return text.JSONControls(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // paged is embedded in the structured output of every tool whose replies

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -52,4 +53,23 @@ func Line(s string) string {
 // client may take for a line break or a terminal may act on.
 func IsControl(r rune) bool {
 	return r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == 0x2028 || r == 0x2029
+}
+
+// JSONControls escapes in JSON text what encoding/json leaves raw but a
+// terminal or a client may act on: DEL and the C1 controls, as \u007f and
+// \u0080–\u009f. They occur in JSON text only inside strings, where the
+// escape means the same character.
+func JSONControls(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= 0x7f && r <= 0x9f }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0x7f && r <= 0x9f {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,4 +66,16 @@ func FuzzQuote(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestJSONControls(t *testing.T) {
+	in := `{"path":"a` + "\x7f\u0085\u009b" + `ü"}`
+	want := `{"path":"a\u007f\u0085\u009bü"}`
+	if got := JSONControls(in); got != want {
+		t.Errorf("JSONControls(%q) = %q, want %q", in, got, want)
+	}
+	var v map[string]string
+	if err := json.Unmarshal([]byte(want), &v); err != nil || v["path"] != "a\x7f\u0085\u009bü" {
+		t.Errorf("the escaped JSON reads back as %q (%v)", v["path"], err)
+	}
 }
