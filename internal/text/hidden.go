@@ -2,6 +2,7 @@ package text
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,10 @@ func (h *Hidden) Add(n int, line []byte, atStart bool) {
 	}
 	found := false
 	for i := 0; i < len(line); {
+		if line[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(line[i:])
 		if IsHidden(r) && !(r == 0xFEFF && i == 0 && atStart) {
 			found = true
@@ -58,6 +63,9 @@ func (h *Hidden) Add(n int, line []byte, atStart bool) {
 // AddText scans lines of text (split at "\n") numbered from first; line 1
 // is the start of its file.
 func (h *Hidden) AddText(data []byte, first int) {
+	if !mayHoldHidden(data) {
+		return
+	}
 	for n := first; len(data) > 0; n++ {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -77,15 +85,24 @@ func ScanText(data []byte, first int) Hidden {
 }
 
 // mayHoldHidden is a fast test: every hidden character is encoded with one
-// of these lead bytes.
+// of the lead bytes isHiddenLead knows. ASCII is skipped eight bytes at a
+// time.
 func mayHoldHidden(b []byte) bool {
-	for _, c := range b {
-		switch c {
-		case 0xC2, 0xD8, 0xE2, 0xEF, 0xF3:
+	for len(b) > 0 {
+		if len(b) >= 8 && binary.LittleEndian.Uint64(b)&0x8080808080808080 == 0 {
+			b = b[8:]
+			continue
+		}
+		if isHiddenLead(b[0]) {
 			return true
 		}
+		b = b[1:]
 	}
 	return false
+}
+
+func isHiddenLead(c byte) bool {
+	return c == 0xC2 || c == 0xD8 || c == 0xE2 || c == 0xEF || c == 0xF3
 }
 
 // IsHidden: r is a bidi control or an invisible character.

@@ -103,3 +103,21 @@ func FuzzScanText(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkScanText scans a 64 KB part: plain ASCII (the fast path) and
+// text full of typographic punctuation (U+2014, U+201C, whose lead byte
+// is a hidden character's, so every line is decoded).
+func BenchmarkScanText(b *testing.B) {
+	for _, c := range []struct{ name, line string }{
+		{"ascii", "\tif err := run(ctx, args); err != nil { return err }\n"},
+		{"punctuation", "“Quoted” — and so on… “again” — and again…\n"},
+	} {
+		data := []byte(strings.Repeat(c.line, 64<<10/len(c.line)))
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				ScanText(data, 1)
+			}
+		})
+	}
+}
