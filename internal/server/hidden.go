@@ -46,8 +46,8 @@ func uniqueNames(a, b text.Hidden) []string {
 }
 
 // hiddenNote is the note of a text's hidden characters: what names the
-// text ("lines of README.md"), the lines and the code points. A patch's
-// lines are said to be of the new or of the old file.
+// text ("app.js", "the patch of app.js", "the message"), the lines and the
+// code points. A patch's lines are said to be of the new or the old file.
 func hiddenNote(what string, new, old text.Hidden, patch bool) string {
 	var where []string
 	if new.Found() {
@@ -86,8 +86,7 @@ func linesPhrase(patch bool, side string, h text.Hidden) string {
 
 // maxHiddenNotes is how many files of a part get a hidden-character note;
 // one more line counts the rest. hiddenNoteLength bounds a note without
-// its file's name.
-// maxNoteName bounds the name a note shows.
+// its file's name, and maxNoteName the name it shows.
 const (
 	maxHiddenNotes   = 5
 	hiddenNoteLength = 640
@@ -187,7 +186,12 @@ func subjectsNote(commits []histCommit) string {
 // context) hold hidden characters, by file.
 func matchesNote(matches []searchMatch) string {
 	var ph partHidden
+	last := map[string]int{} // a line two matches' context share is counted once
 	add := func(path string, line int, t string) {
+		if line <= last[path] {
+			return
+		}
+		last[path] = line
 		h := text.Hidden{}
 		h.Add(line, []byte(t), line == 1)
 		if !h.Found() {

@@ -137,6 +137,9 @@ func TestTrojanSourceFlagged(t *testing.T) {
 			t.Errorf("search_code ref %q: structured matches %+v", ref, out.Matches)
 		}
 	}
+	// Context two matches share is counted once.
+	text = h.ok("search_code", args("query", "admins only", "contextLines", 3))
+	wantHiddenNote(t, "search_code with context", text, "app.js, lines 3, 5:")
 	text = h.ok("blame", args("path", "app.js"))
 	wantShown(t, "blame", text, trojanLine+"\n")
 	wantHiddenNote(t, "blame", text, "app.js, lines 3, 5")
