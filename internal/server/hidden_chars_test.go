@@ -67,6 +67,7 @@ func TestTrojanSourceFlagged(t *testing.T) {
 	r.Write("app.js", "var isAdmin = false;\nfunction check() {\n    if (isAdmin) {\n        console.log(\"You are an admin.\");\n    }\n}\n")
 	base := r.Commit("base")
 	r.Write("app.js", trojanFile)
+	r.Write("evil"+rlo+"txt.exe", "x\n")
 	head := r.Commit("Tidy " + rlo + "check" + pdi + "\n\nbody " + lri + "line" + pdi)
 	makeLocalPull(r, base, head)
 	h := serve(t, r)
@@ -76,7 +77,7 @@ func TestTrojanSourceFlagged(t *testing.T) {
 	text := h.structured("get_diff", args("base", base), &diffOut)
 	wantShown(t, "get_diff", text, "+"+trojanLine+"\n")
 	wantHiddenNote(t, "get_diff", text, "the patch of app.js, new lines 3, 5:")
-	if f := diffOut.Files; len(f) != 1 || f[0].Hidden == nil || !slices.Equal(f[0].Hidden.Lines, []int{3, 5}) || f[0].Hidden.OldCount != 0 || !slices.Equal(f[0].Hidden.CodePoints, trojanNames) {
+	if f := diffOut.Files; len(f) != 2 || f[1].Hidden != nil || f[0].Hidden == nil || !slices.Equal(f[0].Hidden.Lines, []int{3, 5}) || f[0].Hidden.OldCount != 0 || !slices.Equal(f[0].Hidden.CodePoints, trojanNames) {
 		t.Errorf("get_diff: structured files %+v", diffOut.Files)
 	}
 	text = h.ok("get_pull_request_diff", pr)
@@ -137,7 +138,10 @@ func TestTrojanSourceFlagged(t *testing.T) {
 			t.Errorf("search_code ref %q: structured matches %+v", ref, out.Matches)
 		}
 	}
-	// Context two matches share is counted once.
+	// A name with a hidden character is written quoted: the escape shows it.
+	text = h.ok("list_changed_files", args("base", base))
+	wantShown(t, "list_changed_files", text, `"evil\u202etxt.exe"`)
+		// Context two matches share is counted once.
 	text = h.ok("search_code", args("query", "admins only", "contextLines", 3))
 	wantHiddenNote(t, "search_code with context", text, "app.js, lines 3, 5:")
 	text = h.ok("blame", args("path", "app.js"))

@@ -17,9 +17,11 @@ import (
 
 // Name writes a path or other name (a ref, an author, an email, a label):
 // quoted when it holds a control character, a quote, or space at an end,
-// is empty or is not UTF-8, any of which would make the line ambiguous.
+// is empty or is not UTF-8, any of which would make the line ambiguous; or
+// a hidden character (IsHidden), which the quoting shows ("\u202e"): a
+// name has no note of its own.
 func Name(s string) string {
-	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return IsControl(r) || r == '"' }) ||
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return IsControl(r) || r == '"' || IsHidden(r) }) ||
 		strings.TrimSpace(s) != s || !utf8.ValidString(s) {
 		return strconv.Quote(s)
 	}

@@ -25,6 +25,7 @@ func TestNameAndLine(t *testing.T) {
 		{" padded ", `" padded "`, " padded "},
 		{"", `""`, ""},
 		{"bad\xffutf8", `"bad\xffutf8"`, `"bad\xffutf8"`},
+		{"evil\u202etxt.exe", `"evil\u202etxt.exe"`, "evil\u202etxt.exe"},
 	} {
 		if got := Name(c.in); got != c.name {
 			t.Errorf("Name(%q) = %s, want %s", c.in, got, c.name)
