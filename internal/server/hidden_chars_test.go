@@ -141,7 +141,7 @@ func TestTrojanSourceFlagged(t *testing.T) {
 	// A name with a hidden character is written quoted: the escape shows it.
 	text = h.ok("list_changed_files", args("base", base))
 	wantShown(t, "list_changed_files", text, `"evil\u202etxt.exe"`)
-		// Context two matches share is counted once.
+	// Context two matches share is counted once.
 	text = h.ok("search_code", args("query", "admins only", "contextLines", 3))
 	wantHiddenNote(t, "search_code with context", text, "app.js, lines 3, 5:")
 	text = h.ok("blame", args("path", "app.js"))
