@@ -186,7 +186,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 				Author: blamePerson{Name: c.Author.Name, Email: c.Author.Email, Date: rfc3339(c.Author.Date)}})
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s at %s: blame of %s, ", r.FullName(), atCommit(commit, in.Ref, ""), quotePath(path))
+		fmt.Fprintf(&b, "%s at %s: blame of %s, ", r.FullName(), atCommit(commit, in.Ref, ""), text.Name(path))
 		if n == 0 {
 			fmt.Fprintf(&b, "no line of %d–%d fits in one reply", start, end)
 		} else {
@@ -212,14 +212,17 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			if !byID[c.SHA].Author.Date.IsZero() {
 				date = byID[c.SHA].Author.Date.Format(time.DateOnly)
 			}
-			fmt.Fprintf(&b, "%s %s %s: %s", short(c.SHA), date, c.Author.Name, c.Summary)
+			fmt.Fprintf(&b, "%s %s %s: %s", short(c.SHA), date, text.Line(c.Author.Name), text.Line(c.Summary))
 			if p := renamed[c.SHA]; len(p) > 0 {
-				fmt.Fprintf(&b, " (file then at %s)", strings.Join(quoteAll(p), ", "))
+				fmt.Fprintf(&b, " (file then at %s)", strings.Join(text.Names(p), ", "))
 			}
 			b.WriteString("\n")
 		}
 		if bad > 0 {
 			fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", count(bad, "line"))
+		}
+		if hidden := blameHidden(shown); hidden.Found() {
+			b.WriteString("[" + hiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 		}
 		rep := reply[blameOut]{text: b.String(), out: out}
 		if next := start + n; next <= end {
@@ -256,24 +259,14 @@ func atCommit(commit, ref, headNote string) string {
 	case ref == commit:
 		return short(commit)
 	}
-	return short(commit) + " (" + ref + ")"
+	return short(commit) + " (" + text.Name(ref) + ")"
 }
 
-// quotePath writes a path on one line of text: as it is, or Go-quoted
-// when it holds a control character, a quote, or space at an end, which
-// would make the line ambiguous.
-func quotePath(p string) string {
-	if p == "" || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '"' }) ||
-		strings.TrimSpace(p) != p || !utf8.ValidString(p) {
-		return strconv.Quote(p)
+// blameHidden finds the hidden characters of the lines shown.
+func blameHidden(lines []blameLineOut) text.Hidden {
+	var h text.Hidden
+	for _, l := range lines {
+		h.Add(l.Line, []byte(l.Text), l.Line == 1)
 	}
-	return p
-}
-
-func quoteAll(ps []string) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = quotePath(p)
-	}
-	return out
+	return h
 }

@@ -47,8 +47,9 @@ func (s *Server) wireSize(w wireReply) int {
 		return s.resultSize(s.result(w))
 	}
 	n := s.envelope + text.JSONLen(w.text) + envelopeReserve
+	n += text.JSONLen(lastLines(w.text, w.next))
 	if w.next != nil {
-		n += text.JSONLen(w.next.line()) + nextMetaSize(w.next)
+		n += nextMetaSize(w.next)
 	}
 	return n
 }

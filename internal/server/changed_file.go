@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // changedFile is one file of a diff, as every tool that lists one says it
@@ -46,9 +47,9 @@ func (f changedFile) line() string {
 	case f.Additions != nil:
 		counts = fmt.Sprintf("+%d -%d", *f.Additions, *f.Deletions)
 	}
-	s := fmt.Sprintf("%-12s %-14s %s", f.Status, counts, f.Path)
+	s := fmt.Sprintf("%-12s %-14s %s", f.Status, counts, text.Name(f.Path))
 	if f.OldPath != nil {
-		s += " (from " + *f.OldPath + ")"
+		s += " (from " + text.Name(*f.OldPath) + ")"
 	}
 	if f.IsTest {
 		s += " [test]"

@@ -574,7 +574,7 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 				line, side = ll.OldLine, "old"
 			}
 			args, _ := json.Marshal(map[string]any{"path": name, "ref": at, "startLine": max(1, line-20)})
-			fmt.Fprintf(&b, "[left out: line %d of the %s %s is %d bytes, longer than a whole reply; read_file %s reads the file around it]\n", line, side, name, ll.Bytes, args)
+			fmt.Fprintf(&b, "[left out: line %d of the %s %s is %d bytes, longer than a whole reply; read_file %s reads the file around it]\n", line, side, text.Name(name), ll.Bytes, text.JSONControls(string(args)))
 		}
 	}
 	var skipped []string
@@ -588,24 +588,25 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 			break
 		}
 		args := plainJSONText(map[string]any{"path": path, "ref": readAt, "startLine": 1})
-		fmt.Fprintf(&b, "[not diffed: %s is %d bytes, too large for git to diff within the server's memory cap; read_file %s reads it]\n", path, p.skipped[path], args)
+		fmt.Fprintf(&b, "[not diffed: %s is %d bytes, too large for git to diff within the server's memory cap; read_file %s reads it]\n", text.Name(path), p.skipped[path], args)
 	}
 	if longNotes > maxLongNotes {
 		fmt.Fprintf(&b, "[left out: %d more lines longer than a whole reply]\n", longNotes-maxLongNotes)
 	}
 	room := noteListRoom
 	if len(hidden) > 0 {
-		fmt.Fprintf(&b, "[hidden by the server's secrets policy: %s]\n", fileList(hidden, nil, len(hidden), room))
+		fmt.Fprintf(&b, "[hidden by the server's secrets policy: %s]\n", fileList(text.Names(hidden), nil, len(hidden), room))
 	}
 	if len(replaced) > 0 {
-		fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", fileList(replaced, nil, len(replaced), room))
+		fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", fileList(text.Names(replaced), nil, len(replaced), room))
 	}
 	if len(tests) > 0 {
-		fmt.Fprintf(&b, "[test files: %s]\n", fileList(tests, nil, len(tests), room))
+		fmt.Fprintf(&b, "[test files: %s]\n", fileList(text.Names(tests), nil, len(tests), room))
 	}
 	if len(generated) > 0 {
-		fmt.Fprintf(&b, "[generated or vendored: %s]\n", fileList(generated, nil, len(generated), room))
+		fmt.Fprintf(&b, "[generated or vendored: %s]\n", fileList(text.Names(generated), nil, len(generated), room))
 	}
+	b.WriteString(scanPart(p).notes(true))
 	return b.String()
 }
 
@@ -647,11 +648,11 @@ func patchRoom(room, maxBytes int) int {
 	return max(room, minPartRoom)
 }
 
-// partNotesRoom is the most a part's notes take: three lists and a few
-// left-out lines. A part read from a stream that cannot be read twice (a
+// partNotesRoom is the most a part's notes take: three lists, a few
+// left-out lines and hidden-character notes. A part read from a stream that cannot be read twice (a
 // forge's diff) keeps it free.
 func (s *Server) partNotesRoom() int {
-	return 4*noteListRoom + 2*maxLongNotes*longNoteLength
+	return 4*noteListRoom + 2*maxLongNotes*longNoteLength + maxHiddenNotes*(hiddenNoteLength+maxNoteName)
 }
 
 // notesSlack is the room a part's reply keeps for its notes at first: most

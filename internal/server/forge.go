@@ -107,7 +107,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 		return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, names.count, names.String())
 	case path != "" && hidden:
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-	case first && page.Next == nil && !hidden && !needsNotes(page):
+	case first && page.Next == nil && !hidden && !needsNotes(page) && !hasHiddenChars(page):
 		if len(page.Files) == 0 {
 			return textReply{text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
 		}

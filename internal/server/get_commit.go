@@ -39,12 +39,14 @@ type getCommitOut struct {
 	DiffBase     string     `json:"diffBase" jsonschema:"what the files and the patch are against: the first parent, or for a root commit the empty tree"`
 	Message      *string    `json:"message" jsonschema:"the message (its subject, the first paragraph on one line, then its body): in the first part as much as fits a third of a reply, in a part that goes on with it the next piece, from messageOffset; null in the other parts"`
 	// MessageBytesLeftOut: how much of the message the next parts hold.
-	MessageBytesLeftOut int           `json:"messageBytesLeftOut" jsonschema:"bytes of the message after this part's piece, which the next parts hold (0: the message ends here, or a part without it)"`
-	MessageOffset       int           `json:"messageOffset" jsonschema:"the byte offset in the message of this part's piece (0 but in a part that goes on with the message)"`
-	ChangedFiles        []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
-	TotalFiles          int           `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
-	Files               []diffFile    `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
-	Truncated           bool          `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
+	MessageBytesLeftOut int `json:"messageBytesLeftOut" jsonschema:"bytes of the message after this part's piece, which the next parts hold (0: the message ends here, or a part without it)"`
+	MessageOffset       int `json:"messageOffset" jsonschema:"the byte offset in the message of this part's piece (0 but in a part that goes on with the message)"`
+	// MessageHidden: the bidi controls and invisible characters of message.
+	MessageHidden *hiddenChars  `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters this part's piece of message holds (lines of the whole message, the subject line 1), shown as they are; absent when none"`
+	ChangedFiles  []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
+	TotalFiles    int           `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
+	Files         []diffFile    `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
+	Truncated     bool          `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
 	paged
 }
 
@@ -163,6 +165,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		out.Parents = c.Parents[:min(len(c.Parents), histListParents+max(0, avail/4/(len(sha)+4)))]
 		shown, left := histCutMessage(histMessage(c), avail/3)
 		out.Message, out.MessageBytesLeftOut = &shown, left
+		out.MessageHidden = histHidden(shown, 1)
 		files := make([]changedFile, len(page))
 		for i, ch := range page {
 			files[i] = s.changedFile(ch)
@@ -332,12 +335,14 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	out.Truncated, out.TotalFiles, out.MessageOffset = true, st.cur.Files, from
 	render := func(piece string, left int) reply[getCommitOut] {
 		out.Message, out.MessageBytesLeftOut = &piece, left
+		line := strings.Count(msg[:from], "\n") + 1
+		out.MessageHidden = histHidden(piece, line)
 		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d:\n", st.r.FullName(), short(st.c.SHA), from+1, from+len(piece), len(msg))
 		next := st.next(0, 0, st.cur.Files)
 		if left > 0 {
 			next = st.next(0, from+len(piece), st.cur.Files)
 		}
-		return reply[getCommitOut]{text: header + histMessageText(piece, left), out: out, next: next}
+		return reply[getCommitOut]{text: header + histMessageText(piece, left) + histHiddenNote(piece, line), out: out, next: next}
 	}
 	probe := render("", 0)
 	probe.text += strings.Repeat("x", 300+len(st.r.FullName()))
@@ -378,16 +383,36 @@ func histMessage(c git.Commit) string {
 	return c.Subject + "\n\n" + body
 }
 
-// histIndent indents a message's lines as git show does.
+// histIndent indents a message's lines as git show does; the subject, its
+// first line, is written as every one-line field is (text.Line), the body
+// as it is.
 func histIndent(m string) string {
 	var b strings.Builder
-	for _, line := range strings.Split(m, "\n") {
+	for i, line := range strings.Split(m, "\n") {
+		if i == 0 {
+			line = text.Line(line)
+		}
 		if line != "" {
 			b.WriteString("    " + line)
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// histHidden is the hidden characters of a piece of a message whose first
+// line is the message's line first; nil when there are none.
+func histHidden(piece string, first int) *hiddenChars {
+	return newHiddenChars(text.ScanText([]byte(piece), first), text.Hidden{})
+}
+
+// histHiddenNote is the note that names them, or "".
+func histHiddenNote(piece string, first int) string {
+	h := text.ScanText([]byte(piece), first)
+	if !h.Found() {
+		return ""
+	}
+	return "[" + hiddenNote("the message", h, text.Hidden{}, false) + "]\n"
 }
 
 // histMessageText is a piece of a message as the text shows it: indented,
@@ -450,10 +475,11 @@ func histPreamble(name string, c git.Commit, out getCommitOut, against string, t
 		fmt.Fprintf(&b, "Parents:   %s (a merge: its files and patch are against its first parent)\n", strings.Join(out.Parents, " "))
 	}
 	person := func(p histPerson) string {
-		return strings.TrimSpace(fmt.Sprintf("%s <%s> %s", p.Name, p.Email, p.Date))
+		return strings.TrimSpace(fmt.Sprintf("%s <%s> %s", text.Line(p.Name), text.Line(p.Email), p.Date))
 	}
 	fmt.Fprintf(&b, "Author:    %s\nCommitter: %s\n\n", person(out.Author), person(out.Committer))
 	b.WriteString(histMessageText(*out.Message, out.MessageBytesLeftOut))
+	b.WriteString(histHiddenNote(*out.Message, 1))
 	if c.Truncated {
 		b.WriteString("[a field of this commit (its message, a name) is longer than the server reads and was cut]\n")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 type getDiffIn struct {
@@ -31,6 +32,8 @@ type diffFile struct {
 	// Partial: the patch is this part's share of the file's section; the
 	// rest is in the parts before or after it.
 	Partial bool `json:"partial" jsonschema:"patch holds only part of the file's section: the rest is in the previous or next part"`
+	// Hidden: the bidi controls and invisible characters patch holds.
+	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters the patch holds, shown as they are; absent when none"`
 }
 
 type getDiffOut struct {
@@ -193,7 +196,7 @@ func (rp *renamePairs) only(c git.Change) bool {
 	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
 	if in != oldIn {
 		if rp.count++; rp.count <= maxPaired {
-			rp.paired = append(rp.paired, c.OldPath+" → "+c.Path)
+			rp.paired = append(rp.paired, text.Name(c.OldPath)+" → "+text.Name(c.Path))
 		}
 	}
 	return in || oldIn
@@ -250,6 +253,11 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			}
 		}
 		files = append(files, e)
+	}
+	for i, f := range files {
+		if f.Patch != nil {
+			files[i].Hidden = newHiddenChars(diff.ScanHidden([]byte(*f.Patch)))
+		}
 	}
 	return files
 }

@@ -46,7 +46,13 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textR
 	if in.EndLine < 0 || (in.EndLine > 0 && in.StartLine > in.EndLine) {
 		return textReply{}, inversion(in.StartLine, in.EndLine)
 	}
-	return s.backend.fileContent(ctx, in, path)
+	out, err := s.backend.fileContent(ctx, in, path)
+	if err == nil && !in.WithMetadata {
+		// The text is the file's, byte for byte: its note is the reply's
+		// (renderNotes, within noteReserve).
+		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.text), max(in.StartLine, 1)))
+	}
+	return out, err
 }
 
 func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error) {

@@ -49,6 +49,10 @@ type getPullRequestOut struct {
 	BodyBytes    int        `json:"bodyBytes" jsonschema:"size of the whole description in bytes"`
 	Commits      []prCommit `json:"commits" jsonschema:"locally, this part's commits, oldest first; empty in forge mode"`
 	Truncated    bool       `json:"truncated" jsonschema:"true when the description or the commits go on in a next part"`
+	// TitleHidden and BodyHidden: the bidi controls and invisible
+	// characters of title and body.
+	TitleHidden []string     `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
+	BodyHidden  *hiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds (lines of the whole description), shown as they are; absent when none"`
 	paged
 }
 
@@ -61,6 +65,8 @@ type prCommit struct {
 	Message       string `json:"message" jsonschema:"the subject, then the body after a blank line (this part's share of it when partial or messageOffset is not 0)"`
 	MessageOffset int    `json:"messageOffset" jsonschema:"where message starts in the whole message, in bytes"`
 	Partial       bool   `json:"partial" jsonschema:"the message goes on in the next part"`
+	// MessageHidden: the bidi controls and invisible characters of message.
+	MessageHidden *hiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the whole message, the subject line 1), shown as they are; absent when none"`
 }
 
 // getPullRequestTool is get_pull_request's definition (registry.go).
@@ -250,7 +256,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, header string, out getPullRequestOut, from int, share string) reply[getPullRequestOut] {
 	var b strings.Builder
 	b.WriteString(header + "\n")
-	fmt.Fprintf(&b, "Title: %s\n", oneLine(d.Title))
+	fmt.Fprintf(&b, "Title: %s\n", text.Line(d.Title))
 	if from == 0 {
 		state := d.State
 		if d.Draft {
@@ -263,18 +269,18 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 				state += ", not mergeable (conflicts, or not checked yet)"
 			}
 		}
-		fmt.Fprintf(&b, "State: %s\n", oneLine(state))
-		fmt.Fprintf(&b, "Author: %s\n", oneLine(d.Author))
-		fmt.Fprintf(&b, "Base: %s at %s\n", oneLine(d.BaseRef), d.BaseSHA)
-		fmt.Fprintf(&b, "Head: %s at %s\n", oneLine(d.HeadRef), d.HeadSHA)
+		fmt.Fprintf(&b, "State: %s\n", text.Line(state))
+		fmt.Fprintf(&b, "Author: %s\n", text.Name(d.Author))
+		fmt.Fprintf(&b, "Base: %s at %s\n", text.Name(d.BaseRef), d.BaseSHA)
+		fmt.Fprintf(&b, "Head: %s at %s\n", text.Name(d.HeadRef), d.HeadSHA)
 		fmt.Fprintf(&b, "Merge base: %s\n", d.MergeBase)
 		labels := "none"
 		if len(d.Labels) > 0 {
-			labels = oneLine(strings.Join(d.Labels, ", "))
+			labels = strings.Join(text.Names(d.Labels), ", ")
 		}
 		fmt.Fprintf(&b, "Labels: %s\n", labels)
-		fmt.Fprintf(&b, "Created: %s; updated: %s\n", oneLine(d.Created), oneLine(d.Updated))
-		fmt.Fprintf(&b, "URL: %s\n", oneLine(d.URL))
+		fmt.Fprintf(&b, "Created: %s; updated: %s\n", text.Line(d.Created), text.Line(d.Updated))
+		fmt.Fprintf(&b, "URL: %s\n", text.Line(d.URL))
 	}
 	end := from + len(share)
 	if d.Body == "" {
@@ -284,6 +290,14 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 		writeShare(&b, share)
 	}
 	out.Body = ptr(share)
+	if title := text.ScanText([]byte(d.Title), 2); title.Found() {
+		out.TitleHidden = title.PointNames()
+		b.WriteString(pointsNote("the title", title))
+	}
+	body := text.ScanText([]byte(share), strings.Count(d.Body[:from], "\n")+1)
+	if out.BodyHidden = newHiddenChars(body, text.Hidden{}); body.Found() {
+		b.WriteString("[" + hiddenNote("the description", body, text.Hidden{}, false) + "]\n")
+	}
 	r := reply[getPullRequestOut]{text: b.String(), out: out}
 	if end < len(d.Body) {
 		r.out.Truncated = true
@@ -430,7 +444,7 @@ func (p localPull) render(shares []commitShare) reply[getPullRequestOut] {
 	b.WriteString(p.header + "\n")
 	first := p.start == 0 && p.offset == 0
 	if first {
-		fmt.Fprintf(&b, "Base: %s at %s (%s)\n", p.baseRef, out.Base, p.baseWhy)
+		fmt.Fprintf(&b, "Base: %s at %s (%s)\n", text.Name(p.baseRef), out.Base, p.baseWhy)
 		fmt.Fprintf(&b, "Head: %s at %s\n", out.HeadRef, out.Head)
 		fmt.Fprintf(&b, "Merge base: %s\n", out.MergeBase)
 		b.WriteString("A local pull request is only its refs: no title, description, state or labels. Its commits tell its story.\n")
@@ -452,9 +466,17 @@ func (p localPull) render(shares []commitShare) reply[getPullRequestOut] {
 			fmt.Fprintf(&b, "commit %s (%d of %d), its message from byte %d:\n", sh.c.SHA, n, p.total, sh.from)
 		} else {
 			fmt.Fprintf(&b, "commit %s (%d of %d)\n", sh.c.SHA, n, p.total)
-			fmt.Fprintf(&b, "Author: %s, %s\n\n", oneLine(sh.c.Author.Name), commitDate(sh.c.Author.Date))
+			fmt.Fprintf(&b, "Author: %s, %s\n\n", text.Line(sh.c.Author.Name), commitDate(sh.c.Author.Date))
 		}
+		subject := sh.from == 0
 		for line := range strings.Lines(sh.msg) {
+			if subject {
+				// Written as every one-line field is; the body as it is.
+				body, nl := strings.CutSuffix(line, "\n")
+				if line, subject = text.Line(body), false; nl {
+					line += "\n"
+				}
+			}
 			if line != "\n" {
 				b.WriteString("    ")
 			}
@@ -463,11 +485,16 @@ func (p localPull) render(shares []commitShare) reply[getPullRequestOut] {
 		if !strings.HasSuffix(sh.msg, "\n") {
 			b.WriteString("\n")
 		}
+		full := pullCommitMessage(sh.c)
+		hidden := text.ScanText([]byte(sh.msg), strings.Count(full[:sh.from], "\n")+1)
+		if hidden.Found() {
+			b.WriteString("[" + hiddenNote("the message of "+short(sh.c.SHA), hidden, text.Hidden{}, false) + "]\n")
+		}
 		if sh.partial {
-			fmt.Fprintf(&b, "[the message goes on in the next part, from byte %d of %d]\n", sh.from+len(sh.msg), len(pullCommitMessage(sh.c)))
+			fmt.Fprintf(&b, "[the message goes on in the next part, from byte %d of %d]\n", sh.from+len(sh.msg), len(full))
 		}
 		out.Commits = append(out.Commits, prCommit{SHA: sh.c.SHA, Author: sh.c.Author.Name, Date: commitDate(sh.c.Author.Date),
-			Message: sh.msg, MessageOffset: sh.from, Partial: sh.partial})
+			Message: sh.msg, MessageOffset: sh.from, Partial: sh.partial, MessageHidden: newHiddenChars(hidden, text.Hidden{})})
 	}
 	// Where the next part starts: the same commit's message further on, or
 	// the commit after the last one shown.

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 type getPullRequestDiffIn struct {
@@ -86,7 +87,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		if err != nil {
 			return textReply{}, err
 		}
-		if part.next == nil && !needsNotes(part.page) && !anyHidden(part.page) && (path == "" || part.total > 0) {
+		if part.next == nil && !needsNotes(part.page) && !anyHidden(part.page) && !hasHiddenChars(part.page) && (path == "" || part.total > 0) {
 			if part.total == 0 {
 				return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
 			}
@@ -119,7 +120,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	b.Grow(512 + len(name) + len(path) + len(part.page.Text) + len(partNotes))
 	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
 	if path != "" {
-		fmt.Fprintf(&b, "; %s", path)
+		fmt.Fprintf(&b, "; %s", text.Name(path))
 	} else if size > 0 {
 		fmt.Fprintf(&b, "; %s, %d bytes of patch", count(files, "file"), size)
 	}

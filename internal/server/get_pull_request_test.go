@@ -303,7 +303,7 @@ func TestGetPullRequestForge(t *testing.T) {
 	}
 	for _, want := range []string{
 		"acme/widgets#3: 7 files changed (base aaaaaaaaaaaa, merge base cccccccccccc → head bbbbbbbbbbbb)\n",
-		`Title: Add widgets\nsecond line` + "\n", "State: open, mergeable\n", "Author: alice\n", "Labels: bug, needs review\n",
+		`Title: "Add widgets\nsecond line"` + "\n", "State: open, mergeable\n", "Author: alice\n", "Labels: bug, needs review\n",
 		"Base: main at " + strings.Repeat("a", 40) + "\n", "Head: feature at " + strings.Repeat("b", 40) + "\n",
 		"URL: http://forge/acme/widgets/pulls/3\n", fmt.Sprintf("Description, bytes 0 to %d of %d", len(*out.Body), len(body)),
 	} {

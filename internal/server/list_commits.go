@@ -47,6 +47,9 @@ type histCommit struct {
 	Subject      string     `json:"subject" jsonschema:"the message's first paragraph on one line"`
 	FilesChanged int        `json:"filesChanged" jsonschema:"files it changes against its first parent (all its files for a root commit), whatever paths selects"`
 	IsMerge      bool       `json:"isMerge"`
+	// SubjectHidden names the bidi controls and invisible characters of
+	// subject.
+	SubjectHidden []string `json:"subjectHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters subject holds, by code point and name, shown as they are; absent when none"`
 }
 
 type listCommitsOut struct {
@@ -147,7 +150,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s: %s %s", sel.repo.FullName(), count(total, "commit"), sel.what)
 		if len(paths) > 0 {
-			b.WriteString(" touching " + histPaths(paths))
+			b.WriteString(" touching " + histPaths(text.Names(paths)))
 		}
 		b.WriteString(", " + order)
 		if n < total {
@@ -160,6 +163,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		for _, e := range out.Commits {
 			b.WriteString(e.line())
 		}
+		b.WriteString(subjectsNote(out.Commits))
 		r := reply[listCommitsOut]{text: b.String(), out: out}
 		if out.NextOffset != nil {
 			next := in
@@ -227,7 +231,7 @@ func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned []stri
 		return nil, err
 	}
 	return &histSelection{repo: r, to: to, pinned: []string{to},
-		what: fmt.Sprintf("reachable from %s (%s)", ref, short(to))}, nil
+		what: fmt.Sprintf("reachable from %s (%s)", text.Name(ref), short(to))}, nil
 }
 
 // histRange selects the commits of base..head: in merge-base mode those
@@ -247,9 +251,9 @@ func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned []strin
 	c := &histSelection{repo: sel.repo, from: sel.base, to: sel.head, base: ptr(sel.base), pinned: []string{sel.base, sel.head}}
 	if sel.mergeBase != nil {
 		c.from, c.mergeBase = *sel.mergeBase, sel.mergeBase
-		c.what = fmt.Sprintf("on %s (%s) since it branched off %s (%s) at their merge base %s", head, short(sel.head), in.Base, short(sel.base), short(*sel.mergeBase))
+		c.what = fmt.Sprintf("on %s (%s) since it branched off %s (%s) at their merge base %s", text.Name(head), short(sel.head), text.Name(in.Base), short(sel.base), short(*sel.mergeBase))
 	} else {
-		c.what = fmt.Sprintf("reachable from %s (%s) and not from %s (%s)", head, short(sel.head), in.Base, short(sel.base))
+		c.what = fmt.Sprintf("reachable from %s (%s) and not from %s (%s)", text.Name(head), short(sel.head), text.Name(in.Base), short(sel.base))
 	}
 	return c, nil
 }
@@ -336,6 +340,9 @@ func newHistCommit(c git.Commit) histCommit {
 	if e.Parents == nil {
 		e.Parents = []string{}
 	}
+	if h := text.ScanText([]byte(e.Subject), 1); h.Found() {
+		e.SubjectHidden = h.PointNames()
+	}
 	return e
 }
 
@@ -376,7 +383,7 @@ func (e histCommit) line() string {
 	case e.IsMerge:
 		files = "merge, " + files + " against its first parent"
 	}
-	return fmt.Sprintf("%s %s %s %s (%s)\n", short(e.SHA), day, who, e.Subject, files)
+	return fmt.Sprintf("%s %s %s %s (%s)\n", short(e.SHA), day, text.Line(who), text.Line(e.Subject), files)
 }
 
 // histPaths names a few of paths for a header.

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // maxCountedDirs bounds the directories whose entries one page counts (a
@@ -162,7 +163,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 			b.WriteString(", recursively")
 		}
 		if len(in.Glob) > 0 {
-			b.WriteString(", glob " + strings.Join(quoteAll(in.Glob), " "))
+			b.WriteString(", glob " + strings.Join(text.Names(in.Glob), " "))
 		}
 		b.WriteString(" — ")
 		switch {
@@ -201,7 +202,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 
 // line is an entry as the text shows it.
 func (f fileEntry) line() string {
-	p := quotePath(f.Path)
+	p := text.Name(f.Path)
 	switch f.Type {
 	case git.KindDir:
 		if f.Entries != nil {
@@ -292,7 +293,7 @@ func dirLabel(dir string) string {
 	if dir == "" {
 		return "/"
 	}
-	return quotePath(dir) + "/"
+	return text.Name(dir) + "/"
 }
 
 // byteCount is "1 byte", "1,234 bytes".

@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 type listRepositoriesIn struct {
@@ -58,7 +59,9 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			if r.Bare {
 				kind = "bare"
 			}
-			fmt.Fprintf(&b, "%s/%s (%s, default branch %q)\n", r.Owner, r.Name, kind, r.DefaultBranch)
+			// The branch is always quoted (strconv.Quote, as text.Name does
+			// when it must); a forge's names are written as every name is.
+			fmt.Fprintf(&b, "%s (%s, default branch %q)\n", text.Name(r.Owner+"/"+r.Name), kind, r.DefaultBranch)
 		}
 		r := reply[listRepositoriesOut]{text: b.String(), out: out}
 		if out.NextOffset != nil {

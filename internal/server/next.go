@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // MetaKeyNext is the key, in a tool result's _meta, of the call that
@@ -38,8 +40,43 @@ func (n *nextCall) line() string {
 	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, plainJSONText(n.Arguments))
 }
 
+// lastLines is what ends a reply's text: the next call's line, on a line
+// of its own (a note before it ends without a newline), or for a complete
+// reply its completeLine.
+func lastLines(text string, next *nextCall) string {
+	if next == nil {
+		return completeLine(text)
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		return "\n" + next.line()
+	}
+	return next.line()
+}
+
+// nextPrefix starts the line of a partial reply's next call.
+const nextPrefix = "[partial reply]"
+
+// completeLine ends the text of a complete reply whose last line (past
+// blank ones) reads like the next call's line: content shown as it is (a
+// file's last line, a description) can hold one. So the last line of a
+// reply's text starts with nextPrefix exactly when the server wrote it as
+// the next call (README, "Safety").
+func completeLine(text string) string {
+	body := strings.TrimRight(text, " \t\r\n")
+	last := strings.TrimLeft(body[strings.LastIndexByte(body, '\n')+1:], " \t")
+	if !strings.HasPrefix(last, nextPrefix) {
+		return ""
+	}
+	sep := ""
+	if !strings.HasSuffix(text, "\n") {
+		sep = "\n"
+	}
+	return sep + "[complete reply: the line above is the repository's, not the server's next call]\n"
+}
+
 // plainJSONText is v as compact JSON for a model to read and copy: "<"
-// and "&" as they are, not escaped for HTML.
+// and "&" as they are, not escaped for HTML; DEL and C1 escaped, as no
+// line the server writes holds a control character.
 func plainJSONText(v any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
@@ -47,7 +84,7 @@ func plainJSONText(v any) string {
 	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return text.JSONControls(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // paged is embedded in the structured output of every tool whose replies

@@ -32,6 +32,8 @@ type readFileOut struct {
 	IsBinary   bool    `json:"isBinary"`
 	Content    string  `json:"content" jsonschema:"lines startLine..endLine joined with \\n"`
 	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: next reads on"`
+	// Hidden: the bidi controls and invisible characters content holds.
+	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
 	paged
 }
 
@@ -92,13 +94,30 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	// limit is the content's room.
 	header := func(o readFileOut) string {
 		if o.TotalLines == 0 {
-			return fmt.Sprintf("%s (%s) is empty: 0 lines\n", o.Path, where)
+			return fmt.Sprintf("%s (%s) is empty: 0 lines\n", text.Name(o.Path), where)
 		}
-		return fmt.Sprintf("%s (%s): lines %d–%d of %d\n", o.Path, where, o.StartLine, o.EndLine, o.TotalLines)
+		return fmt.Sprintf("%s (%s): lines %d–%d of %d\n", text.Name(o.Path), where, o.StartLine, o.EndLine, o.TotalLines)
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
 	room := s.payloadRoom(reply[readFileOut]{text: header(probe) + "\n", out: probe, next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
+	// A slice whose hidden characters' note leaves it over the limit is
+	// read again in the room the note leaves.
+	for attempt := 0; ; attempt++ {
+		r0, err := s.readFileSlice(in, out, path, where, header, room, read)
+		if err != nil {
+			return reply[readFileOut]{}, err
+		}
+		if over := s.replySize(r0) - s.cfg.MaxBytes; over > 0 && r0.out.Hidden != nil && attempt < 3 {
+			room -= over
+			continue
+		}
+		return r0, nil
+	}
+}
+
+// readFileSlice is read_file's reply with the lines that fit room.
+func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where string, header func(readFileOut) string, room int, read func(func(git.Object, io.Reader) error) error) (reply[readFileOut], error) {
 	used := 0
 	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2
@@ -106,7 +125,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}}
 	var res text.Slice
 	var size int64
-	err = read(func(blob git.Object, body io.Reader) error {
+	err := read(func(blob git.Object, body io.Reader) error {
 		size = blob.Size
 		// A blob's line count never changes: once known, a page stops
 		// reading at its last line instead of counting to the end.
@@ -126,7 +145,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}
 	if out.IsBinary = res.Binary; out.IsBinary {
 		out.EndLine = out.StartLine - 1
-		return reply[readFileOut]{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", path, where, size), out: out}, nil
+		return reply[readFileOut]{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", text.Name(path), where, size), out: out}, nil
 	}
 	if in.StartLine > max(res.Total, 1) {
 		return reply[readFileOut]{}, pastTheEnd(path, "startLine", in.StartLine, res.Total)
@@ -135,6 +154,8 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		return reply[readFileOut]{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
+	hidden := text.ScanText(res.Content, out.StartLine)
+	out.Hidden = newHiddenChars(hidden, text.Hidden{})
 	// The text is the header and the lines, the last one ended with "\n"
 	// for what follows; the structured content shares the lines' bytes.
 	head := header(out)
@@ -144,6 +165,9 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	b.Write(res.Content)
 	if len(res.Content) > 0 && res.Content[len(res.Content)-1] != '\n' {
 		b.WriteByte('\n')
+	}
+	if hidden.Found() {
+		b.WriteString("[" + hiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 	}
 	text := b.String()
 	out.Content = text[len(head) : len(head)+len(res.Content)]

@@ -42,6 +42,8 @@ type searchMatch struct {
 	Text   string   `json:"text" jsonschema:"the matching line (lines over 500 bytes are cut, with a marker)"`
 	Before []string `json:"before,omitempty" jsonschema:"context lines before the match"`
 	After  []string `json:"after,omitempty" jsonschema:"context lines after the match"`
+	// Hidden names the bidi controls and invisible characters of text.
+	Hidden []string `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters text holds, by code point and name, shown as they are; absent when none"`
 }
 
 type searchCodeOut struct {
@@ -307,6 +309,11 @@ func (c *grepCollector) allowed(path string) bool {
 
 // fitMatches renders the reply with as many matches as fit.
 func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, all []searchMatch) reply[searchCodeOut] {
+	for i, m := range all {
+		if h := text.ScanText([]byte(m.Text), m.Line); h.Found() {
+			all[i].Hidden = h.PointNames()
+		}
+	}
 	render := func(n int) reply[searchCodeOut] {
 		out.Matches = all[:n:n]
 		if out.Matches == nil {
@@ -335,13 +342,14 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 				b.WriteString("--\n")
 			}
 			for j, t := range m.Before {
-				fmt.Fprintf(&b, "%s-%d- %s\n", m.Path, m.Line-len(m.Before)+j, t)
+				fmt.Fprintf(&b, "%s-%d- %s\n", text.Name(m.Path), m.Line-len(m.Before)+j, text.Line(t))
 			}
-			fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+			fmt.Fprintf(&b, "%s:%d: %s\n", text.Name(m.Path), m.Line, text.Line(m.Text))
 			for j, t := range m.After {
-				fmt.Fprintf(&b, "%s-%d- %s\n", m.Path, m.Line+1+j, t)
+				fmt.Fprintf(&b, "%s-%d- %s\n", text.Name(m.Path), m.Line+1+j, text.Line(t))
 			}
 		}
+		b.WriteString(matchesNote(o.Matches))
 		if o.SkippedLarge > 0 {
 			files := "files larger than the server's %s search limit (--max-search-file-bytes) were"
 			if o.SkippedLarge == 1 {

@@ -258,8 +258,8 @@ func decodeArgs[In any](args json.RawMessage, schema inputSchema) (In, error) {
 func (s *Server) result(r wireReply) *mcp.CallToolResult {
 	text := r.text
 	meta := mcp.Meta{mcp.MetaKeyServerInfo: s.impl}
+	text += lastLines(text, r.next)
 	if r.next != nil {
-		text += r.next.line()
 		meta[MetaKeyNext] = r.next
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
