@@ -63,7 +63,10 @@ type command struct {
 	// Otherwise --work-tree names the private home, or nothing (noWorkTree).
 	workTree   bool
 	noWorkTree bool
-	room       room
+	// privateTree is the --work-tree of a work-tree search on copies the
+	// server made (a directory of its private home; grepWorkTree).
+	privateTree string
+	room        room
 	// writes: the sandbox lets the command write the repository's git
 	// directory (and nothing else); its output is discarded. network is
 	// the one protocol it may use ("": none); env are environment entries
@@ -217,6 +220,14 @@ func (c *command) onWorkTree() *command {
 	}
 	c.workTree = true
 	return c
+}
+
+// privateIndex runs the command on a private index (env is its
+// GIT_INDEX_FILE entry, a file of the private home): update-index then
+// writes only that file, and no shared index beside the repository's.
+func (c *command) privateIndex(env string) *command {
+	c.env = append(c.env, env)
+	return c.config("core.splitIndex=false")
 }
 
 // longLived makes the command a long-lived reader (cat-file): it takes room

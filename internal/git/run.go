@@ -98,7 +98,10 @@ func (r *Repo) execCmd(ctx context.Context, c *command) *exec.Cmd {
 		// builds itself, each with explicit magic (glob, exclude).
 		argv = append(argv, "--literal-pathspecs")
 	}
-	if !c.noWorkTree {
+	switch {
+	case c.privateTree != "":
+		argv = append(argv, "--work-tree="+c.privateTree)
+	case !c.noWorkTree:
 		argv = append(argv, "--work-tree="+r.workTreeFor(c.workTree))
 	}
 	if !withoutSettings {
