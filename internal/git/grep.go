@@ -217,7 +217,12 @@ func (r *Repo) grepSkips(ctx context.Context, o GrepOptions, large []string) (sk
 	}
 	include, exclude := globMatcher(TranslateGlobs(o.Globs), false), globMatcher(o.Exclude, true)
 	var selected []string
-	for _, p := range large {
+	for i, p := range large {
+		// A tree can name one large blob under thousands of long
+		// paths: each is matched against every glob.
+		if i%16 == 15 && ctx.Err() != nil {
+			return nil, 0, context.Cause(ctx)
+		}
 		if exclude != nil && exclude.MatchString(p) {
 			continue // never searched anyway
 		}
