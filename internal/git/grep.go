@@ -240,6 +240,16 @@ func (r *Repo) grepSkips(ctx context.Context, o GrepOptions, large []string) (sk
 	return skip, len(selected), nil
 }
 
+// pathsBytes is what a list of paths costs in memory: the bytes of the
+// paths and each string's header.
+func pathsBytes(paths []string) int {
+	n := 24 // the slice header
+	for _, p := range paths {
+		n += len(p) + 16
+	}
+	return n
+}
+
 func fitsCommandLine(paths []string) bool {
 	n := 0
 	for _, p := range paths {
@@ -292,7 +302,7 @@ func (r *Repo) largeBlobs(ctx context.Context, commit string, max int64) ([]stri
 	if err != nil {
 		return nil, err
 	}
-	r.memo.put(key, large, len(large)+1)
+	r.memo.put(key, large, len(key)+pathsBytes(large))
 	return large, nil
 }
 
