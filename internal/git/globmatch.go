@@ -539,7 +539,8 @@ func (r *Repo) GlobsSelectFile(ctx context.Context, rev string, globs, exclude [
 		br := bufio.NewReaderSize(stdout, 64<<10)
 		var rec []byte
 		for n := 0; ; n++ {
-			if n%checkEvery == checkEvery-1 && ctx.Err() != nil {
+			// Each record may be matched twice, over a long path.
+			if n%64 == 63 && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
 			var cut bool
