@@ -85,10 +85,10 @@ const (
 func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) error) (GrepResult, error) {
 	var res GrepResult
 	c := grepCommand("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
-	var large, changedLarge []string
+	var large []string
 	var err error
 	if o.Rev == "" {
-		large, changedLarge, res.Searched, err = r.grepWorkTree(ctx, c, o)
+		large, res.Searched, err = r.grepWorkTree(ctx, c, o)
 	} else if o.MaxFileBytes > 0 {
 		large, err = r.largeBlobs(ctx, o.Rev, o.MaxFileBytes)
 	}
@@ -99,7 +99,7 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 	if err != nil {
 		return res, err
 	}
-	res.Skipped = counted + len(changedLarge)
+	res.Skipped = counted
 	if o.Regex {
 		c.flags("-E")
 	} else {

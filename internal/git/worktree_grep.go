@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -113,18 +116,19 @@ func (s *SearchedFiles) Close() {
 
 // grepWorkTree prepares a work-tree search: it lists the index, finds the
 // clean files, copies the others it would search, and sets c to run on
-// what it made. It returns the large files (for grepSkips: clean ones to
-// skip, all to count) and what was searched.
-func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (large, changedLarge []string, _ *SearchedFiles, err error) {
+// what it made: the index itself (--cached) when no file it reads differs
+// from its blob, else a private index. It returns the large files (for
+// grepSkips) and what was searched.
+func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (large []string, _ *SearchedFiles, err error) {
 	if r.workTree == "" {
-		return nil, nil, nil, errors.New("git: a bare repository has no work tree to search")
+		return nil, nil, errors.New("git: a bare repository has no work tree to search")
 	}
 	entries, err := r.readIndex(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	if err := r.markClean(ctx, entries); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	s := &SearchedFiles{r: r, blobs: map[string]string{}, copied: map[string]bool{}}
 	var changed []*indexEntry
@@ -140,25 +144,31 @@ func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (lar
 			changed = append(changed, e)
 		}
 	}
-	if len(changed) == 0 {
+	differ := false
+	if len(changed) > 0 {
+		if s.dir, err = os.MkdirTemp(filepath.Join(r.env.dir, searchesDir), ""); err != nil {
+			return nil, nil, err
+		}
+		var changedLarge []string
+		if changedLarge, differ, err = r.copyChanged(ctx, s, changed, o); err != nil {
+			s.Close()
+			return nil, nil, err
+		}
+		large = append(large, changedLarge...)
+	}
+	if !differ {
+		// Every file the search reads is in the index as it is.
 		c.flags("--cached")
-		return large, nil, s, nil
-	}
-	if s.dir, err = os.MkdirTemp(filepath.Join(r.env.dir, searchesDir), ""); err != nil {
-		return nil, nil, nil, err
-	}
-	if changedLarge, err = r.copyChanged(ctx, s, changed, o); err != nil {
-		s.Close()
-		return nil, nil, nil, err
+		return large, s, nil
 	}
 	index := filepath.Join(s.dir, "index")
 	if err := r.writeIndex(ctx, index, entries); err != nil {
 		s.Close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	c.env = append(c.env, "GIT_INDEX_FILE="+index)
 	c.privateTree = filepath.Join(s.dir, "tree")
-	return large, changedLarge, s, nil
+	return large, s, nil
 }
 
 // readIndex lists the regular files of the index with their stat data
@@ -302,50 +312,58 @@ func sameStat(fi os.FileInfo, e *indexEntry, indexTime [2]int64) bool {
 
 // copyChanged copies the changed files the search would read (selected by
 // the globs, not excluded) into s.dir/tree, each read through a checked
-// handle (checkedRead). It returns the paths not copied for being over
-// MaxFileBytes.
-func (r *Repo) copyChanged(ctx context.Context, s *SearchedFiles, changed []*indexEntry, o GrepOptions) (large []string, err error) {
+// handle (checkedRead). A copy that hashes to the file's blob in the index
+// (a file only touched, or racily clean) is dropped and the file marked
+// clean. It returns the paths not copied for being over MaxFileBytes, and
+// whether a file the search reads differs from its blob (or could not be
+// read, and must not be searched as its blob either).
+func (r *Repo) copyChanged(ctx context.Context, s *SearchedFiles, changed []*indexEntry, o GrepOptions) (large []string, differ bool, err error) {
 	include, exclude := globMatcher(TranslateGlobs(o.Globs), false), globMatcher(o.Exclude, true)
 	store := r.storeInWorkTree()
 	storeIDs := r.storeIDs(store)
 	wt, err := os.Open(r.workTree)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer wt.Close()
 	if err := os.Mkdir(filepath.Join(s.dir, "tree"), 0o700); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	dst, err := os.OpenRoot(filepath.Join(s.dir, "tree"))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer dst.Close()
 	var total int64
 	for i, e := range changed {
 		if i%64 == 63 && ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+			return nil, false, context.Cause(ctx)
 		}
 		if (exclude != nil && exclude.MatchString(e.path)) || (include != nil && !include.MatchString(e.path)) ||
 			slicesAnyWithin(store, e.path) || (o.Hidden != nil && o.Hidden(e.path)) {
 			continue // never searched
 		}
-		n, err := copyChecked(wt, storeIDs, dst, e.path, o.MaxFileBytes)
+		n, id, err := copyChecked(wt, storeIDs, dst, e.path, o.MaxFileBytes, len(e.oid))
 		switch {
 		case errors.Is(err, errTooLarge):
-			large = append(large, e.path)
+			large = append(large, e.path) // skipped either way
 		case err != nil:
 			// Not a file the search may read (a symlink on the way, a
 			// hard link, gone): not searched, as git skips what it
 			// cannot read.
+			differ = true
+		case id == e.oid && !e.unmerged && e.flags&ceIntentToAdd == 0:
+			e.clean = true
+			s.blobs[e.path] = e.oid
+			dst.Remove(filepath.FromSlash(e.path))
 		default:
-			s.copied[e.path] = true
+			s.copied[e.path], differ = true, true
 			if total += n; total > maxWorkTreeCopy {
-				return nil, &WorkTreeChangedError{Files: len(changed), Bytes: maxWorkTreeCopy}
+				return nil, false, &WorkTreeChangedError{Files: len(changed), Bytes: maxWorkTreeCopy}
 			}
 		}
 	}
-	return large, nil
+	return large, differ, nil
 }
 
 // storeInWorkTree lists the repository's directories that lie inside its
@@ -400,27 +418,37 @@ func (r *Repo) storeIDs(inTree []string) map[inodeID]bool {
 
 // copyChecked copies the work-tree file path (below the directory wt) to
 // the same path below dst, through checkedRead. It returns the bytes
-// copied.
-func copyChecked(wt *os.File, store map[inodeID]bool, dst *os.Root, path string, max int64) (int64, error) {
+// copied and the id git would give them as a blob (hexLen: SHA-1 or
+// SHA-256).
+func copyChecked(wt *os.File, store map[inodeID]bool, dst *os.Root, path string, max int64, hexLen int) (int64, string, error) {
 	if dir := filepath.Dir(filepath.FromSlash(path)); dir != "." {
 		if err := dst.MkdirAll(dir, 0o700); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 	}
 	out, err := dst.OpenFile(filepath.FromSlash(path), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var n int64
-	err = checkedRead(wt, store, path, max, func(f *os.File) error {
+	var id string
+	err = checkedRead(wt, store, path, max, func(f *os.File, size int64) error {
+		h := sha1.New() //nolint:gosec // G401: git's object id, not a secret's hash
+		if hexLen == 64 {
+			h = sha256.New()
+		}
+		fmt.Fprintf(h, "blob %d\x00", size)
 		src := io.Reader(f)
 		if max > 0 {
 			src = io.LimitReader(f, max+1)
 		}
 		var err error
-		n, err = io.Copy(out, src)
-		if err == nil && max > 0 && n > max {
+		n, err = io.Copy(io.MultiWriter(out, h), src)
+		switch {
+		case err == nil && max > 0 && n > max:
 			err = errTooLarge // it grew since
+		case err == nil && n == size:
+			id = hex.EncodeToString(h.Sum(nil))
 		}
 		return err
 	})
@@ -430,7 +458,7 @@ func copyChecked(wt *os.File, store map[inodeID]bool, dst *os.Root, path string,
 	if err != nil {
 		dst.Remove(filepath.FromSlash(path))
 	}
-	return n, err
+	return n, id, err
 }
 
 // checkedRead hands read the work-tree file path, opened below the
@@ -441,7 +469,7 @@ func copyChecked(wt *os.File, store map[inodeID]bool, dst *os.Root, path string,
 // with one link, and that link its name in the directory opened: a file
 // that is, or was while it was read, a hard link to one outside the
 // repository fails, as does one renamed away meanwhile.
-func checkedRead(wt *os.File, store map[inodeID]bool, path string, max int64, read func(*os.File) error) error {
+func checkedRead(wt *os.File, store map[inodeID]bool, path string, max int64, read func(f *os.File, size int64) error) error {
 	names := strings.Split(path, "/")
 	parent, err := unix.Dup(int(wt.Fd()))
 	if err != nil {
@@ -476,11 +504,13 @@ func checkedRead(wt *os.File, store map[inodeID]bool, path string, max int64, re
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
+	var size int64
 	check := func() error {
 		var st, named unix.Stat_t
 		if err := unix.Fstat(fd, &st); err != nil {
 			return err
 		}
+		size = st.Size
 		if err := unix.Fstatat(parent, last, &named, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return err
 		}
@@ -495,7 +525,7 @@ func checkedRead(wt *os.File, store map[inodeID]bool, path string, max int64, re
 	if err := check(); err != nil {
 		return err
 	}
-	if err := read(f); err != nil {
+	if err := read(f, size); err != nil {
 		return err
 	}
 	return check()

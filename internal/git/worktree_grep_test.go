@@ -2,6 +2,7 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -85,4 +86,31 @@ func records(t *testing.T, out string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// Files written within the same clock tick as the index are racily clean:
+// their stat cannot tell, so the search reads them itself, and one whose
+// content is its blob is searched as the blob, without a private index.
+func TestWorkTreeGrepRacilyClean(t *testing.T) {
+	r := testrepo.New(t)
+	for i := range 20 {
+		r.Write(fmt.Sprintf("f%02d.txt", i), fmt.Sprintf("needle %d\n", i))
+	}
+	r.Commit("one")
+	// Make every file racy: its mtime no older than the index's.
+	past := time.Now().Add(-time.Hour)
+	index := filepath.Join(r.Dir, ".git", "index")
+	if err := os.Chtimes(index, past, past); err != nil {
+		t.Fatal(err)
+	}
+	g := open(t, r)
+	n := 0
+	res, err := g.Grep(context.Background(), GrepOptions{Pattern: "needle"}, func(GrepMatch) error { n++; return nil })
+	defer res.Searched.Close()
+	if err != nil || n != 20 {
+		t.Fatalf("%d matches, %v", n, err)
+	}
+	if len(res.Searched.copied) != 0 || len(res.Searched.blobs) != 20 {
+		t.Errorf("%d files searched as copies, %d as blobs; want 0 and 20", len(res.Searched.copied), len(res.Searched.blobs))
+	}
 }
