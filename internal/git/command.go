@@ -25,7 +25,7 @@ const (
 	roomCommand room = iota // a process slot
 	roomSearch              // a search slot and a process slot
 	roomReader              // room in the Env's reader table, held until the process ends
-	roomCaller              // bounded by its caller (forge.Mirrors), not by the slots
+	roomCaller              // bounded by its caller (forge.Mirrors, or a slot it holds), not by the slots
 )
 
 // stage is how far a command line has got: git reads options only in the
@@ -228,6 +228,14 @@ func (c *command) onWorkTree() *command {
 func (c *command) privateIndex(env string) *command {
 	c.env = append(c.env, env)
 	return c.config("core.splitIndex=false")
+}
+
+// inCallersSlot runs the command in a slot its caller already holds (a
+// work-tree search's steps, one after another in its search slot): under
+// load, each step queueing again would cost the call its deadline.
+func (c *command) inCallersSlot() *command {
+	c.room = roomCaller
+	return c
 }
 
 // longLived makes the command a long-lived reader (cat-file): it takes room

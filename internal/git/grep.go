@@ -87,9 +87,17 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 	c := grepCommand("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
 	var large []string
 	var err error
-	if o.Rev == "" {
-		large, res.Searched, err = r.grepWorkTree(ctx, c, o)
-	} else if o.MaxFileBytes > 0 {
+	switch {
+	case o.Rev == "":
+		// One search slot for all the steps (ls-files, update-index,
+		// grep), each of which runs in it.
+		release, aerr := r.acquire(ctx, roomSearch)
+		if aerr != nil {
+			return res, aerr
+		}
+		defer release()
+		large, res.Searched, err = r.grepWorkTree(ctx, c.inCallersSlot(), o)
+	case o.MaxFileBytes > 0:
 		large, err = r.largeBlobs(ctx, o.Rev, o.MaxFileBytes)
 	}
 	if err != nil {

@@ -28,8 +28,9 @@ type Repo struct {
 	gitDir   string // absolute
 	workTree string // absolute; "" for a bare repository
 	objects  *objectPool
-	memo     memo     // answers that depend only on commit ids
-	refs     refCache // branch names resolved, kept while their files stay as they were
+	memo     memo       // answers that depend only on commit ids
+	refs     refCache   // branch names resolved, kept while their files stay as they were
+	index    indexCache // the index's listing, kept while the index file stays as it was
 
 	storeOnce  sync.Once
 	grantsOnce sync.Once

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,7 +124,7 @@ func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (lar
 	if r.workTree == "" {
 		return nil, nil, errors.New("git: a bare repository has no work tree to search")
 	}
-	entries, err := r.readIndex(ctx)
+	entries, err := r.listIndex(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,12 +172,75 @@ func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (lar
 	return large, s, nil
 }
 
+// indexCacheBytes bounds the listing kept: a larger index is listed again
+// for each search.
+const indexCacheBytes = 4 << 20
+
+// indexCache keeps the last listing of the index with the identity of the
+// index file it came from. git writes the index to a new file and renames
+// it into place, so a new index is a new inode.
+type indexCache struct {
+	mu      sync.Mutex
+	id      indexFileID
+	entries []indexEntry
+}
+
+// indexFileID is what lstat says of the index file.
+type indexFileID struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime [2]int64
+}
+
+func statIndexFile(path string) (indexFileID, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return indexFileID{}, false
+	}
+	return indexFileID{uint64(st.Dev), st.Ino, st.Size, [2]int64{st.Mtim.Sec, st.Mtim.Nsec}, [2]int64{st.Ctim.Sec, st.Ctim.Nsec}}, true
+}
+
+// listIndex is readIndex, kept while the index file stays the same: a
+// search then starts no git process but grep. Each caller gets its own
+// copy (markClean writes to it).
+func (r *Repo) listIndex(ctx context.Context) ([]indexEntry, error) {
+	id, ok := statIndexFile(filepath.Join(r.gitDir, "index"))
+	c := &r.index
+	c.mu.Lock()
+	if ok && c.id == id && c.entries != nil {
+		entries := slices.Clone(c.entries)
+		c.mu.Unlock()
+		return entries, nil
+	}
+	c.mu.Unlock()
+	entries, err := r.readIndex(ctx)
+	if err != nil || !ok {
+		return entries, err
+	}
+	if after, _ := statIndexFile(filepath.Join(r.gitDir, "index")); after == id && entriesBytes(entries) <= indexCacheBytes {
+		c.mu.Lock()
+		c.id, c.entries = id, slices.Clone(entries)
+		c.mu.Unlock()
+	}
+	return entries, nil
+}
+
+// entriesBytes is what a listing costs in memory: its strings and, for
+// each entry, about what the struct takes.
+func entriesBytes(entries []indexEntry) int {
+	n := 0
+	for _, e := range entries {
+		n += len(e.path) + len(e.oid) + len(e.mode) + 128
+	}
+	return n
+}
+
 // readIndex lists the regular files of the index with their stat data
 // (git ls-files --stage --debug: git reads the index, never the work tree).
 // An unmerged path comes once.
 func (r *Repo) readIndex(ctx context.Context) ([]indexEntry, error) {
 	var entries []indexEntry
-	err := r.stream(ctx, gitCommand("ls-files", "-z", "--stage", "--debug"), func(stdout io.Reader) error {
+	err := r.stream(ctx, gitCommand("ls-files", "-z", "--stage", "--debug").inCallersSlot(), func(stdout io.Reader) error {
 		br := bufio.NewReaderSize(stdout, 64<<10)
 		var rec, line []byte
 		for n := 0; ; n++ {
@@ -545,13 +609,13 @@ func (r *Repo) writeIndex(ctx context.Context, path string, entries []indexEntry
 		}
 	}
 	env := "GIT_INDEX_FILE=" + path
-	if err := r.feed(ctx, gitCommand("update-index", "-z", "--index-info").privateIndex(env), info.Bytes()); err != nil {
+	if err := r.feed(ctx, gitCommand("update-index", "-z", "--index-info").privateIndex(env).inCallersSlot(), info.Bytes()); err != nil {
 		return err
 	}
 	if clean.Len() == 0 {
 		return nil
 	}
-	return r.feed(ctx, gitCommand("update-index", "--assume-unchanged", "-z", "--stdin").privateIndex(env), clean.Bytes())
+	return r.feed(ctx, gitCommand("update-index", "--assume-unchanged", "-z", "--stdin").privateIndex(env).inCallersSlot(), clean.Bytes())
 }
 
 // feed runs a command with input on its stdin, to its end.

@@ -114,3 +114,36 @@ func TestWorkTreeGrepRacilyClean(t *testing.T) {
 		t.Errorf("%d files searched as copies, %d as blobs; want 0 and 20", len(res.Searched.copied), len(res.Searched.blobs))
 	}
 }
+
+// The index's listing is kept while the index file stays the same, and
+// read again once git writes a new one.
+func TestWorkTreeGrepIndexListingKept(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("a.txt", "needle one\n")
+	r.Commit("one")
+	g := open(t, r)
+	search := func() string {
+		t.Helper()
+		var got []string
+		res, err := g.Grep(context.Background(), GrepOptions{Pattern: "needle"}, func(m GrepMatch) error {
+			got = append(got, m.Path+": "+string(m.Text))
+			return nil
+		})
+		res.Searched.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, "\n")
+	}
+	if got := search(); got != "a.txt: needle one" {
+		t.Fatalf("first search: %q", got)
+	}
+	if g.index.entries == nil {
+		t.Fatal("the index's listing was not kept")
+	}
+	r.Write("b.txt", "needle two\n")
+	r.Git("add", "b.txt")
+	if got := search(); got != "a.txt: needle one\nb.txt: needle two" {
+		t.Fatalf("after git add: %q", got)
+	}
+}
