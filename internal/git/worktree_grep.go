@@ -34,12 +34,13 @@ import (
 //     itself, one name at a time without following any symlink, checks the
 //     open file (a regular file with one link, not in the git directory,
 //     not hidden, under the size limit) and copies what it read into a
-//     private directory; git searches the copy there. A file that fails a
-//     check is not searched.
+//     private directory; git searches the copy there, or the blob when
+//     the copy hashes to it. A file that fails a check is not searched.
 //
-// git grep runs on the index (--cached) when every file is clean, else on
-// a private index naming the same blobs, the clean ones assume-unchanged,
-// with the private directory as its work tree: one search, in git's order.
+// git grep runs on the index (--cached) when no file it reads differs from
+// its blob, else on a private index naming the same blobs, the clean ones
+// assume-unchanged, with the private directory as its work tree: one
+// search, in git's order.
 
 // Index entry flags, as ls-files --debug prints git's ce_flags.
 const (
