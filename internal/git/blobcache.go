@@ -59,13 +59,19 @@ func (c *blobCache) put(k blobKey, data []byte) {
 		return
 	}
 	c.items[k] = c.order.PushFront(&cachedBlob{k, data})
-	c.bytes += len(data)
+	c.bytes += cachedBytes(k, data)
 	for c.bytes > blobCacheBytes {
 		last := c.order.Back()
 		b := c.order.Remove(last).(*cachedBlob)
 		delete(c.items, b.key)
-		c.bytes -= len(b.data)
+		c.bytes -= cachedBytes(b.key, b.data)
 	}
+}
+
+// cachedBytes is what a kept blob costs: its content, its key and the
+// list and map entries (so a thousand empty blobs are not free).
+func cachedBytes(k blobKey, data []byte) int {
+	return len(data) + len(k.gitDir) + len(k.oid) + 128
 }
 
 // fixedName: name names one object for ever: an object id, peeled to its

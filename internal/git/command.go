@@ -25,7 +25,7 @@ const (
 	roomCommand room = iota // a process slot
 	roomSearch              // a search slot and a process slot
 	roomReader              // room in the Env's reader table, held until the process ends
-	roomCaller              // bounded by its caller (forge.Mirrors), not by the slots
+	roomCaller              // bounded by its caller (forge.Mirrors, or a slot it holds), not by the slots
 )
 
 // stage is how far a command line has got: git reads options only in the
@@ -63,7 +63,10 @@ type command struct {
 	// Otherwise --work-tree names the private home, or nothing (noWorkTree).
 	workTree   bool
 	noWorkTree bool
-	room       room
+	// privateTree is the --work-tree of a work-tree search on copies the
+	// server made (a directory of its private home; grepWorkTree).
+	privateTree string
+	room        room
 	// writes: the sandbox lets the command write the repository's git
 	// directory (and nothing else); its output is discarded. network is
 	// the one protocol it may use ("": none); env are environment entries
@@ -216,6 +219,22 @@ func (c *command) onWorkTree() *command {
 		return c
 	}
 	c.workTree = true
+	return c
+}
+
+// privateIndex runs the command on a private index (env is its
+// GIT_INDEX_FILE entry, a file of the private home): update-index then
+// writes only that file, and no shared index beside the repository's.
+func (c *command) privateIndex(env string) *command {
+	c.env = append(c.env, env)
+	return c.config("core.splitIndex=false")
+}
+
+// inCallersSlot runs the command in a slot its caller already holds (a
+// work-tree search's steps, one after another in its search slot): under
+// load, each step queueing again would cost the call its deadline.
+func (c *command) inCallersSlot() *command {
+	c.room = roomCaller
 	return c
 }
 

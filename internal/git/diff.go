@@ -75,7 +75,7 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 		return "", err
 	}
 	mb := strings.TrimSpace(string(out))
-	r.memo.put(key, mb, 1)
+	r.memo.put(key, mb, len(key)+len(mb)+memoEntryBytes)
 	return mb, nil
 }
 

@@ -50,6 +50,10 @@ func NewEnv() (*Env, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("creating git config: %w", err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, searchesDir), 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("creating git home: %w", err)
+	}
 	path := os.Getenv("PATH")
 	if path == "" {
 		path = "/usr/local/bin:/usr/bin:/bin"

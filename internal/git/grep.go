@@ -6,12 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // GrepOptions is one search.
@@ -25,6 +21,9 @@ type GrepOptions struct {
 	// MaxFileBytes skips files larger than this many bytes (0: none): git
 	// grep holds a whole file in memory, whatever its size.
 	MaxFileBytes int64
+	// Hidden, for a work-tree search, tells the paths of modified files
+	// the caller would never serve: they are not even read.
+	Hidden func(path string) bool
 }
 
 // GrepMatch is one matching line.
@@ -42,6 +41,9 @@ type GrepResult struct {
 	// Skipped counts the files over MaxFileBytes that the search would
 	// otherwise have read (matching Globs, not Exclude).
 	Skipped int
+	// Searched, for a work-tree search, reads what was searched (for
+	// context lines); the caller closes it.
+	Searched *SearchedFiles
 }
 
 // ErrStopGrep, returned by Grep's callback, stops git: enough was seen.
@@ -76,17 +78,36 @@ const (
 // git's -z output cannot tell a context line holding a NUL from a match.
 // Binary files are skipped, and so are files over MaxFileBytes, which git
 // grep would read whole into memory. At a revision git reads objects only;
-// without one it reads the work tree's tracked files as they are (the one
-// command that may: it runs no filters). When each returns ErrStopGrep, git
-// is stopped. Exit status 1 (nothing found) is not an error.
+// without one it searches the work tree's tracked files as grepWorkTree
+// tells, never reading the work tree by name. When each returns
+// ErrStopGrep, git is stopped. Exit status 1 (nothing found) is not an
+// error. A work-tree search's Searched must be closed, whatever the error.
 func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) error) (GrepResult, error) {
 	var res GrepResult
-	skip, counted, err := r.grepSkips(ctx, o)
+	c := grepCommand("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
+	var large []string
+	var err error
+	switch {
+	case o.Rev == "":
+		// One search slot for all the steps (ls-files, update-index,
+		// grep), each of which runs in it.
+		release, aerr := r.acquire(ctx, roomSearch)
+		if aerr != nil {
+			return res, aerr
+		}
+		defer release()
+		large, res.Searched, err = r.grepWorkTree(ctx, c.inCallersSlot(), o)
+	case o.MaxFileBytes > 0:
+		large, err = r.largeBlobs(ctx, o.Rev, o.MaxFileBytes)
+	}
+	if err != nil {
+		return res, err
+	}
+	skip, counted, err := r.grepSkips(ctx, o, large)
 	if err != nil {
 		return res, err
 	}
 	res.Skipped = counted
-	c := grepCommand("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
 	if o.Regex {
 		c.flags("-E")
 	} else {
@@ -100,8 +121,6 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 		// git grep (2.39) takes no --end-of-options; Rev is a full
 		// commit id, never a caller's text.
 		c.rev(o.Rev)
-	} else {
-		c.onWorkTree()
 	}
 	c.pathspecs(":(glob)", TranslateGlobs(o.Globs)...).
 		pathspecs(":(exclude,glob,icase)", o.Exclude...).
@@ -200,22 +219,18 @@ func readField(br *bufio.Reader, delim byte, limit int, buf []byte) (field []byt
 // and counts those it would have read (those matching the globs, not
 // excluded). Every large file is skipped when the list fits on the command
 // line; else only those the globs select, as globMatcher tells as git would.
-func (r *Repo) grepSkips(ctx context.Context, o GrepOptions) (skip []string, counted int, err error) {
-	if o.MaxFileBytes <= 0 {
+func (r *Repo) grepSkips(ctx context.Context, o GrepOptions, large []string) (skip []string, counted int, err error) {
+	if o.MaxFileBytes <= 0 || len(large) == 0 {
 		return nil, 0, nil
-	}
-	var large []string
-	if o.Rev != "" {
-		large, err = r.largeBlobs(ctx, o.Rev, o.MaxFileBytes)
-	} else {
-		large, err = r.largeWorkTreeFiles(ctx, o.MaxFileBytes)
-	}
-	if err != nil || len(large) == 0 {
-		return nil, 0, err
 	}
 	include, exclude := globMatcher(TranslateGlobs(o.Globs), false), globMatcher(o.Exclude, true)
 	var selected []string
-	for _, p := range large {
+	for i, p := range large {
+		// A tree can name one large blob under thousands of long
+		// paths: each is matched against every glob.
+		if i%16 == 15 && ctx.Err() != nil {
+			return nil, 0, context.Cause(ctx)
+		}
 		if exclude != nil && exclude.MatchString(p) {
 			continue // never searched anyway
 		}
@@ -231,6 +246,16 @@ func (r *Repo) grepSkips(ctx context.Context, o GrepOptions) (skip []string, cou
 		return nil, 0, &TooManyLargeFilesError{Files: len(skip), Max: o.MaxFileBytes}
 	}
 	return skip, len(selected), nil
+}
+
+// pathsBytes is what a list of paths costs in memory: the bytes of the
+// paths and each string's header.
+func pathsBytes(paths []string) int {
+	n := 24 // the slice header
+	for _, p := range paths {
+		n += len(p) + 16
+	}
+	return n
 }
 
 func fitsCommandLine(paths []string) bool {
@@ -285,69 +310,9 @@ func (r *Repo) largeBlobs(ctx context.Context, commit string, max int64) ([]stri
 	if err != nil {
 		return nil, err
 	}
-	r.memo.put(key, large, len(large)+1)
+	r.memo.put(key, large, len(key)+pathsBytes(large))
 	return large, nil
 }
-
-// largeWorkTreeFiles lists the tracked files of the work tree larger than
-// max bytes: the index's paths (git ls-files, which reads only the index),
-// each looked at with lstat, as git grep does before reading it. The lstats
-// run on a few goroutines while git lists: over 20,000 files they cost
-// about what git ls-files does.
-func (r *Repo) largeWorkTreeFiles(ctx context.Context, max int64) ([]string, error) {
-	var (
-		mu    sync.Mutex
-		large []string
-		wg    sync.WaitGroup
-	)
-	paths := make(chan string, 1024)
-	for range statWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range paths {
-				if fi, err := os.Lstat(filepath.Join(r.workTree, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() && fi.Size() > max {
-					mu.Lock()
-					large = append(large, p)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	err := r.stream(ctx, gitCommand("ls-files", "-z"), func(stdout io.Reader) error {
-		br := bufio.NewReaderSize(stdout, 64<<10)
-		var rec []byte
-		last := ""
-		for n := 0; ; n++ {
-			var cut bool
-			var err error
-			rec, cut, err = readField(br, 0, grepPathMax, rec)
-			if err == io.EOF && len(rec) == 0 {
-				return nil
-			}
-			if err != nil && err != io.EOF {
-				return err
-			}
-			if n%1024 == 0 && ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-			if p := string(rec); !cut && p != last { // unmerged paths come once per stage
-				last = p
-				paths <- p
-			}
-			if err == io.EOF {
-				return nil
-			}
-		}
-	})
-	close(paths)
-	wg.Wait()
-	slices.Sort(large)
-	return large, err
-}
-
-// statWorkers is how many lstat calls run at once.
-const statWorkers = 4
 
 // onlyDenials reports whether git's stderr holds nothing but files it was
 // not allowed to open: in the work tree, the sandbox refuses what a symlink

@@ -146,3 +146,36 @@ func TestGrepSkipsLargeFiles(t *testing.T) {
 		t.Errorf("narrowed by globs: %+v, %v", res, err)
 	}
 }
+
+// grepSkips, which matches each large file's path against every glob, stops
+// when the call's deadline passes (docs/security.md, finding 11).
+func TestGrepSkipsStopsAtDeadline(t *testing.T) {
+	large := make([]string, 1000)
+	for i := range large {
+		large[i] = fmt.Sprintf("%s/f%05d", strings.Repeat("x", 800), i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := &Repo{}
+	_, _, err := r.grepSkips(ctx, GrepOptions{MaxFileBytes: 1, Exclude: []string{"**/.env*", "**/*.pem"}}, large)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("grepSkips after the deadline: %v", err)
+	}
+}
+
+// BenchmarkExcludeLongPath matches an 800-byte path against exclusions
+// shaped like the secrets policy's (each name pattern at any depth and as
+// a directory): what grepSkips and GlobsSelectFile pay per path.
+func BenchmarkExcludeLongPath(b *testing.B) {
+	var exclude []string
+	for _, name := range []string{".env*", "*.pem", "*.key", "*.p12*", "*.pfx*", "*.jks*", "*.keystore*", "secring.*",
+		"*private*.asc", ".netrc", ".git-credentials", ".npmrc", "credentials.json", "secrets.yml", "service-account*.json",
+		"*.tfstate", "*.tfstate.*", "id_[dr]sa", "id_[dr]sa*[^b]", "id_ecdsa*[^b]", "id_ed25519*[^b]", ".ssh", ".aws"} {
+		exclude = append(exclude, "**/"+name, "**/"+name+"/**")
+	}
+	m := globMatcher(exclude, true)
+	path := strings.Repeat(strings.Repeat("x", 199)+"/", 4) + "f00001"
+	for b.Loop() {
+		m.MatchString(path)
+	}
+}

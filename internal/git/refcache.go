@@ -36,9 +36,10 @@ import (
 // last 2 s costs a round trip, as it did before.
 const refSettle = 2 * time.Second
 
-// refCacheEntries bounds the names kept per repository; when full the
-// cache is emptied (as memo is): simple, and bounded.
-const refCacheEntries = 256
+// refCacheBytes bounds what the names kept per repository cost (names,
+// ids and the paths of their stamps); when full the cache is emptied (as
+// memo is): simple, and bounded however long the names.
+const refCacheBytes = 256 << 10
 
 // maxSymrefDepth is git's SYMREF_MAXDEPTH: git reads no further.
 const maxSymrefDepth = 5
@@ -59,6 +60,8 @@ var localFS = map[int64]bool{
 type refCache struct {
 	mu      sync.Mutex
 	entries map[string]refEntry
+	// bytes and youngBytes are what entries and young cost (refCost).
+	bytes, youngBytes int
 	// dirs is the identity of the git and common directories when the
 	// cache first stamped: git's readers resolved the common directory,
 	// and the sandbox the store, when they started; if either comes to
@@ -203,16 +206,36 @@ func (c *refCache) put(name, oid string, st refStamp) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if settled := time.Unix(0, newest).Add(c.settle()); settled.After(st.taken) {
-		if c.young == nil || len(c.young) >= refCacheEntries {
-			c.young = map[string]time.Time{}
+		cost := len(name) + refEntryBytes
+		if c.young == nil || c.youngBytes+cost > refCacheBytes {
+			c.young, c.youngBytes = map[string]time.Time{}, 0
 		}
 		c.young[name] = settled
+		c.youngBytes += cost
 		return
 	}
-	if c.entries == nil || len(c.entries) >= refCacheEntries {
-		c.entries = map[string]refEntry{}
+	cost := refCost(name, oid, files)
+	if c.entries == nil || c.bytes+cost > refCacheBytes {
+		c.entries, c.bytes = map[string]refEntry{}, 0
 	}
 	c.entries[name] = refEntry{oid: oid, files: files}
+	c.bytes += cost
+}
+
+// refEntryBytes is what one entry costs beyond its strings (the map entry
+// and the slice header), stampedBytes one stamped file beyond its path.
+const (
+	refEntryBytes = 96
+	stampedBytes  = 80
+)
+
+// refCost is what keeping name's answer costs.
+func refCost(name, oid string, files []stamped) int {
+	n := len(name) + len(oid) + refEntryBytes
+	for _, f := range files {
+		n += len(f.path) + stampedBytes
+	}
+	return n
 }
 
 // settle is refSettle, or the tests' window.

@@ -28,9 +28,10 @@ type Repo struct {
 	gitDir   string // absolute
 	workTree string // absolute; "" for a bare repository
 	objects  *objectPool
-	memo     memo     // answers that depend only on commit ids
-	refs     refCache // branch names resolved, kept while their files stay as they were
-	commands holding  // the process slots the repository's commands hold (Env.commandShare)
+	memo     memo       // answers that depend only on commit ids
+	refs     refCache   // branch names resolved, kept while their files stay as they were
+	commands holding    // the process slots the repository's commands hold (Env.commandShare)
+	index    indexCache // the index's listing, kept while the index file stays as it was
 
 	storeOnce  sync.Once
 	grantsOnce sync.Once
@@ -99,7 +100,10 @@ func (r *Repo) execCmd(ctx context.Context, c *command) *exec.Cmd {
 		// builds itself, each with explicit magic (glob, exclude).
 		argv = append(argv, "--literal-pathspecs")
 	}
-	if !c.noWorkTree {
+	switch {
+	case c.privateTree != "":
+		argv = append(argv, "--work-tree="+c.privateTree)
+	case !c.noWorkTree:
 		argv = append(argv, "--work-tree="+r.workTreeFor(c.workTree))
 	}
 	if !withoutSettings {

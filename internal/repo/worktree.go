@@ -59,6 +59,11 @@ func (r *Repository) CheckWorkTreePath(p *Policy, clean string) error {
 	return err
 }
 
+// InGitDir reports, by its name alone, whether a work-tree path lies in the
+// repository's own data inside the work tree: a work-tree search follows no
+// symlink, so the name is where the file is.
+func (r *Repository) InGitDir(clean string) bool { return underStore(r.storeInTree, clean) }
+
 // maxLinkHops bounds the symlinks one path may go through, as the kernel
 // does (ELOOP after 40).
 const maxLinkHops = 40

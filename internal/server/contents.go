@@ -66,7 +66,12 @@ func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, 
 		return nil, err
 	}
 	var visible []git.Entry
-	for _, c := range entries {
+	for i, c := range entries {
+		// A tree can hold a great many long names, each checked
+		// against the policy.
+		if i%1024 == 1023 && ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		if !s.cfg.Policy.Denied(joinPath(path, c.Name)) {
 			visible = append(visible, c)
 		}

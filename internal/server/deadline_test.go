@@ -1,12 +1,15 @@
 package server
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
 // Finding: a commit of 200,000 files with ~1.8 KB paths (a 756 KB
@@ -78,4 +81,38 @@ func TestWideRangeKeepsDeadlineAndMemory(t *testing.T) {
 	if grew := (peak - min(peak, base)) >> 20; grew > 10 {
 		t.Errorf("the heap grew by %d MiB while listing 12 MB of paths", grew)
 	}
+}
+
+// A commit naming one blob over the search limit under 4,000 paths of
+// ~800 bytes: search_code matched every path against the secrets policy's
+// globs with no look at the deadline, 12 s past a 1 s one here (17 s past
+// 5 s in the review). It answers (TOO_LARGE: too many large files to skip)
+// or fails with the deadline, within the deadline plus a few seconds, and
+// leaves no git running (docs/security.md, finding 11).
+func TestSearchCodeLargeFileListKeepsDeadline(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("README", "hello\n")
+	r.Commit("one")
+	blob := strings.TrimSpace(r.GitInput(strings.Repeat("z", 2048), "hash-object", "-w", "--stdin"))
+	var leaves strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&leaves, "100644 blob %s\tf%05d\n", blob, i)
+	}
+	tree := strings.TrimSpace(r.GitInput(leaves.String(), "mktree"))
+	for d := 3; d >= 0; d-- {
+		tree = strings.TrimSpace(r.GitInput(fmt.Sprintf("040000 tree %s\td%03d%s\n", tree, d, strings.Repeat("x", 196)), "mktree"))
+	}
+	wide := strings.TrimSpace(r.Git("commit-tree", tree, "-m", "wide"))
+	h := serve(t, r, withMaxSearchFileBytes(1024), withTimeout(time.Second))
+	start := time.Now()
+	res := h.call("search_code", searchArgs("hello", "ref", wide))
+	took := time.Since(start)
+	msg := textOf(res)
+	if res.IsError && !strings.HasPrefix(msg, "UNAVAILABLE") && !strings.HasPrefix(msg, "TOO_LARGE") {
+		t.Errorf("search_code: %.200s", msg)
+	}
+	if took > 5*time.Second {
+		t.Errorf("search_code took %v with a 1 s deadline: %.120s", took, msg)
+	}
+	hostileGitStopped(t, r.Dir)
 }

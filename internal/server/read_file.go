@@ -206,9 +206,15 @@ func (c ctxReader) Read(p []byte) (int, error) {
 type lineCache struct {
 	mu     sync.Mutex
 	counts map[string]int
+	bytes  int // what counts costs: its keys and entries
 }
 
-const lineCacheSize = 100_000
+// lineCacheBytes bounds the line counts kept; lineEntryBytes is what one
+// costs beyond its key.
+const (
+	lineCacheBytes = 8 << 20
+	lineEntryBytes = 48
+)
 
 func (c *lineCache) get(oid string) (int, bool) {
 	if oid == "" {
@@ -223,8 +229,10 @@ func (c *lineCache) get(oid string) (int, bool) {
 func (c *lineCache) put(oid string, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.counts == nil || len(c.counts) >= lineCacheSize {
-		c.counts = map[string]int{}
+	cost := len(oid) + lineEntryBytes
+	if c.counts == nil || c.bytes+cost > lineCacheBytes {
+		c.counts, c.bytes = map[string]int{}, 0
 	}
 	c.counts[oid] = n
+	c.bytes += cost
 }

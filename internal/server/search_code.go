@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -88,7 +87,8 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		return reply[searchCodeOut]{}, err
 	}
 	opts := git.GrepOptions{Pattern: in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive,
-		Globs: globs, Exclude: s.cfg.Policy.GrepExcludes(), MaxFileBytes: s.cfg.MaxSearchFileBytes}
+		Globs: globs, Exclude: s.cfg.Policy.GrepExcludes(), MaxFileBytes: s.cfg.MaxSearchFileBytes,
+		Hidden: func(p string) bool { return s.cfg.Policy.Denied(p) || r.InGitDir(p) }}
 	out := searchCodeOut{Matches: []searchMatch{}}
 	where := "the work tree"
 	if in.Ref != "" || r.Bare() {
@@ -98,8 +98,10 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		}
 		opts.Rev, out.Ref, where = commit, &commit, commit
 	}
-	c := &grepCollector{s: s, r: r, rev: opts.Rev, max: in.MaxResults, matches: []searchMatch{}, checked: map[string]bool{}}
+	c := &grepCollector{s: s, r: r, rev: opts.Rev, max: in.MaxResults, matches: []searchMatch{}}
 	res, err := r.Git.Grep(ctx, opts, c.add)
+	defer res.Searched.Close()
+	c.searched = res.Searched
 	// git's verdict on the pattern itself ("fatal: -e option, 'a(':
 	// Unmatched ( ...") is the caller's to fix; any other failure is not.
 	var exit *git.ExitError
@@ -109,6 +111,10 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 	var many *git.TooManyLargeFilesError
 	if errors.As(err, &many) {
 		return reply[searchCodeOut]{}, errcode.New(errcode.TooLarge, "%d files in %s are larger than the server's %s search limit (--max-search-file-bytes), too many to skip one by one: narrow the search with pathGlobs", many.Files, where, byteSize(many.Max))
+	}
+	var changed *git.WorkTreeChangedError
+	if errors.As(err, &changed) {
+		return reply[searchCodeOut]{}, errcode.New(errcode.TooLarge, "%d files of the work tree differ from its index, more than the %s a work-tree search copies to read them safely: search at a ref (ref \"HEAD\"), or narrow the search with pathGlobs", changed.Files, byteSize(changed.Bytes))
 	}
 	if err != nil {
 		return reply[searchCodeOut]{}, err
@@ -159,14 +165,14 @@ type grepCollector struct {
 	rev string
 	max int
 
-	matches []searchMatch
-	more    bool            // a match past max exists
-	checked map[string]bool // work-tree paths: may be served?
+	matches  []searchMatch
+	more     bool               // a match past max exists
+	searched *git.SearchedFiles // in the work tree: what git searched
 }
 
 func (c *grepCollector) add(m git.GrepMatch) error {
-	if !c.allowed(m.Path) {
-		return nil
+	if c.s.cfg.Policy.Denied(m.Path) || (c.rev == "" && c.r.InGitDir(m.Path)) {
+		return nil // git's exclusions, checked again
 	}
 	if len(c.matches) == c.max {
 		c.more = true
@@ -179,8 +185,9 @@ func (c *grepCollector) add(m git.GrepMatch) error {
 // addContext reads the lines around each match from its file: git grep's
 // own context lines (-C) cannot be told from matches in its -z output when
 // they hold a NUL. Only the files of the matches returned are read, each up
-// to its last match's context. A file that cannot be read any more (changed
-// since) gets no context.
+// to its last match's context; in the work tree, the content git searched
+// (SearchedFiles), never the file again. A file that cannot be read gets
+// no context.
 func (c *grepCollector) addContext(ctx context.Context, n int) error {
 	byPath := map[string][]int{} // match indexes, in line order (git's)
 	var paths []string
@@ -200,11 +207,7 @@ func (c *grepCollector) addContext(ctx context.Context, n int) error {
 				err = c.r.Git.ReadObject(ctx, e.OID, func(_ git.Object, body io.Reader) error { return fill(body) })
 			}
 		} else {
-			var f *os.File
-			if f, err = c.r.OpenWorkTreeFile(c.s.cfg.Policy, p); err == nil {
-				err = fill(f)
-				f.Close()
-			}
+			err = c.searched.Read(ctx, p, fill)
 		}
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -287,24 +290,6 @@ func cutLine(b []byte, longer bool) string {
 		return cut + " …[line cut]"
 	}
 	return s
-}
-
-// allowed double-checks git's exclusions against the policy and, in the
-// work tree, that the file's real path stays inside it (git follows
-// symlinked directories).
-func (c *grepCollector) allowed(path string) bool {
-	if c.s.cfg.Policy.Denied(path) {
-		return false
-	}
-	if c.rev != "" {
-		return true
-	}
-	ok, seen := c.checked[path]
-	if !seen {
-		ok = c.r.CheckWorkTreePath(c.s.cfg.Policy, path) == nil
-		c.checked[path] = ok
-	}
-	return ok
 }
 
 // fitMatches renders the reply with as many matches as fit.
