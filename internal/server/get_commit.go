@@ -91,14 +91,15 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 			return reply[getCommitOut]{}, err
 		}
 	} else {
-		cur, err := decodeCursor(tool, in.Cursor, digest)
+		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		if err := histPinned(ctx, r, cur.Commits, 1); err != nil {
+		pins, err := checkPins(ctx, r, &cur, 1)
+		if err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		sha, start = cur.Commits[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}
+		sha, start = pins[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}
 	}
 	commits, err := r.Git.Log(ctx, git.LogOptions{To: sha, Limit: 1, WithBody: first})
 	if err != nil {
@@ -224,7 +225,7 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *diffP
 	if next != nil {
 		res.out.Truncated = true
 		cur := cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, File: next.change, Section: next.section, Line: next.line}
-		res.next = continueWith(tool, getCommitWithCursor(c.in, cur.encode()))
+		res.next = continueWith(tool, getCommitWithCursor(c.in, c.s.cursors.encode(cur, r.FullName())))
 	}
 	return res
 }
