@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -341,4 +342,20 @@ func TestCursorOtherRepositoryUnderRoot(t *testing.T) {
 			h.ok(c.tool, with(next, "cursor", resign(t, h, cur, "acme/two", func(*cursor) {})))
 		})
 	}
+}
+
+// In forge mode, where a pull request is read through the forge's API, a
+// cursor made for another repository is refused too.
+func TestCursorOtherRepositoryForge(t *testing.T) {
+	f := forgetest.New(t)
+	f.API = newFakePull(largeBody()).serve
+	h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
+	a := args("owner", "acme", "repo", "widgets", "index", 3)
+	next := firstNext(t, h, "get_pull_request", a)
+	cur := next["cursor"].(string)
+	msg := failsLeaveOut(t, h, "get_pull_request", with(next, "cursor", resign(t, h, cur, "acme/other", func(*cursor) {})))
+	if !strings.Contains(msg, "another repository") {
+		t.Errorf("the message does not say the cursor was made for another repository: %q", msg)
+	}
+	h.ok("get_pull_request", with(next, "cursor", resign(t, h, cur, "acme/widgets", func(*cursor) {})))
 }
