@@ -359,3 +359,41 @@ func TestCursorOtherRepositoryForge(t *testing.T) {
 	}
 	h.ok("get_pull_request", with(next, "cursor", resign(t, h, cur, "acme/widgets", func(*cursor) {})))
 }
+
+// What the cursor of a pull request's next part costs the server: reading
+// it (key id, MAC, tool, arguments) and checking its pins (three commits of
+// the repository, and their merge base), as each part after the first does,
+// on a server whose object reader and merge-base memo are warm.
+func BenchmarkCursorPullRequestPart(b *testing.B) {
+	r := testrepo.New(b)
+	r.Write("a.txt", numberedLines(900))
+	base := r.Commit("base")
+	r.Git("checkout", "-q", "-b", "feature")
+	r.Write("a.txt", editEvery(numberedLines(900), 3, "changed on feature"))
+	r.Git("update-ref", "refs/pull/7/head", r.Commit("feature"))
+	r.Git("checkout", "-q", "main")
+	r.Write("b.txt", "main moved on\n")
+	if r.Commit("main moves on") == base {
+		b.Fatal("main did not move")
+	}
+	h := serve(b, r, withMaxBytes(8192), withTextOnly())
+	res := h.call("get_pull_request_diff", prArgs(7))
+	next := res.Meta[MetaKeyNext].(map[string]any)["arguments"].(map[string]any)
+	in := getPullRequestDiffIn{Owner: "acme", Repo: "widgets", Index: 7, Cursor: next["cursor"].(string)}
+	digest := argsDigest(in, "cursor")
+	ctx := context.Background()
+	rp, err := h.server.served.Get(ctx, "acme", "widgets", true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		cur, err := h.server.cursors.decode("get_pull_request_diff", in.Cursor, digest)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := pinnedPullRequest(ctx, rp, 7, &cur); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
