@@ -29,6 +29,7 @@ type options struct {
 	quietFailedCalls bool
 	forge, token     string
 	cacheDir         string
+	cursorKeyFile    string
 	cacheTTL         time.Duration
 	cacheMaxBytes    int64
 	cacheMaxRepos    int
@@ -98,6 +99,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.forge, "forge", "", "serve the repositories of the Forgejo or Gitea server at `URL` (through its API and local mirrors)")
 	fs.StringVar(&o.token, "token", "", "API `token` for --forge (also read from FORGEJO_TOKEN or GITEA_TOKEN)")
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "where --forge keeps its mirrors (`DIR`)")
+	fs.StringVar(&o.cursorKeyFile, "cursor-key-file", "", "sign cursors with the key in `FILE` (64+ hex digits, mode 0600; the same file on every replica); default: a key kept in the user cache directory, made on first start")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
 	fs.Int64Var(&o.cacheMaxBytes, "cache-max-bytes", forge.DefaultMaxBytes, "most `bytes` the --forge mirrors take on disk together; past it the least recently used are removed (0: no limit)")
 	fs.IntVar(&o.cacheMaxRepos, "cache-max-repos", forge.DefaultMaxRepos, "most --forge mirrors kept (`N`); past it the least recently used are removed (0: no limit)")

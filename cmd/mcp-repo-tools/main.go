@@ -161,6 +161,10 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	key, err := cursorKey(o.cursorKeyFile, log)
+	if err != nil {
+		return nil, err
+	}
 	env, err := git.NewEnv()
 	if err != nil {
 		return nil, err
@@ -206,6 +210,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		Tools:              o.selected,
 		Structured:         o.structured,
 		PatchCacheBytes:    patchCacheBytes(o.patchCacheMiB),
+		CursorKey:          key,
 	})
 	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox, limits: limits}, nil
 }

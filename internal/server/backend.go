@@ -17,9 +17,10 @@ import (
 // the base and head pullRequest gives.
 type backend interface {
 	repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error)
-	// pullRequestFiles: pinned, from a cursor, are the base, merge base and
-	// head commits of the first page (nil: as the pull request is now).
-	pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned []string) (listPullRequestFilesOut, error)
+	// pullRequestFiles: pinned, the call's cursor, pins the base, merge
+	// base and head commits of the first page (nil: as the pull request is
+	// now).
+	pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error)
 	// pullRequestDiff: path is file_path checked ("" for the whole diff).
 	pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error)
 	// fileContent: path is filePath checked by the policy.

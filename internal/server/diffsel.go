@@ -32,9 +32,10 @@ type diffRequest struct {
 	owner, name, base, head, mode string
 	paths                         []string
 	contextLines                  int
-	// pinned are the base and head commits a cursor pinned: used instead
-	// of resolving base and head again, which may have moved.
-	pinned []string
+	// cur is the cursor of the call, if any: the base and head commits it
+	// pinned are used instead of resolving base and head again, which may
+	// have moved.
+	cur *cursor
 }
 
 // selectDiff resolves base and head once and, in merge-base mode, their
@@ -54,10 +55,12 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 		return nil, err
 	}
 	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: q.contextLines}}
-	if len(q.pinned) == 2 {
-		if sel.base, sel.head, err = pinnedCommits(ctx, r, q.pinned[0], q.pinned[1]); err != nil {
+	if q.cur != nil {
+		pins, err := checkPins(ctx, r, q.cur, 2)
+		if err != nil {
 			return nil, err
 		}
+		sel.base, sel.head = pins[0], pins[1]
 	} else {
 		if sel.base, err = r.ResolveCommit(ctx, base); err != nil {
 			return nil, err
@@ -78,19 +81,6 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 		sel.mergeBase, sel.opts.From = &mb, mb
 	}
 	return sel, nil
-}
-
-// pinnedCommits checks that the commits a cursor pinned are still there.
-func pinnedCommits(ctx context.Context, r *repo.Repository, commits ...string) (string, string, error) {
-	for _, c := range commits {
-		if !git.IsObjectID(c) {
-			return "", "", errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: leave it out to start again from the first part")
-		}
-		if _, err := r.Git.CommitID(ctx, c); err != nil {
-			return "", "", errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first part", short(c), r.FullName())
-		}
-	}
-	return commits[0], commits[1], nil
 }
 
 // cleanList cleans each path (or glob) of a list parameter like a path:

@@ -28,6 +28,10 @@ func forgeRepo(owner, name string) error {
 	return nil
 }
 
+// forgeName is the name of a repository the forge's API answers for: what
+// the cursors of its answers are made for.
+func forgeName(owner, name string) string { return owner + "/" + name }
+
 // pullRequestDiff pages the forge's own diff of the pull request, as the
 // local backend pages git's: the forge's .diff is read as a stream (narrowed
 // to file_path's sections by diff.Filter) and cut by diff.ReadPage. The
@@ -43,7 +47,10 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	var cur cursor
 	if in.Cursor != "" {
 		var err error
-		if cur, err = decodeCursor(tool, in.Cursor, digest); err != nil {
+		if cur, err = s.cursors.decode(tool, in.Cursor, digest); err != nil {
+			return textReply{}, err
+		}
+		if err := cur.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
 			return textReply{}, err
 		}
 		if len(cur.Commits) != 3 {
@@ -145,7 +152,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if page.Next != nil {
 		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA},
 			File: page.Next.File, Line: page.Next.Line, Files: files, Bytes: size}
-		next.Cursor = c.encode()
+		next.Cursor = s.cursors.encode(c, forgeName(in.Owner, in.Repo))
 		out.next = continueWith(tool, next)
 	}
 	return out, nil

@@ -100,13 +100,14 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 			return reply[getCommitOut]{}, err
 		}
 	} else {
-		if cur, err = decodeCursor(tool, in.Cursor, digest); err != nil {
+		if cur, err = s.cursors.decode(tool, in.Cursor, digest); err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		if err := histPinned(ctx, r, cur.Commits, 1); err != nil {
+		pins, err := checkPins(ctx, r, &cur, 1)
+		if err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		sha, start = cur.Commits[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}
+		sha, start = pins[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}
 	}
 	commits, err := r.Git.Log(ctx, git.LogOptions{To: sha, Limit: 1, WithBody: first || cur.Message > 0})
 	if err != nil {
@@ -248,7 +249,7 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *diffP
 	if next != nil {
 		res.out.Truncated = true
 		cur := cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, File: next.change, Section: next.section, Line: next.line}
-		res.next = continueWith(tool, getCommitWithCursor(c.in, cur.encode()))
+		res.next = continueWith(tool, getCommitWithCursor(c.in, c.s.cursors.encode(cur, r.FullName())))
 	}
 	return res
 }
@@ -274,7 +275,7 @@ type commitStage struct {
 func (st commitStage) next(parent, message, files int) *nextCall {
 	const tool = "get_commit"
 	cur := cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
-	return continueWith(tool, getCommitWithCursor(st.in, cur.encode()))
+	return continueWith(tool, getCommitWithCursor(st.in, st.s.cursors.encode(cur, st.r.FullName())))
 }
 
 // firstBeforePatch is the first part of a commit whose parents or message
@@ -300,7 +301,7 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 	from, all := st.cur.Parent, st.c.Parents
 	if from >= len(all) {
-		return reply[getCommitOut]{}, histBadCursor()
+		return reply[getCommitOut]{}, errCursor("is damaged or was edited")
 	}
 	out := st.out
 	out.Truncated, out.TotalFiles, out.ParentOffset = true, st.cur.Files, from
@@ -329,7 +330,7 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	msg, from := histMessage(st.c), st.cur.Message
 	if from >= len(msg) || !utf8.RuneStart(msg[from]) {
-		return reply[getCommitOut]{}, histBadCursor()
+		return reply[getCommitOut]{}, errCursor("is damaged or was edited")
 	}
 	out := st.out
 	out.Truncated, out.TotalFiles, out.MessageOffset = true, st.cur.Files, from

@@ -69,11 +69,11 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	digest := argsDigest(in, "cursor")
 	var start partPos
 	if in.Cursor != "" {
-		cur, err := decodeCursor(tool, in.Cursor, digest)
+		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[getDiffOut]{}, err
 		}
-		q.pinned, start = cur.Commits, partPos{change: cur.File, section: cur.Section, line: cur.Line}
+		q.cur, start = &cur, partPos{change: cur.File, section: cur.Section, line: cur.Line}
 	}
 	sel, err := s.selectDiff(ctx, q)
 	if err != nil {
@@ -151,7 +151,7 @@ func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSe
 		r.out.Truncated = true
 		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head},
 			File: part.next.change, Section: part.next.section, Line: part.next.line}
-		r.next = continueWith(tool, withCursor(in, c.encode()))
+		r.next = continueWith(tool, withCursor(in, s.cursors.encode(c, sel.repo.FullName())))
 		// contextLines=0 would be left out (omitempty) and read back as
 		// the default 3: the next call must say it.
 		r.next.Arguments["contextLines"] = in.ContextLines

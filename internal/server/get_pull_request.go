@@ -87,7 +87,7 @@ const getPullRequestName = "get_pull_request"
 func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply[getPullRequestOut], error) {
 	var cur *cursor
 	if in.Cursor != "" {
-		c, err := decodeCursor(getPullRequestName, in.Cursor, argsDigest(in, "cursor"))
+		c, err := s.cursors.decode(getPullRequestName, in.Cursor, argsDigest(in, "cursor"))
 		if err != nil {
 			return reply[getPullRequestOut]{}, err
 		}
@@ -213,6 +213,9 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 	}
 	from := 0
 	if cur != nil {
+		if err := cur.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+			return none, err
+		}
 		if cur.Commits[2] != d.HeadSHA {
 			return none, headMoved(in.Index, cur.Commits[2], d.HeadSHA)
 		}
@@ -302,8 +305,8 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	if end < len(d.Body) {
 		r.out.Truncated = true
 		next := in
-		next.Cursor = cursor{Tool: getPullRequestName, Args: argsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
-			Line: int64(end), Bytes: int64(len(d.Body))}.encode()
+		next.Cursor = s.cursors.encode(cursor{Tool: getPullRequestName, Args: argsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
+			Line: int64(end), Bytes: int64(len(d.Body))}, forgeName(in.Owner, in.Repo))
 		r.next = continueWith(getPullRequestName, next)
 	}
 	return r
@@ -324,11 +327,7 @@ const (
 func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error) {
 	var none reply[getPullRequestOut]
 	s := lb.s
-	var pinned []string
-	if cur != nil {
-		pinned = cur.Commits
-	}
-	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, pinned)
+	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, cur)
 	if err != nil {
 		return none, err
 	}
@@ -376,6 +375,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	}
 	p := localPull{
 		in: in, files: files, total: total, start: start, offset: offset, baseRef: baseRef, baseWhy: why,
+		seal:   func(c cursor) string { return s.cursors.encode(c, r.FullName()) },
 		header: pullHeader(in.Owner, in.Repo, in.Index, files, pr.Base, pr.MergeBase, pr.Head),
 		out: getPullRequestOut{
 			Index: in.Index, Labels: []string{}, BaseRef: baseRef, HeadRef: fmt.Sprintf("refs/pull/%d/head", in.Index),
@@ -416,6 +416,7 @@ type localPull struct {
 	header, baseRef, baseWhy string
 	empty                    string // why there are no commits
 	out                      getPullRequestOut
+	seal                     func(cursor) string // signs the next part's cursor
 }
 
 // commitShare is a commit of a part and the share of its message shown:
@@ -509,8 +510,8 @@ func (p localPull) render(shares []commitShare) reply[getPullRequestOut] {
 	if next < p.total {
 		r.out.Truncated = true
 		n := p.in
-		n.Cursor = cursor{Tool: getPullRequestName, Args: argsDigest(p.in, "cursor"), Commits: []string{out.Base, out.MergeBase, out.Head},
-			File: next, Line: int64(line), Files: p.files}.encode()
+		n.Cursor = p.seal(cursor{Tool: getPullRequestName, Args: argsDigest(p.in, "cursor"), Commits: []string{out.Base, out.MergeBase, out.Head},
+			File: next, Line: int64(line), Files: p.files})
 		r.next = continueWith(getPullRequestName, n)
 	}
 	return r

@@ -46,15 +46,13 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	const tool = "get_pull_request_diff"
 	digest := argsDigest(in, "cursor")
 	var cur cursor
-	var pinned []string
+	var pinned *cursor
 	if in.Cursor != "" {
 		var err error
-		if cur, err = decodeCursor(tool, in.Cursor, digest); err != nil {
+		if cur, err = s.cursors.decode(tool, in.Cursor, digest); err != nil {
 			return textReply{}, err
 		}
-		if pinned = cur.Commits; len(pinned) != 3 {
-			return textReply{}, errBadPosition()
-		}
+		pinned = &cur
 	}
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, pinned)
 	if err != nil {
@@ -131,7 +129,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	if part.next != nil {
 		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head},
 			File: part.next.change, Section: part.next.section, Line: part.next.line, Files: files, Bytes: size}
-		next.Cursor = c.encode()
+		next.Cursor = s.cursors.encode(c, r.FullName())
 		out.next = continueWith(tool, next)
 	}
 	return out, nil

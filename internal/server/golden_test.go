@@ -503,10 +503,15 @@ func goldenConnect(t *testing.T, served *repo.Served, maxBytes int) *goldenClien
 	}
 }
 
+// goldenCursorKey signs the golden replies' cursors: a fixed key, so that
+// they are the same on every run.
+var goldenCursorKey = []byte("golden replies' cursor key, 32+ bytes")
+
 func goldenSession(t *testing.T, served *repo.Served, maxBytes int, structured bool) *loggedSession {
 	t.Helper()
 	ctx := context.Background()
-	cfg := Config{MaxBytes: maxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Structured: structured}
+	cfg := Config{MaxBytes: maxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Structured: structured,
+		CursorKey: goldenCursorKey}
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := New(served, cfg).MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)

@@ -51,11 +51,11 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths}
 	digest := argsDigest(in, "cursor", "offset")
 	if in.Cursor != "" {
-		cur, err := decodeCursor(tool, in.Cursor, digest)
+		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listChangedFilesOut]{}, err
 		}
-		q.pinned = cur.Commits
+		q.cur = &cur
 	}
 	sel, err := s.selectDiff(ctx, q)
 	if err != nil {
@@ -94,7 +94,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		if out.NextOffset != nil {
 			next := in
 			next.Offset = *out.NextOffset
-			next.Cursor = cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}}.encode()
+			next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}}, sel.repo.FullName())
 			r.next = continueWith(tool, next)
 		}
 		return r

@@ -102,13 +102,13 @@ type histSelection struct {
 func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listCommitsOut], error) {
 	const tool = "list_commits"
 	digest := argsDigest(in, "cursor", "offset")
-	var pinned []string
+	var pinned *cursor
 	if in.Cursor != "" {
-		cur, err := decodeCursor(tool, in.Cursor, digest)
+		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listCommitsOut]{}, err
 		}
-		pinned = cur.Commits
+		pinned = &cur
 	}
 	paths, err := cleanList("paths", in.Paths)
 	if err != nil {
@@ -168,7 +168,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		if out.NextOffset != nil {
 			next := in
 			next.Offset = *out.NextOffset
-			next.Cursor = cursor{Tool: tool, Args: digest, Commits: sel.pinned}.encode()
+			next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: sel.pinned}, sel.repo.FullName())
 			r.next = continueWith(tool, next)
 		}
 		return r
@@ -191,9 +191,9 @@ func histTooLarge(sha string, withPaths bool, limit int) error {
 	return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes; %s", short(sha), limit, noNarrowing)
 }
 
-// histSelect resolves what in selects, once (pinned, from a cursor,
-// are the commits its first page resolved).
-func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned []string) (*histSelection, error) {
+// histSelect resolves what in selects, once (pinned, a cursor, pins the
+// commits its first page resolved).
+func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned *cursor) (*histSelection, error) {
 	switch {
 	case in.Index > 0 && (in.Ref != "" || in.Base != "" || in.Head != ""):
 		return nil, errcode.New(errcode.InvalidArgument, "index selects a pull request's commits: leave out ref, base and head")
@@ -223,10 +223,11 @@ func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned []stri
 	}
 	var to string
 	if pinned != nil {
-		if err := histPinned(ctx, r, pinned, 1); err != nil {
+		pins, err := checkPins(ctx, r, pinned, 1)
+		if err != nil {
 			return nil, err
 		}
-		to = pinned[0]
+		to = pins[0]
 	} else if to, err = r.ResolveCommit(ctx, ref); err != nil {
 		return nil, err
 	}
@@ -236,15 +237,12 @@ func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned []stri
 
 // histRange selects the commits of base..head: in merge-base mode those
 // since their merge base, as get_diff's merge-base mode diffs from it.
-func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned []string) (*histSelection, error) {
+func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned *cursor) (*histSelection, error) {
 	head := in.Head
 	if head == "" {
 		head = "HEAD"
 	}
-	if pinned != nil && len(pinned) != 2 {
-		return nil, histBadCursor()
-	}
-	sel, err := s.selectDiff(ctx, diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: head, mode: in.Mode, pinned: pinned})
+	sel, err := s.selectDiff(ctx, diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: head, mode: in.Mode, cur: pinned})
 	if err != nil {
 		return nil, err
 	}
@@ -260,10 +258,7 @@ func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned []strin
 
 // histPullRequest selects a pull request's commits: from its merge base
 // to its head.
-func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned []string) (*histSelection, error) {
-	if pinned != nil && len(pinned) != 3 {
-		return nil, histBadCursor()
-	}
+func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned *cursor) (*histSelection, error) {
 	owner, name := in.Owner, in.Repo
 	if owner == "" && name == "" {
 		// The one repository served needs no name here either.
@@ -296,27 +291,6 @@ func histOneCommit(param, rev string) error {
 		return errcode.New(errcode.InvalidArgument, "%s %q is a range, but %s names one commit: for the commits between two, call list_commits with base and head (mode=direct for base..head)", param, rev, param)
 	}
 	return nil
-}
-
-// histPinned checks that a cursor pinned n commits and that they are all
-// still there.
-func histPinned(ctx context.Context, r *repo.Repository, pinned []string, n int) error {
-	if len(pinned) != n {
-		return histBadCursor()
-	}
-	for _, c := range pinned {
-		if !git.IsObjectID(c) {
-			return histBadCursor()
-		}
-		if _, err := r.Git.CommitID(ctx, c); err != nil {
-			return errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again", short(c), r.FullName())
-		}
-	}
-	return nil
-}
-
-func histBadCursor() error {
-	return errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: leave it out to start again")
 }
 
 // Caps of what a listing shows of one commit, so that one commit always

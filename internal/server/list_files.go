@@ -81,14 +81,15 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 	digest := argsDigest(in, "cursor", "offset")
 	var commit string
 	if in.Cursor != "" {
-		cur, err := decodeCursor(tool, in.Cursor, digest)
+		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listFilesOut]{}, err
 		}
-		if len(cur.Commits) != 1 {
-			return reply[listFilesOut]{}, errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: pass the cursor exactly as the previous reply gave it, or leave it out to start from the beginning")
+		pins, err := checkPins(ctx, r, &cur, 1)
+		if err != nil {
+			return reply[listFilesOut]{}, err
 		}
-		commit = cur.Commits[0]
+		commit = pins[0]
 	} else if commit, err = r.ResolveCommit(ctx, in.Ref); err != nil {
 		return reply[listFilesOut]{}, err
 	}
@@ -188,7 +189,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		if hasNext {
 			next := in
 			next.Offset = from + n
-			next.Cursor = cursor{Tool: tool, Args: digest, Commits: []string{commit}}.encode()
+			next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: []string{commit}}, r.FullName())
 			rep.next = continueWith(tool, next)
 		}
 		return rep

@@ -31,6 +31,8 @@ type listPullRequestFilesOut struct {
 	Page       int           `json:"page"`
 	HasMore    bool          `json:"hasMore" jsonschema:"true when later pages hold more files"`
 	paged
+	// repoName is the repository the next page's cursor is made for.
+	repoName string
 }
 
 // listPullRequestFilesTool is list_pull_request_files's definition (registry.go).
@@ -49,15 +51,13 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply[listPullRequestFilesOut], error) {
 	const tool = "list_pull_request_files"
 	digest := argsDigest(in, "cursor", "page")
-	var pinned []string
+	var pinned *cursor
 	if in.Cursor != "" {
-		cur, err := decodeCursor(tool, in.Cursor, digest)
+		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listPullRequestFilesOut]{}, err
 		}
-		if pinned = cur.Commits; len(pinned) != 3 {
-			return reply[listPullRequestFilesOut]{}, errcode.New(errcode.InvalidArgument, "cursor is damaged or was edited: leave it out to start from page 1")
-		}
+		pinned = &cur
 	}
 	out, err := s.backend.pullRequestFiles(ctx, in, pinned)
 	if err != nil {
@@ -80,7 +80,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	if out.HasMore {
 		next := in
 		next.Page++
-		next.Cursor = cursor{Tool: tool, Args: digest, Commits: []string{out.Base, out.MergeBase, out.Head}}.encode()
+		next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: []string{out.Base, out.MergeBase, out.Head}}, out.repoName)
 		res.next = continueWith(tool, next)
 	}
 	if n := s.replySize(res); n > s.cfg.MaxBytes {
@@ -92,7 +92,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	return res, nil
 }
 
-func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned []string) (listPullRequestFilesOut, error) {
+func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
 	s := b.s
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, pinned)
 	if err != nil {
@@ -103,7 +103,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	if err != nil {
 		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
 	}
-	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page}
+	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, repoName: r.FullName()}
 	out.Files = make([]changedFile, len(page))
 	for i, c := range page {
 		out.Files[i] = s.changedFile(c)
@@ -115,9 +115,17 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 
 // pullRequestFiles reports what the forge says, status words included (a
 // changed binary file may come back as "unchanged" with 0/0).
-func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned []string) (listPullRequestFilesOut, error) {
+func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return listPullRequestFilesOut{}, err
+	}
+	if pinned != nil {
+		if err := pinned.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+			return listPullRequestFilesOut{}, err
+		}
+		if len(pinned.Commits) != 3 {
+			return listPullRequestFilesOut{}, errCursor("is damaged or was edited")
+		}
 	}
 	s, f := b.s, b.f
 	pr, err := f.Pull(ctx, in.Owner, in.Repo, in.Index)
@@ -126,14 +134,15 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	}
 	// The forge lists the pull request as it is now: a head that moved
 	// since the first page would mix two versions.
-	if len(pinned) == 3 && pinned[2] != pr.Head.SHA {
-		return listPullRequestFilesOut{}, headMoved(in.Index, pinned[2], pr.Head.SHA)
+	if pinned != nil && pinned.Commits[2] != pr.Head.SHA {
+		return listPullRequestFilesOut{}, headMoved(in.Index, pinned.Commits[2], pr.Head.SHA)
 	}
 	files, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, in.Page, in.Limit)
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	out := listPullRequestFilesOut{Index: in.Index, Base: pr.Base.SHA, Head: pr.Head.SHA, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, Files: []changedFile{}}
+	out := listPullRequestFilesOut{Index: in.Index, Base: pr.Base.SHA, Head: pr.Head.SHA, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, Files: []changedFile{},
+		repoName: forgeName(in.Owner, in.Repo)}
 	for _, cf := range files {
 		p := changedFile{Path: cf.Filename, Status: cf.Status, IsTest: isTestPath(cf.Filename)}
 		if cf.PreviousFilename != "" && cf.PreviousFilename != cf.Filename {

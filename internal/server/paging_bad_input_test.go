@@ -604,12 +604,14 @@ func TestBadInputCursorPinnedAfterPullRequestMoves(t *testing.T) {
 	}
 }
 
-// A cursor given to a fresh server on the same repository (nothing kept
-// between calls) gives the same next part as the server that made it, and
-// that server's parts from there on join to git's diff.
+// A cursor given to a fresh server on the same repository with the same
+// cursor key (nothing kept between calls) gives the same next part as the
+// server that made it, and that server's parts from there on join to git's
+// diff.
 func TestBadInputCursorFreshServer(t *testing.T) {
 	r := newPagingRepo(t)
-	h1 := serve(t, r.Repo, withMaxBytes(8192), withTextOnly())
+	key := randomCursorKey(t)
+	h1 := serve(t, r.Repo, withMaxBytes(8192), withTextOnly(), withCursorKey(key))
 	for _, c := range pagedCalls {
 		t.Run(c.name, func(t *testing.T) {
 			h1 := h1.boundTo(t)
@@ -618,7 +620,7 @@ func TestBadInputCursorFreshServer(t *testing.T) {
 			if res.IsError || n == nil {
 				t.Fatalf("not a partial reply: %s", textOf(res))
 			}
-			h2 := serve(t, r.Repo, withMaxBytes(8192), withTextOnly())
+			h2 := serve(t, r.Repo, withMaxBytes(8192), withTextOnly(), withCursorKey(key))
 			a, b := h1.call(c.tool, n.Arguments), h2.call(c.tool, n.Arguments)
 			if a.IsError || b.IsError {
 				t.Fatalf("next call failed: %s / %s", textOf(a), textOf(b))

@@ -75,8 +75,9 @@ func TestPatchCacheGivesWhatGitGives(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s %v", c.tool, c.args), func(t *testing.T) {
-			warm := serve(t, r, withTextOnly(), withMaxBytes(6000))
-			cold := serve(t, r, withTextOnly(), withMaxBytes(6000), func(c *Config) { c.PatchCacheBytes = -1 })
+			key := randomCursorKey(t) // one key: each continues the other's cursors
+			warm := serve(t, r, withTextOnly(), withMaxBytes(6000), withCursorKey(key))
+			cold := serve(t, r, withTextOnly(), withMaxBytes(6000), withCursorKey(key), func(c *Config) { c.PatchCacheBytes = -1 })
 			a, calls := maps.Clone(c.args), 0
 			for ; a != nil; calls++ {
 				if calls > 500 {

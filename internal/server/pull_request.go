@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,23 +13,42 @@ import (
 
 // pullRequest resolves owner/repo#index and the options of its diff: its
 // base and head come from the backend (below: the local refs, or the
-// forge's pull request). pinned (from a cursor: base, merge base and head)
-// are used instead, since those may have moved; nil when there is none.
-func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, pinned []string) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
+// forge's pull request). The commits cur pins (base, merge base and head)
+// are used instead, since those may have moved; cur is nil when the call
+// has no cursor.
+func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, cur *cursor) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
 	r, err := s.served.Get(ctx, owner, name, true)
 	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
 	var pr *repo.PullRequest
-	if len(pinned) == 3 {
-		if _, _, err := pinnedCommits(ctx, r, pinned...); err != nil {
+	if cur != nil {
+		if pr, err = pinnedPullRequest(ctx, r, index, cur); err != nil {
 			return nil, nil, git.DiffOptions{}, err
 		}
-		pr = &repo.PullRequest{Index: index, Base: pinned[0], MergeBase: pinned[1], Head: pinned[2]}
 	} else if pr, err = s.backend.pullRequest(ctx, r, index); err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
 	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil
+}
+
+// pinnedPullRequest is the pull request as cur pinned it: three commits of
+// r, the second the merge base of the first and the third, as git computes
+// it (memoised: the first part computed the same pair's).
+func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *cursor) (*repo.PullRequest, error) {
+	pins, err := checkPins(ctx, r, cur, 3)
+	if err != nil {
+		return nil, err
+	}
+	base, mergeBase, head := pins[0], pins[1], pins[2]
+	mb, err := r.Git.MergeBase(ctx, base, head)
+	if err != nil && !errors.Is(err, git.ErrNoMergeBase) {
+		return nil, err
+	}
+	if mb != mergeBase {
+		return nil, errCursor(fmt.Sprintf("pins %s as the merge base of %s and %s, which it is not", short(mergeBase), short(base), short(head)))
+	}
+	return &repo.PullRequest{Index: index, Base: base, MergeBase: mergeBase, Head: head}, nil
 }
 
 // pullRequest finds a local pull request's base and head by

@@ -47,6 +47,12 @@ type Config struct {
 	// DefaultPatchCacheBytes, a negative value turns it off (each part
 	// runs git diff).
 	PatchCacheBytes int
+
+	// CursorKey is the secret cursors are signed with (cursor.go): at
+	// least CursorKeyBytes random bytes, the same on every replica that
+	// continues another's cursors. None: a random key of this server
+	// alone.
+	CursorKey []byte
 }
 
 // DefaultPatchCacheBytes is the patch cache's default bound.
@@ -79,6 +85,8 @@ type Server struct {
 	// patches keeps what git printed past a part of a diff, for the next
 	// part (patchcache.go).
 	patches patchCache
+	// cursors signs and reads cursors (cursor.go).
+	cursors cursorKey
 }
 
 // New builds the MCP server with its tools (cfg.Tools) registered.
@@ -88,6 +96,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, served: served, impl: &mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}}
 	s.backend = newBackend(s)
+	s.cursors = newCursorKey(cfg.CursorKey)
 	s.patches.limit = cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes)
 	s.envelope = s.envelopeSize()
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
