@@ -81,8 +81,18 @@ const (
 // without one it searches the work tree's tracked files as grepWorkTree
 // tells, never reading the work tree by name. When each returns
 // ErrStopGrep, git is stopped. Exit status 1 (nothing found) is not an
-// error. A work-tree search's Searched must be closed, whatever the error.
+// error. A work-tree search's Searched must be closed; on an error Grep
+// has closed it.
 func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) error) (GrepResult, error) {
+	res, err := r.grep(ctx, o, each)
+	if err != nil {
+		res.Searched.Close()
+		res.Searched = nil
+	}
+	return res, err
+}
+
+func (r *Repo) grep(ctx context.Context, o GrepOptions, each func(GrepMatch) error) (GrepResult, error) {
 	var res GrepResult
 	c := grepCommand("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
 	var large []string

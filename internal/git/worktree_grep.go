@@ -420,7 +420,7 @@ func (r *Repo) copyChanged(ctx context.Context, s *SearchedFiles, changed []*ind
 		case id == e.oid && !e.unmerged && e.flags&ceIntentToAdd == 0:
 			e.clean = true
 			s.blobs[e.path] = e.oid
-			dst.Remove(filepath.FromSlash(e.path))
+			_ = dst.Remove(filepath.FromSlash(e.path)) // a copy not needed; the directory goes at Close
 		default:
 			s.copied[e.path], differ = true, true
 			if total += n; total > maxWorkTreeCopy {
@@ -521,7 +521,7 @@ func copyChecked(wt *os.File, store map[inodeID]bool, dst *os.Root, path string,
 		err = cerr
 	}
 	if err != nil {
-		dst.Remove(filepath.FromSlash(path))
+		_ = dst.Remove(filepath.FromSlash(path)) // a partial copy; the directory goes at Close
 	}
 	return n, id, err
 }
@@ -626,7 +626,7 @@ func (r *Repo) feed(ctx context.Context, c *command, input []byte) error {
 		return err
 	}
 	go func() {
-		p.stdin.Write(input)
+		_, _ = p.stdin.Write(input) // a write that fails is git gone: wait says why
 		p.stdin.Close()
 	}()
 	_, _ = io.Copy(io.Discard, p.stdout)

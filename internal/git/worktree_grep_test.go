@@ -53,10 +53,10 @@ func TestWorkTreeGrepIsGits(t *testing.T) {
 		got.WriteString(m.Path + "\x00" + strconv.Itoa(m.Line) + "\x00" + string(m.Text) + "\n")
 		return nil
 	})
-	defer res.Searched.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer res.Searched.Close()
 	if got.String() != records(t, want) {
 		t.Fatalf("work-tree search:\n%q\ngit grep:\n%q", got.String(), records(t, want))
 	}
@@ -106,9 +106,12 @@ func TestWorkTreeGrepRacilyClean(t *testing.T) {
 	g := open(t, r)
 	n := 0
 	res, err := g.Grep(context.Background(), GrepOptions{Pattern: "needle"}, func(GrepMatch) error { n++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer res.Searched.Close()
-	if err != nil || n != 20 {
-		t.Fatalf("%d matches, %v", n, err)
+	if n != 20 {
+		t.Fatalf("%d matches, want 20", n)
 	}
 	if len(res.Searched.copied) != 0 || len(res.Searched.blobs) != 20 {
 		t.Errorf("%d files searched as copies, %d as blobs; want 0 and 20", len(res.Searched.copied), len(res.Searched.blobs))

@@ -100,8 +100,6 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 	}
 	c := &grepCollector{s: s, r: r, rev: opts.Rev, max: in.MaxResults, matches: []searchMatch{}}
 	res, err := r.Git.Grep(ctx, opts, c.add)
-	defer res.Searched.Close()
-	c.searched = res.Searched
 	// git's verdict on the pattern itself ("fatal: -e option, 'a(':
 	// Unmatched ( ...") is the caller's to fix; any other failure is not.
 	var exit *git.ExitError
@@ -119,6 +117,8 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 	if err != nil {
 		return reply[searchCodeOut]{}, err
 	}
+	defer res.Searched.Close()
+	c.searched = res.Searched
 	if in.ContextLines > 0 {
 		if err := c.addContext(ctx, in.ContextLines); err != nil {
 			return reply[searchCodeOut]{}, err

@@ -43,7 +43,7 @@ func (h *Hidden) Add(n int, line []byte, atStart bool) {
 			continue
 		}
 		r, size := utf8.DecodeRune(line[i:])
-		if IsHidden(r) && !(r == 0xFEFF && i == 0 && atStart) {
+		if IsHidden(r) && (r != 0xFEFF || i != 0 || !atStart) {
 			found = true
 			if j, ok := slices.BinarySearch(h.Points, r); !ok {
 				h.Points = slices.Insert(h.Points, j, r)
