@@ -53,7 +53,8 @@ type PageFile struct {
 	Index  int  // ordinal of the section
 	Hidden bool // PageOptions.Hide: nothing of it was written
 	// Omitted is set when the file's header lines alone cost more than
-	// Room, so nothing of it could be written.
+	// Room, so nothing of it could be written. Such a section comes in a
+	// part of its own (hidden sections aside).
 	Omitted   bool
 	Continued bool // the part starts inside the file (its header lines were repeated)
 	Complete  bool // the file's end is in this part
@@ -153,6 +154,9 @@ type pager struct {
 	used  int // cost of text, the open piece's lines excepted
 	seen  int // "diff --git " lines read: the current section is seen-1
 	longs int // long lines reported in the part
+	// omitted: the part holds a section whose header lines alone cost
+	// more than Room; it ends after it.
+	omitted bool
 
 	// The current section.
 	file       *PageFile
@@ -232,7 +236,7 @@ func (p *pager) run() error {
 		if k == startEOF {
 			return p.finish(true)
 		}
-		if len(p.page.Files) == maxPartFiles {
+		if len(p.page.Files) == maxPartFiles || p.omitted {
 			p.page.Next = &Pos{File: p.seen}
 			return p.finish(false)
 		}
@@ -313,8 +317,17 @@ func (p *pager) section(startLine int64) (more bool, err error) {
 		return false, err
 	}
 	f := PageFile{Header: h, Index: p.seen - 1, Continued: startLine > 0}
-	if hidden := p.o.Hide != nil && p.o.Hide(h); hidden || p.hdrCost > p.o.Room {
+	hidden := p.o.Hide != nil && p.o.Hide(h)
+	if !hidden && p.hdrCost > p.o.Room && len(p.text) > 0 {
+		// An omitted section comes in a part of its own: the reader
+		// can then be given more room for it, and a part never leaves
+		// out more than one.
+		p.page.Next = &Pos{File: f.Index}
+		return false, nil
+	}
+	if hidden || p.hdrCost > p.o.Room {
 		f.Hidden, f.Omitted, f.Complete = hidden, !hidden, true
+		p.omitted = !hidden
 		p.page.Files = append(p.page.Files, f)
 		return true, p.skipTo(startFile)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -866,5 +867,28 @@ func TestPageLineAfterHunks(t *testing.T) {
 		if _, err := ReadPage(strings.NewReader(in), PageOptions{Start: start, Room: 1000}); !errors.Is(err, ErrNotDiff) {
 			t.Errorf("from %+v: err = %v, want ErrNotDiff", start, err)
 		}
+	}
+}
+
+// An omitted section (its header lines alone cost more than Room) comes in
+// a part of its own: a part before it ends before it, and the part ends
+// after it, so the reader can give it more room and a part leaves out at
+// most one.
+func TestPageOmittedSectionIsAlone(t *testing.T) {
+	long := strings.Repeat("p", 200)
+	data := "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/" + long + " b/" + long + "\n--- a/" + long + "\n+++ b/" + long + "\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/c b/c\n--- a/c\n+++ b/c\n@@ -1 +1 @@\n-a\n+b\n"
+	_, pages := drain(t, []byte(data), PageOptions{Room: 300})
+	var got []string
+	for _, pg := range pages {
+		var files []string
+		for _, f := range pg.Files {
+			files = append(files, fmt.Sprintf("%s omitted=%v", f.Header.NewPath[:1], f.Omitted))
+		}
+		got = append(got, strings.Join(files, ","))
+	}
+	if want := []string{"a omitted=false", "p omitted=true", "c omitted=false"}; !slices.Equal(got, want) {
+		t.Fatalf("parts %q, want %q", got, want)
 	}
 }

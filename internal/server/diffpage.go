@@ -536,7 +536,7 @@ func anyHidden(p *diff.Page) bool {
 // fits whole must come with its notes.
 func needsNotes(p *diff.Page) bool {
 	for _, f := range p.Files {
-		if len(f.LongLines) > 0 || f.Replaced {
+		if len(f.LongLines) > 0 || f.Replaced || f.Omitted {
 			return true
 		}
 	}
@@ -544,8 +544,9 @@ func needsNotes(p *diff.Page) bool {
 }
 
 // partNotes are the lines after a part's patch that say what it left out or
-// changed: hidden files, lines too long for any reply, bytes that are not
-// UTF-8. readAt is the commit a left-out line can be read at.
+// changed: hidden files, a file whose header lines are too long for any
+// reply, lines too long for any reply, bytes that are not UTF-8. readAt is
+// the commit a left-out line can be read at.
 func (s *Server) partNotes(p *diffPart, readAt string) string {
 	var hidden, replaced, tests, generated []string
 	var b strings.Builder
@@ -556,6 +557,9 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 		case f.Hidden:
 			hidden = append(hidden, s.hiddenName(f.Header))
 			continue
+		case f.Omitted:
+			// A part holds at most one (diff.ReadPage).
+			fmt.Fprintf(&b, "[left out: the patch of %s, whose header lines alone are longer than a whole reply at this server's limit; read_file reads the file]\n", text.Name(name))
 		case f.Replaced:
 			replaced = append(replaced, name)
 		}
@@ -664,21 +668,95 @@ const notesSlack = 512
 // and next call (and within maxBytes, when set), with its notes: first
 // leaving notesSlack for them, and again with less room when they are
 // longer. A part with less room holds a prefix of the files, so its notes
-// are no longer than the first part's.
-func partWithNotes(room, maxBytes int, read func(room int) (*diffPart, error), notes func(*diffPart) string) (*diffPart, string, error) {
+// are no longer than the first part's. It returns the patch room the part
+// was read in too.
+func partWithNotes(room, maxBytes int, read func(room int) (*diffPart, error), notes func(*diffPart) string) (*diffPart, string, int, error) {
 	first := patchRoom(room-notesSlack, maxBytes)
 	part, err := read(first)
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
 	n := notes(part)
 	if cost := text.JSONLen(n); cost > notesSlack && patchRoom(room-cost, maxBytes) < first {
-		if part, err = read(patchRoom(room-cost, maxBytes)); err != nil {
-			return nil, "", err
+		first = patchRoom(room-cost, maxBytes)
+		if part, err = read(first); err != nil {
+			return nil, "", 0, err
 		}
 		n = notes(part)
 	}
-	return part, n, nil
+	return part, n, first, nil
+}
+
+// maxRefits is how many times fitPart reads a part again: from the patch
+// cache, as the first read filled it.
+const maxRefits = 6
+
+// fitPart reads a part (partWithNotes) and builds its reply, then fits it
+// by its measure. The room is reckoned before the part is read, with the
+// header, notes and next call at their longest, and with --structured
+// each file's fields are sent beside its patch, which it did not count: a
+// reply over the limit is read again with less room, and one that left out
+// what more room could hold (a file's header lines, lines as "longer than a
+// whole reply") again with more; at a small limit the estimate left a
+// 160-byte path's header lines out of every part, and 36-byte lines. Less
+// room leaves more out (and its notes can make the reply longer), more
+// room makes the patch longer: between a room too small and one too large
+// it bisects. It returns the first reply that fits and leaves nothing out,
+// or else the one that fit in the most room.
+func fitPart[Out any](s *Server, room, maxBytes int, read func(room int) (*diffPart, error), notes func(*diffPart) string, build func(*diffPart, string) reply[Out]) (reply[Out], error) {
+	part, partNotes, patch, err := partWithNotes(room, maxBytes, read, notes)
+	if err != nil {
+		return reply[Out]{}, err
+	}
+	var best *reply[Out]
+	bestRoom := -1
+	small, large := -1, -1 // the most room that left something out, the least whose reply was over (-1: none yet)
+	for refit := 0; ; refit++ {
+		r := build(part, partNotes)
+		spare := s.cfg.MaxBytes - s.replySize(r)
+		lost := lostToRoom(part.page)
+		if spare >= 0 && !lost {
+			return r, nil
+		}
+		if spare >= 0 && patch > bestRoom {
+			best, bestRoom = &r, patch
+		}
+		if s.cfg.Structured && r.wire().structured != nil && spare > 0 {
+			spare /= 2 // the patch is sent twice
+		}
+		next := patch + spare // a reply over the limit with nothing left out
+		if lost {
+			small, next = patch, patch+max(spare, minPartRoom)
+		} else {
+			large = patch
+		}
+		if large >= 0 && small >= 0 {
+			next = small + (large-small)/2
+		}
+		next = patchRoom(next, maxBytes)
+		if refit == maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
+			if best == nil {
+				return r, nil // the backstop refuses it (callTool)
+			}
+			return *best, nil
+		}
+		patch = next
+		if part, err = read(patch); err != nil {
+			return reply[Out]{}, err
+		}
+		partNotes = notes(part)
+	}
+}
+
+// lostToRoom: the part left out a file's header lines or a line as longer
+// than its room.
+func lostToRoom(p *diff.Page) bool {
+	for _, f := range p.Files {
+		if f.Omitted || len(f.LongLines) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // partRange says which files a part holds: "files 3–5 of 9 (3 continues

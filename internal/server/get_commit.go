@@ -149,7 +149,6 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		probe := reply[getCommitOut]{text: preamble + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe}
 		return s.payloadRoom(probe)
 	}
-	laterRoom := roomAfter("", out) // the room of every part but the first
 	var preamble string
 	if first {
 		page, total, err := r.Git.ChangedFilesPage(ctx, opts, 0, histMaxFiles)
@@ -192,21 +191,14 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		s.flagGenerated(ctx, r, sha, p)
 		return s.partNotes(p, sha)
 	}
-	// With --structured each file's fields are sent too, beside its patch:
-	// a reply that comes out over the limit is cut again with less room.
-	for attempt := 0; ; attempt++ {
-		part, partNotes, err := partWithNotes(room, in.MaxBytes, read, notes)
-		if err != nil {
-			return reply[getCommitOut]{}, err
-		}
-		res := commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
-			deferred: first && patchRoom(room, in.MaxBytes) < patchRoom(laterRoom, in.MaxBytes) && histLostLines(part)}, r, out, part, partNotes)
-		if over := s.replySize(res) - s.cfg.MaxBytes; over > 0 && attempt < 3 {
-			room -= over
-			continue
-		}
-		return res, nil
+	// A first part that, fitted (fitPart), still leaves out a line or a
+	// file's header lines puts its patch off: a later part, without the
+	// preamble, has more room.
+	build := func(part *diffPart, partNotes string) reply[getCommitOut] {
+		return commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
+			deferred: first && lostToRoom(part.page)}, r, out, part, partNotes)
 	}
+	return fitPart(s, room, in.MaxBytes, read, notes, build)
 }
 
 // commitPart is what a get_commit part's reply is made of, besides the
@@ -356,17 +348,6 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		}
 		return res, nil
 	}
-}
-
-// histLostLines: the part left out lines, or a file's header lines, as
-// longer than its room.
-func histLostLines(p *diffPart) bool {
-	for _, f := range p.page.Files {
-		if f.Omitted || len(f.LongLines) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func getCommitWithCursor(in getCommitIn, c string) getCommitIn {

@@ -28,7 +28,7 @@ type getDiffIn struct {
 type diffFile struct {
 	changedFile
 	Patch        *string `json:"patch" jsonschema:"the file's diff --git section as git diff prints it (this part's share of it), or null"`
-	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, or denied (hidden by the secrets policy); else null"`
+	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied (hidden by the secrets policy), or tooLarge (its header lines alone are longer than a whole reply); else null"`
 	// Partial: the patch is this part's share of the file's section; the
 	// rest is in the parts before or after it.
 	Partial bool `json:"partial" jsonschema:"patch holds only part of the file's section: the rest is in the previous or next part"`
@@ -112,21 +112,10 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
 		return pairs.note() + s.partNotes(p, sel.head)
 	}
-	// With --structured each file's fields are sent too, beside its patch:
-	// a reply that comes out over the limit is cut again with less room.
-	room := s.payloadRoom(probe)
-	for attempt := 0; ; attempt++ {
-		part, partNotes, err := partWithNotes(room, in.MaxBytes, read, notes)
-		if err != nil {
-			return reply[getDiffOut]{}, err
-		}
-		r := s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), part, partNotes))
-		if over := s.replySize(r) - s.cfg.MaxBytes; over > 0 && attempt < 3 {
-			room -= over
-			continue
-		}
-		return r, nil
+	build := func(part *diffPart, partNotes string) reply[getDiffOut] {
+		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), part, partNotes))
 	}
+	return fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
 }
 
 // partNotesText is a part's text: its header, the patch and notes.
@@ -237,6 +226,8 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 		switch {
 		case f.Hidden:
 			e.PatchOmitted = ptr("denied")
+		case f.Omitted:
+			e.PatchOmitted = ptr("tooLarge")
 		case f.Header.IsBinary:
 			// The text carries git's "Binary files ... differ" section;
 			// the contract's patch is null for a binary file.

@@ -104,7 +104,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return s.partNotes(p, pr.Head)
 	}
 	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)})
-	part, partNotes, err := partWithNotes(room, 0, read, notes)
+	part, partNotes, _, err := partWithNotes(room, 0, read, notes)
 	if err != nil {
 		return textReply{}, err
 	}

@@ -436,25 +436,25 @@ func TestGetCommitPatchIsGitDiff(t *testing.T) {
 }
 
 // A first part whose preamble leaves its patch less room than a later
-// part's would leave out lines a later part could hold: its patch starts
-// in the next part instead, and the parts are still git's patch.
-func TestGetCommitPatchStartsLaterForWantOfRoom(t *testing.T) {
+// part's must not leave out lines a later part could hold. Its room was
+// reckoned with the preamble, header and next call at their longest, and
+// the estimate left lines out (the patch then started in the next part);
+// now the part is fitted by its measure (fitPart): at every limit the
+// parts leave nothing out and are git's patch. A first part that still
+// cannot hold a line puts its patch off to the next part (commitReply).
+func TestGetCommitFirstPartLeavesNoLineOutForWantOfRoom(t *testing.T) {
 	r, ids := histRepo(t)
 	want := r.Git("diff", "-M", ids["edit-a"], ids["rename"])
 	// Below about 3,000 bytes a later part is too small for the lines as
 	// well, and leaves them out too (with notes).
-	for limit := 3000; limit <= 24000; limit += 50 {
+	for limit := 3000; limit <= 24000; limit += 250 {
 		h := serve(t, r, withTextOnly(), withMaxBytes(limit))
 		parts, _, text := histGetAll(t, h, args("ref", ids["rename"]))
-		if strings.Contains(text, "; it starts in the next part, for want of room in this one.\n") {
-			if strings.Contains(text, "diff --git") {
-				t.Fatalf("limit %d: the first part holds a patch after all:\n%s", limit, text)
-			}
-			checkJoined(t, parts, want)
-			return
+		if strings.Contains(text, "[left out") || strings.Contains(text, "it starts in the next part") {
+			t.Fatalf("limit %d: the first part leaves lines out or puts its patch off:\n%s", limit, text)
 		}
+		checkJoined(t, parts, want)
 	}
-	t.Fatal("no reply limit made the first part put its patch off")
 }
 
 // The message comes first, whole when it fits in a third of a reply, else
