@@ -38,6 +38,13 @@ type PageOptions struct {
 	// Page.Total (and the Size of the section the part ends inside).
 	// Without it ReadPage stops reading soon after the part.
 	CountRest bool
+	// SizeLast reads on after the part to the end of the section it ends
+	// inside, when that section's size is not known, to fill its Size.
+	SizeLast bool
+	// StartSize is the size of the section Start is inside (Start.Line >
+	// 0), when the caller knows it (a part before read it): the Size of the
+	// part's first file.
+	StartSize int64
 }
 
 // Page is one part of a diff.
@@ -280,11 +287,17 @@ func (p *pager) run() error {
 }
 
 func (p *pager) finish(eof bool) error {
-	if !eof && p.o.CountRest {
+	switch {
+	case !eof && p.o.CountRest:
 		if err := p.countRest(nil); err != nil {
 			return err
 		}
 		eof = true
+	case !eof && p.o.SizeLast && p.inSection() && p.file.Size == 0:
+		if err := p.skipTo(startFile); err != nil {
+			return err
+		}
+		p.file.Size = p.lr.n - p.offset
 	}
 	if eof {
 		p.page.Total = &Total{Files: p.seen, Bytes: p.lr.n - p.hidden}
@@ -296,7 +309,7 @@ func (p *pager) finish(eof bool) error {
 // ends inside, whose size it notes, then the sections after it, each
 // handed to each (when not nil) with its size.
 func (p *pager) countRest(each func(SectionSize)) error {
-	if p.file != nil && !p.file.Complete && p.file.Index == p.seen-1 {
+	if p.inSection() {
 		if err := p.skipTo(startFile); err != nil {
 			return err
 		}
@@ -328,6 +341,11 @@ func (p *pager) countRest(each func(SectionSize)) error {
 			each(sec)
 		}
 	}
+}
+
+// inSection: the part ends inside the current section, which it holds.
+func (p *pager) inSection() bool {
+	return p.file != nil && !p.file.Complete && p.file.Index == p.seen-1
 }
 
 // SectionSize is one file section of a diff, as Count read it.
@@ -416,7 +434,7 @@ func (p *pager) section(startLine int64) (more bool, err error) {
 	// inside it; the header lines read so far are the first part's.
 	f := PageFile{Header: h, Index: p.seen - 1, Continued: startLine > 0, Offset: offset, To: p.lr.n - offset}
 	if f.Continued {
-		f.From = f.To
+		f.From, f.Size = f.To, p.o.StartSize
 	}
 	hidden := p.o.Hide != nil && p.o.Hide(h)
 	if !hidden && p.hdrCost > p.o.Room && len(p.text) > 0 {

@@ -32,8 +32,45 @@ type diffFile struct {
 	// Partial: the patch is this part's share of the file's section; the
 	// rest is in the parts before or after it.
 	Partial bool `json:"partial" jsonschema:"patch holds only part of the file's section: the rest is in the previous or next part"`
+	// PatchBytes and the fields after it say where this part's share of
+	// the file's patch is in it (splitShare).
+	PatchBytes  *int64     `json:"patchBytes,omitempty" jsonschema:"bytes of the file's patch, as git prints it, that this part holds (all of it unless partial); absent when hidden or left out"`
+	Part        *int       `json:"part,omitempty" jsonschema:"partial: which of the file's parts this is, from 1; absent when not known"`
+	Parts       *int       `json:"parts,omitempty" jsonschema:"partial: how many parts the file's patch comes in, said in its last part only (how the rest is cut depends on each part's room)"`
+	PatchOffset *int64     `json:"patchOffset,omitempty" jsonschema:"partial: where this part's share starts in the file's patch as git prints it, in bytes from 0"`
+	PatchSize   *int64     `json:"patchSize,omitempty" jsonschema:"partial: bytes of the file's whole patch"`
+	OldLines    *lineRange `json:"oldLines,omitempty" jsonschema:"partial: the old file's lines this share's hunks span (from its @@ lines); absent when none"`
+	NewLines    *lineRange `json:"newLines,omitempty" jsonschema:"partial: the new file's lines this share's hunks span; absent when none"`
 	// Hidden: the bidi controls and invisible characters patch holds.
 	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters the patch holds, shown as they are; absent when none"`
+}
+
+// lineRange is a first and last line, both included.
+type lineRange struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
+func newLineRange(s diff.LineSpan) *lineRange {
+	if s.First == 0 {
+		return nil
+	}
+	return &lineRange{First: s.First, Last: s.Last}
+}
+
+// splitShare sets the fields that say where a partial patch is in the
+// file's.
+func (e *diffFile) splitShare(sh share) {
+	e.PatchOffset, e.OldLines, e.NewLines = ptr(sh.from), newLineRange(sh.old), newLineRange(sh.new)
+	if sh.part > 0 {
+		e.Part = ptr(sh.part)
+	}
+	if sh.parts > 0 {
+		e.Parts = ptr(sh.parts)
+	}
+	if sh.size > 0 {
+		e.PatchSize = ptr(sh.size)
+	}
 }
 
 type getDiffOut struct {
@@ -43,6 +80,7 @@ type getDiffOut struct {
 	Files      []diffFile `json:"files" jsonschema:"the files this part holds, in git's order"`
 	Truncated  bool       `json:"truncated" jsonschema:"true when the diff goes on in a next part"`
 	TotalFiles int        `json:"totalFiles" jsonschema:"files in the whole diff"`
+	PatchBytes int64      `json:"patchBytes" jsonschema:"bytes of the whole diff's patch as git prints it, hidden files not counted: what the parts hold put together"`
 	paged
 }
 
@@ -68,12 +106,14 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths, contextLines: in.ContextLines}
 	digest := argsDigest(in, "cursor")
 	var start partPos
+	var split splitPos
+	var patchBytes int64 // the whole diff's, counted for the first part
 	if in.Cursor != "" {
 		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[getDiffOut]{}, err
 		}
-		q.cur, start = &cur, partPos{change: cur.File, section: cur.Section, line: cur.Line}
+		q.cur, start, split, patchBytes = &cur, partPos{change: cur.File, section: cur.Section, line: cur.Line}, splitOf(cur), cur.Bytes
 	}
 	sel, err := s.selectDiff(ctx, q)
 	if err != nil {
@@ -87,6 +127,9 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 			fmt.Fprintf(&b, " from their merge base %s", short(*sel.mergeBase))
 		}
 		fmt.Fprintf(&b, ": %s changed", count(p.total, "file"))
+		if patchBytes > 0 {
+			fmt.Fprintf(&b, ", %d bytes of patch", patchBytes)
+		}
 		if p.next != nil || p.first > 0 || (len(p.page.Files) > 0 && p.page.Files[0].Continued) {
 			b.WriteString("; this part: " + partRange(p))
 		}
@@ -101,18 +144,26 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	var pairs *renamePairs
 	read := func(room int) (*diffPart, error) {
-		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection}
+		// The first part counts the whole diff's patch, once: the parts
+		// after it carry the count in their cursors.
+		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection, split: split,
+			countRest: in.Cursor == "" && patchBytes == 0}
 		if len(sel.opts.Paths) > 0 {
 			pairs = &renamePairs{paths: sel.opts.Paths}
-			q.only = &changeFilter{key: "paths with the other side of renames", keep: pairs.only}
+			q.only = &changeFilter{key: "paths with the other side of renames", keep: pairs.only, again: pairs.selects}
 		}
-		return s.readPart(ctx, q)
+		part, err := s.readPart(ctx, q)
+		if err == nil && part.counted != nil {
+			patchBytes = part.counted.Bytes
+		}
+		return part, err
 	}
 	notes := func(p *diffPart) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
 		return pairs.note() + s.partNotes(p, sel.head)
 	}
 	build := func(part *diffPart, partNotes string) reply[getDiffOut] {
+		out.PatchBytes = patchBytes
 		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), part, partNotes))
 	}
 	return fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
@@ -138,8 +189,8 @@ func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSe
 	r := reply[getDiffOut]{text: text, out: out}
 	if part.next != nil {
 		r.out.Truncated = true
-		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head},
-			File: part.next.change, Section: part.next.section, Line: part.next.line}
+		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}, Bytes: out.PatchBytes}
+		part.cursorAt(&c)
 		r.next = continueWith(tool, withCursor(in, s.cursors.encode(c, sel.repo.FullName())))
 		// contextLines=0 would be left out (omitempty) and read back as
 		// the default 3: the next call must say it.
@@ -181,6 +232,11 @@ func (rp *renamePairs) under(p string) bool {
 	return false
 }
 
+// selects: c is on a path of paths, on either side.
+func (rp *renamePairs) selects(c git.Change) bool {
+	return rp.under(c.Path) || rp.under(c.OldPath)
+}
+
 func (rp *renamePairs) only(c git.Change) bool {
 	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
 	if in != oldIn {
@@ -216,6 +272,7 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			if !f.Hidden && ti < len(texts) {
 				joined := *last.Patch + string(texts[ti])
 				last.Patch = &joined
+				last.PatchBytes = ptr(*last.PatchBytes + f.To - f.From)
 				ti++
 			}
 			continue
@@ -234,12 +291,18 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			ti++
 			e.IsBinary, e.PatchOmitted = ptr(true), ptr("binary")
 			e.Additions, e.Deletions = ptr(0), ptr(0)
+			e.PatchBytes = ptr(f.To - f.From)
 		case ti < len(texts):
 			e.Patch = ptr(string(texts[ti]))
 			ti++
 			e.IsBinary = ptr(f.Header.IsBinary)
 			e.Partial = f.Continued || !f.Complete
-			if !e.Partial {
+			if !p.terse {
+				e.PatchBytes = ptr(f.To - f.From)
+			}
+			if e.Partial && !p.terse {
+				e.splitShare(p.shareAt(i))
+			} else if !e.Partial {
 				e.Additions, e.Deletions = ptr(f.Added), ptr(f.Deleted)
 			}
 		}

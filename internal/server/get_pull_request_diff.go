@@ -70,7 +70,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	first := in.Cursor == ""
 	q := partRequest{
 		repo: r, opts: opts, only: only, hide: s.hiddenSection,
-		start: partPos{change: cur.File, section: cur.Section, line: cur.Line},
+		start: partPos{change: cur.File, section: cur.Section, line: cur.Line}, split: splitOf(cur),
 	}
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
 	if first {
@@ -80,7 +80,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// (from the patch cache, which this read filled), and headed by
 		// the size this read counted.
 		whole := q
-		whole.room, whole.countRest = s.payloadRoom(textReply{}), path == ""
+		whole.room, whole.countRest = s.payloadRoom(textReply{}), true
 		part, err := s.readPart(ctx, whole)
 		if err != nil {
 			return textReply{}, err
@@ -91,8 +91,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 			}
 			return textReply{text: string(part.page.Text)}, nil
 		}
-		if files, size = part.total, 0; path == "" && part.page.Total != nil {
-			size = part.page.Total.Bytes
+		if files, size = part.total, 0; part.counted != nil {
+			size = part.counted.Bytes
 		}
 	}
 	read := func(room int) (*diffPart, error) {
@@ -117,9 +117,12 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	var b strings.Builder
 	b.Grow(512 + len(name) + len(path) + len(part.page.Text) + len(partNotes))
 	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
-	if path != "" {
+	switch {
+	case path != "" && size > 0:
+		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)
+	case path != "":
 		fmt.Fprintf(&b, "; %s", text.Name(path))
-	} else if size > 0 {
+	case size > 0:
 		fmt.Fprintf(&b, "; %s, %d bytes of patch", count(files, "file"), size)
 	}
 	b.WriteString("; this part: " + partRange(part) + "\n")
@@ -127,8 +130,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	b.WriteString(partNotes)
 	out := textReply{text: b.String()}
 	if part.next != nil {
-		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head},
-			File: part.next.change, Section: part.next.section, Line: part.next.line, Files: files, Bytes: size}
+		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
+		part.cursorAt(&c)
 		next.Cursor = s.cursors.encode(c, r.FullName())
 		out.next = continueWith(tool, next)
 	}
