@@ -102,8 +102,31 @@ func TestPagePositions(t *testing.T) {
 		}
 		_, pages := drain(t, data, o)
 		checkPositions(t, data, pages)
-
+		// With SizeLast a part tells the size of the section it ends
+		// inside, and with StartSize passes it on to the part after it.
 		sizes := sectionSizes(t, data)
+		sl := o
+		sl.SizeLast = true
+		for pos := (Pos{}); ; {
+			sl.Start = pos
+			pg, err := ReadPage(bytes.NewReader(data), sl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range pg.Files {
+				if f.Size != sizes[f.Index] {
+					t.Fatalf("diff %d, part at %+v: file %d's size %d, want %d", i, pos, f.Index, f.Size, sizes[f.Index])
+				}
+			}
+			if pg.Next == nil {
+				break
+			}
+			pos, sl.StartSize = *pg.Next, 0
+			if pos.Line > 0 {
+				sl.StartSize = pg.Files[len(pg.Files)-1].Size
+			}
+		}
+
 		var hidden, seen int64
 		total, err := Count(bytes.NewReader(data), o.Hide, func(s SectionSize) {
 			if s.Index != int(seen) || s.Bytes != sizes[s.Index] {
