@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -28,7 +29,7 @@ type getDiffIn struct {
 type diffFile struct {
 	changedFile
 	Patch        *string `json:"patch" jsonschema:"the file's diff --git section as git diff prints it (this part's share of it), or null"`
-	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied (hidden by the secrets policy), or tooLarge (its header lines alone are longer than a whole reply); else null"`
+	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied (hidden by the secrets policy), tooLarge (its header lines alone are longer than a whole reply), or size_limit (a file after this part's, which the next parts hold); else null"`
 	// Partial: the patch is this part's share of the file's section; the
 	// rest is in the parts before or after it.
 	Partial bool `json:"partial" jsonschema:"patch holds only part of the file's section: the rest is in the previous or next part"`
@@ -81,6 +82,12 @@ type getDiffOut struct {
 	Truncated  bool       `json:"truncated" jsonschema:"true when the diff goes on in a next part"`
 	TotalFiles int        `json:"totalFiles" jsonschema:"files in the whole diff"`
 	PatchBytes int64      `json:"patchBytes" jsonschema:"bytes of the whole diff's patch as git prints it, hidden files not counted: what the parts hold put together"`
+	// OmittedNotListed: seed 003's "files that don't fit have
+	// patchOmitted: size_limit", in a reply that holds only some.
+	OmittedNotListed int `json:"omittedNotListed" jsonschema:"files after this part's that the next parts hold, beyond those listed in files with patchOmitted size_limit (as many as the reply has room for)"`
+	// after is the index of the first change after this part's (-1:
+	// none), whose files are listed as size_limit.
+	after int
 	paged
 }
 
@@ -143,7 +150,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		next: continueWith(tool, withCursor(in, strings.Repeat("x", 400))),
 	}
 	var pairs *renamePairs
-	read := func(room int) (*diffPart, error) {
+	request := func(room int) partRequest {
 		// The first part counts the whole diff's patch, once: the parts
 		// after it carry the count in their cursors.
 		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection, split: split,
@@ -152,7 +159,10 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 			pairs = &renamePairs{paths: sel.opts.Paths}
 			q.only = &changeFilter{key: "paths with the other side of renames", keep: pairs.only, again: pairs.selects}
 		}
-		part, err := s.readPart(ctx, q)
+		return q
+	}
+	read := func(room int) (*diffPart, error) {
+		part, err := s.readPart(ctx, request(room))
 		if err == nil && part.counted != nil {
 			patchBytes = part.counted.Bytes
 		}
@@ -166,7 +176,61 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		out.PatchBytes = patchBytes
 		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), part, partNotes))
 	}
-	return fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
+	r, err := fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
+	if err != nil || !s.cfg.Structured || r.out.after < 0 {
+		return r, err
+	}
+	later := request(0)
+	if later.only != nil {
+		later.only = &changeFilter{keep: pairs.selects}
+	}
+	return s.withOmitted(ctx, later, sel.head, r)
+}
+
+// maxOmittedListed bounds the files a part lists as size_limit, as a part
+// lists at most 1,000 files (diff.ReadPage).
+const maxOmittedListed = 1000
+
+// withOmitted lists, after a part's files, the files after them with
+// patchOmitted size_limit (seed 003), as many as the reply has room for,
+// and counts the others.
+func (s *Server) withOmitted(ctx context.Context, q partRequest, head string, r reply[getDiffOut]) (reply[getDiffOut], error) {
+	var later []git.Change
+	total := 0
+	_, err := q.repo.Git.EachChange(ctx, q.listOptions(), func(_ int, c git.Change) error {
+		if q.only != nil && !q.only.keep(c) {
+			return nil
+		}
+		if total >= r.out.after && len(later) < maxOmittedListed {
+			later = append(later, c)
+		}
+		total++
+		return nil
+	})
+	if err != nil {
+		return reply[getDiffOut]{}, goneCommit(q.repo, true, err)
+	}
+	omitted := make([]changedFile, len(later))
+	for i, c := range later {
+		omitted[i] = s.changedFile(c)
+		omitted[i].Additions, omitted[i].Deletions, omitted[i].IsBinary = nil, nil, nil
+	}
+	s.markGenerated(ctx, q.repo, head, omitted)
+	entries := make([]diffFile, len(omitted))
+	for i, f := range omitted {
+		why := "size_limit"
+		if s.deniedChange(later[i]) {
+			why = "denied"
+		}
+		entries[i] = diffFile{changedFile: f, PatchOmitted: ptr(why)}
+	}
+	listed := r.out.Files
+	return fitPage(s, len(entries), func(n int) reply[getDiffOut] {
+		out := r
+		out.out.Files = append(slices.Clip(listed), entries[:n]...)
+		out.out.OmittedNotListed = total - r.out.after - n
+		return out
+	}), nil
 }
 
 // partNotesText is a part's text: its header, the patch and notes.
@@ -186,6 +250,7 @@ func partNotesText(header string, part *diffPart, notes string) string {
 func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSelection, out getDiffOut, part *diffPart, text string) reply[getDiffOut] {
 	out.TotalFiles = part.total
 	out.Files = s.partFiles(part)
+	out.after = firstAfter(part)
 	r := reply[getDiffOut]{text: text, out: out}
 	if part.next != nil {
 		r.out.Truncated = true
@@ -197,6 +262,19 @@ func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSe
 		r.next.Arguments["contextLines"] = in.ContextLines
 	}
 	return r
+}
+
+// firstAfter is the index of the first change after the part's (-1 when
+// none): the next part's start, or the change after it when the next part
+// goes on inside it.
+func firstAfter(p *diffPart) int {
+	switch {
+	case p.next == nil:
+		return -1
+	case p.next.line > 0 || p.next.section > 0:
+		return p.next.change + 1
+	}
+	return p.next.change
 }
 
 // minPartRoom is the least patch room a part is given, so that a small
