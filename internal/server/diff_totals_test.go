@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -211,4 +212,18 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A diff too large to count within the call's time says no total rather
+// than a wrong one, and its parts still come whole.
+func TestDiffTotalNotCountedInTime(t *testing.T) {
+	defer func(was time.Duration) { countTime = was }(countTime)
+	countTime = time.Nanosecond
+	r := newRenamePR(t, 700, 95)
+	h := serve(t, r.Repo, withMaxBytes(32<<10), withTextOnly())
+	first := h.ok("get_pull_request_diff", prArgs(1))
+	if line, _, _ := strings.Cut(first, "\n"); strings.Contains(line, "bytes of patch") {
+		t.Fatalf("a total not counted is given: %s", line)
+	}
+	checkJoined(t, drain(t, h, "get_pull_request_diff", prArgs(1)), r.serverDiff(r.mergeBase, r.head))
 }

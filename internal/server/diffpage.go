@@ -313,16 +313,27 @@ func (q partRequest) chunkOptions(first int, kept []git.Change, total int, skipp
 // countPart fills the part's count of the whole selection: the part was
 // read with CountRest, so its page counted the chunk it was cut from, from
 // the part's start; the chunks after it (from change rest on) are counted
-// as parts are read from them (eachChunkPatch). A part that starts past
-// the first change is not counted.
+// as parts are read from them (patchSizes), within half the time the call
+// has left and at most countTime: a diff too large to count in it is not
+// counted, and its parts say no total. A part that starts past the first
+// change is not counted.
 func (s *Server) countPart(ctx context.Context, q partRequest, part *diffPart, rest, total int) error {
 	if q.start != (partPos{}) || part.page.Total == nil {
 		return nil
 	}
 	counted := *part.page.Total
 	if rest < total {
-		more, err := s.patchSizes(ctx, q, rest, nil)
-		if err != nil {
+		budget := countTime
+		if deadline, ok := ctx.Deadline(); ok {
+			budget = min(budget, time.Until(deadline)/2)
+		}
+		countCtx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
+		more, err := s.patchSizes(countCtx, q, rest, nil)
+		switch {
+		case err != nil && ctx.Err() == nil && countCtx.Err() != nil:
+			return nil // not counted in time
+		case err != nil:
 			return err
 		}
 		counted.Files += more.Files
@@ -331,6 +342,9 @@ func (s *Server) countPart(ctx context.Context, q partRequest, part *diffPart, r
 	part.counted = &counted
 	return nil
 }
+
+// countTime bounds the count of a diff's patch. A variable for the tests.
+var countTime = 30 * time.Second
 
 // patchSizes counts the patch of q's selection from change from on, as
 // its parts are read: chunk by chunk, each the git diff a part is cut
