@@ -157,6 +157,19 @@ type partRequest struct {
 	// split is what the previous part knew of the file this one starts
 	// inside (its cursor's).
 	split splitPos
+	// countBy is when a count (countRest) gives up, so that a diff too
+	// large to count leaves the call its time (countDeadline).
+	countBy time.Time
+}
+
+// countDeadline is when a count started now gives up: within half the
+// time the call has left, and at most countTime.
+func countDeadline(ctx context.Context) time.Time {
+	budget := countTime
+	if deadline, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(deadline)/2)
+	}
+	return time.Now().Add(budget)
 }
 
 // changeFilter selects changes of a diff; key names the selection in the
@@ -182,7 +195,7 @@ func (q partRequest) cacheKey() string {
 func (q partRequest) pageOptions() diff.PageOptions {
 	return diff.PageOptions{
 		Start: diff.Pos{File: q.start.section, Line: q.start.line},
-		Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest,
+		Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest, CountUntil: q.countBy,
 		SizeLast: true, StartSize: q.split.bytes,
 	}
 }
@@ -192,6 +205,9 @@ func (q partRequest) pageOptions() diff.PageOptions {
 // maxPartChanges of them, and cuts the part from the patch cache or else
 // from a git diff restricted to their paths.
 func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error) {
+	if q.countRest && q.countBy.IsZero() {
+		q.countBy = countDeadline(ctx)
+	}
 	// A first part is most often cut from the diff of the whole
 	// selection: git starts on it now, its rename detection and first
 	// files overlapping the listing, and is stopped if the list says the
@@ -313,21 +329,16 @@ func (q partRequest) chunkOptions(first int, kept []git.Change, total int, skipp
 // countPart fills the part's count of the whole selection: the part was
 // read with CountRest, so its page counted the chunk it was cut from, from
 // the part's start; the chunks after it (from change rest on) are counted
-// as parts are read from them (patchSizes), within half the time the call
-// has left and at most countTime: a diff too large to count in it is not
-// counted, and its parts say no total. A part that starts past the first
-// change is not counted.
+// as parts are read from them (patchSizes), by q.countBy: a diff too
+// large to count in time is not counted, and its parts say no total. A
+// part that starts past the first change is not counted.
 func (s *Server) countPart(ctx context.Context, q partRequest, part *diffPart, rest, total int) error {
 	if q.start != (partPos{}) || part.page.Total == nil {
 		return nil
 	}
 	counted := *part.page.Total
 	if rest < total {
-		budget := countTime
-		if deadline, ok := ctx.Deadline(); ok {
-			budget = min(budget, time.Until(deadline)/2)
-		}
-		countCtx, cancel := context.WithTimeout(ctx, budget)
+		countCtx, cancel := context.WithDeadline(ctx, q.countBy)
 		defer cancel()
 		more, err := s.patchSizes(countCtx, q, rest, nil)
 		switch {
