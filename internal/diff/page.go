@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 )
 
@@ -39,9 +38,6 @@ type PageOptions struct {
 	// Page.Total (and the Size of the section the part ends inside).
 	// Without it ReadPage stops reading soon after the part.
 	CountRest bool
-	// CountUntil, when not zero, is when CountRest gives up: Page.Total
-	// is then nil, as the input was not counted to its end.
-	CountUntil time.Time
 	// SizeLast reads on after the part to the end of the section it ends
 	// inside, when that section's size is not known, to fill its Size.
 	SizeLast bool
@@ -196,10 +192,6 @@ type pager struct {
 	// more than Room; it ends after it.
 	omitted bool
 	hidden  int64 // bytes of the hidden sections read
-	// until is when skipTo gives up (errLate), checked every lateCheck
-	// lines; zero: never.
-	until time.Time
-	lines int
 
 	// The current section.
 	file       *PageFile
@@ -297,12 +289,7 @@ func (p *pager) run() error {
 func (p *pager) finish(eof bool) error {
 	switch {
 	case !eof && p.o.CountRest:
-		p.until = p.o.CountUntil
-		err := p.countRest(nil)
-		if errors.Is(err, errLate) {
-			return nil
-		}
-		if err != nil {
+		if err := p.countRest(nil); err != nil {
 			return err
 		}
 		eof = true
@@ -355,12 +342,6 @@ func (p *pager) countRest(each func(SectionSize)) error {
 		}
 	}
 }
-
-// errLate: CountUntil passed before the input's end.
-var errLate = errors.New("diff: not counted in time")
-
-// lateCheck is how many lines skipTo reads between two looks at the clock.
-const lateCheck = 1024
 
 // inSection: the part ends inside the current section, which it holds.
 func (p *pager) inSection() bool {
@@ -422,9 +403,6 @@ func (p *pager) skipTo(k lineStart) error {
 		next, _, err := p.lr.next()
 		if err != nil || next == startEOF || next == k {
 			return err
-		}
-		if p.lines++; p.lines%lateCheck == 0 && !p.until.IsZero() && time.Now().After(p.until) {
-			return errLate
 		}
 		if next == startFile {
 			p.seen++

@@ -3,11 +3,9 @@ package diff
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"testing"
-	"time"
 )
 
 // sectionSizes are the sizes of data's sections as the Splitter reads
@@ -159,28 +157,5 @@ func TestPagePositions(t *testing.T) {
 				t.Fatalf("diff %d from %+v: the last file's size %d, want %d", i, start, got.Files[n-1].Size, sizes[got.Files[n-1].Index])
 			}
 		}
-	}
-}
-
-// CountRest gives up at CountUntil: the part is the same, its Total nil
-// (not counted), never a count of what was read by then.
-func TestPageCountUntil(t *testing.T) {
-	var b bytes.Buffer
-	for i := range 50 {
-		fmt.Fprintf(&b, "diff --git a/f%d b/f%d\n--- a/f%d\n+++ b/f%d\n@@ -1,0 +1,100 @@\n", i, i, i, i)
-		for l := range 100 {
-			fmt.Fprintf(&b, "+line %d\n", l)
-		}
-	}
-	data := b.Bytes()
-	o := PageOptions{Room: 500, CountRest: true}
-	counted, err := ReadPage(bytes.NewReader(data), o)
-	if err != nil || counted.Total == nil || counted.Total.Bytes != int64(len(data)) {
-		t.Fatalf("counted: %+v, %v", counted.Total, err)
-	}
-	o.CountUntil = time.Now().Add(-time.Second)
-	late, err := ReadPage(bytes.NewReader(data), o)
-	if err != nil || late.Total != nil || !bytes.Equal(late.Text, counted.Text) || *late.Next != *counted.Next {
-		t.Fatalf("late: total %+v, %v", late.Total, err)
 	}
 }

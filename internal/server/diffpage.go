@@ -56,7 +56,8 @@ type splitPos struct {
 type diffPart struct {
 	page *diff.Page
 	// counted is the whole selection's patch (its files' sections and
-	// bytes), counted when the request asked for it (countRest).
+	// bytes), counted when the request asked for it (countRest; nil when
+	// it could not be counted in time).
 	counted *diff.Total
 	// split is where the part's first file, continued from the previous
 	// part, is; nextSplit where the next part's is, when it starts inside
@@ -157,19 +158,6 @@ type partRequest struct {
 	// split is what the previous part knew of the file this one starts
 	// inside (its cursor's).
 	split splitPos
-	// countBy is when a count (countRest) gives up, so that a diff too
-	// large to count leaves the call its time (countDeadline).
-	countBy time.Time
-}
-
-// countDeadline is when a count started now gives up: within half the
-// time the call has left, and at most countTime.
-func countDeadline(ctx context.Context) time.Time {
-	budget := countTime
-	if deadline, ok := ctx.Deadline(); ok {
-		budget = min(budget, time.Until(deadline)/2)
-	}
-	return time.Now().Add(budget)
 }
 
 // changeFilter selects changes of a diff; key names the selection in the
@@ -195,7 +183,7 @@ func (q partRequest) cacheKey() string {
 func (q partRequest) pageOptions() diff.PageOptions {
 	return diff.PageOptions{
 		Start: diff.Pos{File: q.start.section, Line: q.start.line},
-		Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest, CountUntil: q.countBy,
+		Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide,
 		SizeLast: true, StartSize: q.split.bytes,
 	}
 }
@@ -205,8 +193,15 @@ func (q partRequest) pageOptions() diff.PageOptions {
 // maxPartChanges of them, and cuts the part from the patch cache or else
 // from a git diff restricted to their paths.
 func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error) {
-	if q.countRest && q.countBy.IsZero() {
-		q.countBy = countDeadline(ctx)
+	if q.countRest && q.start == (partPos{}) {
+		// The count runs beside the part's read.
+		counted, stop := s.startCount(ctx, q)
+		defer stop()
+		part, err := s.readPart(ctx, q.withoutCount())
+		if err == nil {
+			part.counted = counted()
+		}
+		return part, err
 	}
 	// A first part is most often cut from the diff of the whole
 	// selection: git starts on it now, its rename detection and first
@@ -256,12 +251,12 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 		}
 		part.setSplit(q.split)
 	}
-	if q.countRest {
-		if err := s.countPart(ctx, q, part, q.start.change+len(kept), total); err != nil {
-			return nil, err
-		}
-	}
 	return part, nil
+}
+
+func (q partRequest) withoutCount() partRequest {
+	q.countRest = false
+	return q
 }
 
 // partFromGit cuts the part from a git diff of its kept changes: the
@@ -326,36 +321,58 @@ func (q partRequest) chunkOptions(first int, kept []git.Change, total int, skipp
 	return opts, len(opts.Paths) > 0, true
 }
 
-// countPart fills the part's count of the whole selection: the part was
-// read with CountRest, so its page counted the chunk it was cut from, from
-// the part's start; the chunks after it (from change rest on) are counted
-// as parts are read from them (patchSizes), by q.countBy: a diff too
-// large to count in time is not counted, and its parts say no total. A
-// part that starts past the first change is not counted.
-func (s *Server) countPart(ctx context.Context, q partRequest, part *diffPart, rest, total int) error {
-	if q.start != (partPos{}) || part.page.Total == nil {
-		return nil
-	}
-	counted := *part.page.Total
-	if rest < total {
-		countCtx, cancel := context.WithDeadline(ctx, q.countBy)
-		defer cancel()
-		more, err := s.patchSizes(countCtx, q, rest, nil)
-		switch {
-		case err != nil && ctx.Err() == nil && countCtx.Err() != nil:
-			return nil // not counted in time
-		case err != nil:
-			return err
+// startCount counts q's whole patch (patchTotal) in the background, by
+// countDeadline; counted waits for it: nil when it was not counted (in
+// time, or at all: the part says no total then, never a wrong one). stop
+// ends it.
+func (s *Server) startCount(ctx context.Context, q partRequest) (counted func() *diff.Total, stop func()) {
+	countCtx, cancel := context.WithDeadline(ctx, countDeadline(ctx))
+	done := make(chan *diff.Total, 1)
+	go func() {
+		t, err := s.patchTotal(countCtx, q)
+		if err != nil {
+			done <- nil
+			return
 		}
-		counted.Files += more.Files
-		counted.Bytes += more.Bytes
+		done <- &t
+	}()
+	return func() *diff.Total { return <-done }, cancel
+}
+
+// countDeadline is when a count started now gives up: within half the
+// time the call has left, and at most countTime.
+func countDeadline(ctx context.Context) time.Time {
+	budget := countTime
+	if deadline, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(deadline)/2)
 	}
-	part.counted = &counted
-	return nil
+	return time.Now().Add(budget)
 }
 
 // countTime bounds the count of a diff's patch. A variable for the tests.
 var countTime = 30 * time.Second
+
+// patchTotal is git's byte count of q's whole patch, hidden files not
+// counted. Without a filter it is of the git diff of the whole selection,
+// the command the first part is cut from: a later part's git diff,
+// restricted to its changes (both sides of renames), gives the same
+// sections. With a filter it is of the diffs the parts are cut from, chunk
+// by chunk (patchSizes).
+func (s *Server) patchTotal(ctx context.Context, q partRequest) (diff.Total, error) {
+	if q.only != nil {
+		return s.patchSizes(ctx, q, 0, nil)
+	}
+	var t *diff.Total
+	err := q.repo.Git.Patch(ctx, q.opts, func(patch io.Reader) error {
+		var err error
+		t, err = diff.Count(patch, q.hide, nil)
+		return err
+	})
+	if err != nil {
+		return diff.Total{}, err
+	}
+	return *t, nil
+}
 
 // patchSizes counts the patch of q's selection from change from on, as
 // its parts are read: chunk by chunk, each the git diff a part is cut
@@ -595,7 +612,7 @@ func (e *eofReader) Read(p []byte) (int, error) {
 // end (git gives the part: a fuller one, or one that ends elsewhere).
 func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*diffPart, error) {
 	run := s.patches.find(q.cacheKey(), q.start.change, time.Now())
-	if run == nil || (q.countRest && (run.first != 0 || q.start.change != 0)) {
+	if run == nil {
 		return nil, nil
 	}
 	if stamp, ok := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To); !ok || stamp != run.stamp {
@@ -630,7 +647,7 @@ func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*dif
 	part.setSplit(q.split)
 	if part.next != nil && run.covers(part.next.change) {
 		next := q
-		next.start, next.split, next.countRest = *part.next, part.nextSplit, false
+		next.start, next.split = *part.next, part.nextSplit
 		run.cutAhead(next)
 	}
 	return part, nil
