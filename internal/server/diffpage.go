@@ -326,6 +326,9 @@ func (q partRequest) chunkOptions(first int, kept []git.Change, total int, skipp
 // time, or at all: the part says no total then, never a wrong one). stop
 // ends it.
 func (s *Server) startCount(ctx context.Context, q partRequest) (counted func() *diff.Total, stop func()) {
+	if t, ok := s.patches.total(q.cacheKey()); ok {
+		return func() *diff.Total { return &t }, func() {}
+	}
 	countCtx, cancel := context.WithDeadline(ctx, countDeadline(ctx))
 	done := make(chan *diff.Total, 1)
 	go func() {
@@ -334,6 +337,7 @@ func (s *Server) startCount(ctx context.Context, q partRequest) (counted func() 
 			done <- nil
 			return
 		}
+		s.patches.keepTotal(q.cacheKey(), t)
 		done <- &t
 	}()
 	return func() *diff.Total { return <-done }, cancel
