@@ -274,9 +274,11 @@ func goldenCases() []goldenCase {
 	lpf("", "hidden-file", prArgs(9))
 	lpf("", "empty", prArgs(11))
 	lpf("", "error-no-such-pull-request", prArgs(99))
-	lpf("", "error-limit-too-large", prArgs(7, "limit", 101))
+	lpf("", "offset", prArgs(7, "offset", 3, "limit", 2))
+	lpf("", "error-page-and-offset-disagree", prArgs(7, "page", 2, "offset", 3, "limit", 2))
+	lpf("", "error-limit-too-large", prArgs(7, "limit", 5001))
 	lpf("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "index", 7))
-	lpf("small", "too-large-page", prArgs(12))
+	lpf("small", "partial-cut-by-size", prArgs(12))
 
 	// search_code
 	sc := func(on, name string, a map[string]any) { add("search_code", on, name, a) }
