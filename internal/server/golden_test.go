@@ -350,6 +350,7 @@ func goldenCases() []goldenCase {
 	lcm("", "range-merge-base", args("base", "main", "head", "feature"))
 	lcm("", "range-direct", args("base", "feature", "head", "main", "mode", "direct"))
 	lcm("", "pull-request-oldest-first", args("index", 7, "order", "oldest"))
+	lcm("", "pull-request-head-in-base", args("index", 11))
 	lcm("", "paths", args("ref", "feature", "paths", []string{"old.go", "new.go"}))
 	lcm("", "page-first", args("ref", "pr12", "limit", 1))
 	lcm("", "page-past-the-end", args("offset", 10))
