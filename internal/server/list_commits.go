@@ -59,10 +59,11 @@ type listCommitsOut struct {
 	Order        string       `json:"order"`
 	Commits      []histCommit `json:"commits"`
 	TotalCommits int          `json:"totalCommits" jsonschema:"commits in the whole selection"`
+	NextOffset   *int         `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+
 	// MergedBy and Since: a pull request whose head is already merged.
-	MergedBy   *string `json:"mergedBy,omitempty" jsonschema:"for a pull request whose head is already merged into its base (index): the merge commit on the base's first-parent line that brought it in; absent otherwise"`
-	Since      *string `json:"since,omitempty" jsonschema:"with mergedBy: its first parent, the base before the merge; the commits listed are the head's not reachable from it"`
-	NextOffset *int    `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	MergedBy *string `json:"mergedBy,omitempty" jsonschema:"for a pull request whose head is already merged into its base (index): the merge commit on the base's first-parent line that brought it in; absent otherwise"`
+	Since    *string `json:"since,omitempty" jsonschema:"with mergedBy: its first parent, the base before the merge; the commits listed are the head's not reachable from it"`
 	paged
 }
 
