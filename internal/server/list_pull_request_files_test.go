@@ -1,11 +1,15 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -203,5 +207,68 @@ func TestListPullRequestFiles3550FilesInFiveCalls(t *testing.T) {
 	t.Logf("%d files in %d calls", len(seen), calls)
 	if len(seen) != files || calls > 5 {
 		t.Fatalf("%d of the %d files in %d calls; want all in at most 5", len(seen), files, calls)
+	}
+}
+
+// In forge mode, the forge pages its file list by its own page size (here
+// 30, under the 50 asked for): each reply holds the files of one forge
+// page from the offset on, and the next calls, by offset, list every file
+// once, in order; an offset inside a forge page starts there. Sizes are
+// not told: the forge does not give git's patch.
+func TestListPullRequestFilesForgePagesByOffset(t *testing.T) {
+	f := forgetest.New(t)
+	const files, forgePage = 95, 30
+	p := newFakePull("")
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/repos/acme/widgets/pulls/3/files" {
+			p.serve(w, r)
+			return
+		}
+		page, limit := 1, 10
+		fmt.Sscan(r.URL.Query().Get("page"), &page)
+		fmt.Sscan(r.URL.Query().Get("limit"), &limit)
+		limit = min(limit, forgePage)
+		list := []map[string]any{}
+		for i := (page - 1) * limit; i < min(page*limit, files); i++ {
+			list = append(list, map[string]any{"filename": fmt.Sprintf("f%03d.txt", i), "status": "added", "additions": 1, "deletions": 0})
+		}
+		w.Header().Set("X-Total-Count", fmt.Sprint(files))
+		json.NewEncoder(w).Encode(list)
+	}
+	h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
+	var names []string
+	a := args("owner", "acme", "repo", "widgets", "index", 3, "limit", 5000)
+	for calls := 0; a != nil; calls++ {
+		if calls > 10 {
+			t.Fatal("more than 10 calls")
+		}
+		var out listPullRequestFilesOut
+		h.structured("list_pull_request_files", a, &out)
+		if out.Offset != len(names) || out.TotalCount != files || out.PatchBytes != nil || len(out.Files) > forgePage {
+			t.Fatalf("call %d: offset %d after %d files, total %d, patchBytes %v, %d files", calls, out.Offset, len(names), out.TotalCount, out.PatchBytes, len(out.Files))
+		}
+		for _, f := range out.Files {
+			names = append(names, f.Path)
+			if f.PatchBytes != nil {
+				t.Fatalf("%s: a forge's file with a size", f.Path)
+			}
+		}
+		a = nil
+		if out.Next != nil {
+			a = out.Next.Arguments
+		}
+	}
+	for i, n := range names {
+		if n != fmt.Sprintf("f%03d.txt", i) {
+			t.Fatalf("file %d is %s: %v", i, n, names)
+		}
+	}
+	if len(names) != files {
+		t.Fatalf("%d of %d files", len(names), files)
+	}
+	var odd listPullRequestFilesOut
+	h.structured("list_pull_request_files", args("owner", "acme", "repo", "widgets", "index", 3, "offset", 40, "limit", 50), &odd)
+	if len(odd.Files) == 0 || odd.Files[0].Path != "f040.txt" || *odd.NextOffset != 40+len(odd.Files) {
+		t.Fatalf("offset 40: %+v", odd)
 	}
 }
