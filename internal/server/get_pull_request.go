@@ -64,7 +64,7 @@ type prCommit struct {
 	Author       string  `json:"author" jsonschema:"the author's name"`
 	Date         string  `json:"date" jsonschema:"the author date, RFC 3339"`
 	FilesChanged int     `json:"filesChanged" jsonschema:"files it changes against its first parent (all its files for a root commit), renames found as in the diff"`
-	Message      *string `json:"message,omitempty" jsonschema:"the whole message: the subject, then the body after a blank line; given for the first commits only (as many as fill a quarter of a reply), absent for the others, which have subject (get_commit shows any message)"`
+	Message      *string `json:"message,omitempty" jsonschema:"the whole message: the subject, then the body after a blank line; given for the first commits only (at most 16, as many as fill a quarter of a reply), absent for the others, which have subject (get_commit shows any message)"`
 	Subject      *string `json:"subject,omitempty" jsonschema:"the message's first paragraph on one line (past 500 bytes cut, marked), for a commit shown on one line; absent when message is given"`
 	// MessageHidden and SubjectHidden: the bidi controls and invisible
 	// characters of message or subject.
@@ -315,11 +315,12 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	return r
 }
 
-// wholeMessagesRead bounds the commits whose messages the first part reads
-// to show them whole (what git log may hold at once: messages of up to
-// 1 MiB each); when even those are too large for it, fewCommits.
+// wholeMessagesRead is the most first commits a part shows with their
+// whole messages: a few, to tell the pull request's story before its list
+// (and what git log may hold at once: messages of up to 1 MiB each); when
+// even those are too large for it, fewCommits.
 const (
-	wholeMessagesRead = 64
+	wholeMessagesRead = 16
 	fewCommits        = 4
 )
 
