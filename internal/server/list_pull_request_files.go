@@ -31,7 +31,7 @@ type listPullRequestFilesIn struct {
 // the size of its patch.
 type pullFile struct {
 	changedFile
-	PatchBytes *int64 `json:"patchBytes" jsonschema:"bytes of the file's diff --git section in the pull request's patch, exactly as git prints it (get_pull_request_diff with file_path returns that section); null when the file is hidden by the secrets policy, or from a forge"`
+	PatchBytes *int64 `json:"patchBytes" jsonschema:"bytes of the file's diff --git section in the pull request's patch, exactly as git prints it (get_pull_request_diff with file_path returns that section); null when the file is hidden by the secrets policy; from a forge, the size of its section in the forge's patch"`
 }
 
 type listPullRequestFilesOut struct {
@@ -41,7 +41,7 @@ type listPullRequestFilesOut struct {
 	MergeBase  string     `json:"mergeBase" jsonschema:"where the pull request's diff starts"`
 	Files      []pullFile `json:"files"`
 	TotalCount int        `json:"totalCount"`
-	PatchBytes *int64     `json:"patchBytes" jsonschema:"bytes of the pull request's whole patch as git prints it (git diff -M merge-base head), hidden files included: what get_pull_request_diff's parts hold together; null from a forge"`
+	PatchBytes *int64     `json:"patchBytes" jsonschema:"bytes of the pull request's whole patch as git prints it (git diff -M merge-base head), hidden files included: what get_pull_request_diff's parts hold together; from a forge, its patch's size"`
 	Page       int        `json:"page" jsonschema:"the page asked for (1 when offset is given)"`
 	Offset     int        `json:"offset" jsonschema:"files before this reply's first"`
 	NextOffset *int       `json:"nextOffset" jsonschema:"offset of the next call, null at the end"`
@@ -290,13 +290,59 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	}
 	// The forge's list says nothing of attributes: names decide.
 	s.markGenerated(ctx, nil, "", list)
-	for _, p := range list {
-		out.Files = append(out.Files, pullFile{changedFile: p})
+	sizes, patch, err := b.forgePatchSizes(ctx, in, list)
+	if err != nil {
+		return listPullRequestFilesOut{}, err
+	}
+	out.PatchBytes = &patch
+	for i, p := range list {
+		out.Files = append(out.Files, pullFile{changedFile: p, PatchBytes: sizes[i]})
 	}
 	if total < 0 { // the forge sent no count
 		out.TotalCount = in.Offset + len(files)
 	}
 	return out, nil
+}
+
+// forgePatchSizes measures the forge's own patch of the pull request (what
+// get_pull_request_diff shows in forge mode), streamed once through the
+// section splitter: the size of each of list's files' sections, matched
+// by path (the forge's list and its patch need not share an order; nil
+// for a file hidden by the secrets policy or not in the patch), and of the
+// whole patch.
+func (b forgeBackend) forgePatchSizes(ctx context.Context, in listPullRequestFilesIn, list []changedFile) ([]*int64, int64, error) {
+	policy := b.s.cfg.Policy
+	at := map[string]int{}
+	for i, f := range list {
+		if !policy.Denied(f.Path) && (f.OldPath == nil || !policy.Denied(*f.OldPath)) {
+			at[f.Path] = i
+		}
+	}
+	sizes := make([]*int64, len(list))
+	body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return nil, 0, pullNotFound(err, in.Owner, in.Repo, in.Index)
+	}
+	defer body.Close()
+	var total int64
+	sp := diff.NewSplitter(body)
+	for {
+		h, size, err := sp.NextHeader()
+		var bad *diff.HeaderError
+		if errors.Is(err, io.EOF) {
+			return sizes, total, nil
+		}
+		if err != nil && !errors.As(err, &bad) {
+			return nil, 0, err
+		}
+		total += size
+		if i, ok := at[h.NewPath]; ok {
+			if sizes[i] == nil {
+				sizes[i] = new(int64)
+			}
+			*sizes[i] += size // a type change's two sections
+		}
+	}
 }
 
 // forgePageSize is the most files a forge is asked for at once (Gitea's

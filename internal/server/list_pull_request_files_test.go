@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -214,12 +215,26 @@ func TestListPullRequestFiles3550FilesInFiveCalls(t *testing.T) {
 // 30, under the 50 asked for): each reply holds the files of one forge
 // page from the offset on, and the next calls, by offset, list every file
 // once, in order; an offset inside a forge page starts there. Sizes are
-// not told: the forge does not give git's patch.
+// those of the forge's own patch (its .diff), matched by path.
 func TestListPullRequestFilesForgePagesByOffset(t *testing.T) {
 	f := forgetest.New(t)
 	const files, forgePage = 95, 30
 	p := newFakePull("")
+	// The forge's patch: its sections in another order than its list, and
+	// .env, which the secrets policy hides.
+	var patch strings.Builder
+	section := func(i int) string {
+		return fmt.Sprintf("diff --git a/f%03d.txt b/f%03d.txt\nnew file mode 100644\nindex 0000000..%07d\n--- /dev/null\n+++ b/f%03d.txt\n@@ -0,0 +1 @@\n+%s\n", i, i, i, i, strings.Repeat("x", i))
+	}
+	for i := files - 1; i >= 0; i-- {
+		patch.WriteString(section(i))
+	}
+	patch.WriteString("diff --git a/.env b/.env\nindex 1111111..2222222 100644\n--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-TOKEN=old\n+TOKEN=new\n")
 	f.API = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/repos/acme/widgets/pulls/3.diff" {
+			io.WriteString(w, patch.String())
+			return
+		}
 		if r.URL.Path != "/api/v1/repos/acme/widgets/pulls/3/files" {
 			p.serve(w, r)
 			return
@@ -244,13 +259,15 @@ func TestListPullRequestFilesForgePagesByOffset(t *testing.T) {
 		}
 		var out listPullRequestFilesOut
 		h.structured("list_pull_request_files", a, &out)
-		if out.Offset != len(names) || out.TotalCount != files || out.PatchBytes != nil || len(out.Files) > forgePage {
+		if out.Offset != len(names) || out.TotalCount != files || out.PatchBytes == nil || *out.PatchBytes != int64(patch.Len()) || len(out.Files) > forgePage {
 			t.Fatalf("call %d: offset %d after %d files, total %d, patchBytes %v, %d files", calls, out.Offset, len(names), out.TotalCount, out.PatchBytes, len(out.Files))
 		}
 		for _, f := range out.Files {
 			names = append(names, f.Path)
-			if f.PatchBytes != nil {
-				t.Fatalf("%s: a forge's file with a size", f.Path)
+			var i int
+			fmt.Sscanf(f.Path, "f%03d.txt", &i)
+			if f.PatchBytes == nil || *f.PatchBytes != int64(len(section(i))) {
+				t.Fatalf("%s: patchBytes %v, its section in the forge's patch is %d bytes", f.Path, f.PatchBytes, len(section(i)))
 			}
 		}
 		a = nil
