@@ -429,6 +429,9 @@ func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequ
 		}
 		if *whole < 0 {
 			room, used := s.cfg.MaxBytes/wholeShare, 0
+			if s.cfg.Structured {
+				room /= 2 // the messages are in the structured content too
+			}
 			for len(list) < len(read) {
 				if used += text.JSONLen(wholeCommitText(read[len(list)], start+len(list)+1, total)); used > room {
 					break

@@ -61,6 +61,7 @@ const goldenSmallMaxBytes = MinMaxBytes
 //   - pr10 (refs/pull/10/head) rewrites every line of big.txt.
 //   - refs/pull/11/head is the base commit itself: an empty pull request.
 //   - pr12 (refs/pull/12/head) adds 60 files with long names.
+//   - pr13 (refs/pull/13/head) has 40 commits, each changing counter.txt.
 func goldenRepo(t *testing.T) *testrepo.Repo {
 	r := testrepo.New(t)
 	r.Write("cmd/main.go", "package main\n\nfunc main() {\n\tprintln(\"one\")\n}\n")
@@ -105,6 +106,18 @@ func goldenRepo(t *testing.T) *testrepo.Repo {
 		r.Write(fmt.Sprintf("many/a-file-with-a-rather-long-name-to-fill-a-page-%02d.txt", i), fmt.Sprintf("file %d\n", i))
 	}
 	r.Git("update-ref", "refs/pull/12/head", r.Commit("pr12"))
+
+	// #13: 40 commits, the first two with bodies: more than a small reply holds.
+	r.Git("checkout", "-q", "-b", "pr13", base)
+	for i := 1; i <= 40; i++ {
+		r.Write("counter.txt", fmt.Sprintf("%d\n", i))
+		msg := fmt.Sprintf("Count to %d", i)
+		if i <= 2 {
+			msg += "\n\nWhy: the counter must reach forty, one commit at a time."
+		}
+		r.Commit(msg)
+	}
+	r.Git("update-ref", "refs/pull/13/head", "HEAD")
 
 	r.Git("checkout", "-q", "main")
 	return r
@@ -258,6 +271,7 @@ func goldenCases() []goldenCase {
 	gpr("", "hidden-file", prArgs(9))
 	gpr("", "empty", prArgs(11))
 	gpr("small", "many-files", prArgs(12))
+	gpr("small", "many-commits", prArgs(13))
 	gpr("", "error-no-such-pull-request", prArgs(99))
 	gpr("", "error-index-zero", prArgs(0))
 	gpr("", "error-index-word", args("owner", "acme", "repo", "widgets", "index", "seven"))
