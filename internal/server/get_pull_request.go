@@ -64,7 +64,7 @@ type prCommit struct {
 	Author       string  `json:"author" jsonschema:"the author's name"`
 	Date         string  `json:"date" jsonschema:"the author date, RFC 3339"`
 	FilesChanged int     `json:"filesChanged" jsonschema:"files it changes against its first parent (all its files for a root commit), renames found as in the diff"`
-	Message      *string `json:"message,omitempty" jsonschema:"the whole message: the subject, then the body after a blank line; given for the first commits only (at most 16, as many as fill a quarter of a reply), absent for the others, which have subject (get_commit shows any message)"`
+	Message      *string `json:"message,omitempty" jsonschema:"the whole message: the subject, then the body after a blank line; given for the first commits only (at most 16, as many as fill a quarter of a reply, an eighth with structured output), absent for the others, which have subject (get_commit shows any message)"`
 	Subject      *string `json:"subject,omitempty" jsonschema:"the message's first paragraph on one line (past 500 bytes cut, marked), for a commit shown on one line; absent when message is given"`
 	// MessageHidden and SubjectHidden: the bidi controls and invisible
 	// characters of message or subject.
