@@ -152,7 +152,7 @@ func TestIgnoreWhitespaceIsGitsDashW(t *testing.T) {
 	r.Write("mixed.txt", "one\ntwo\n")
 	r.Write("moved.txt", numbered(30))
 	base := r.Commit("base")
-	r.Write("spaces.txt", "a  b \n\tc\n")     // whitespace only
+	r.Write("spaces.txt", "a  b \n\tc\n")      // whitespace only
 	r.Write("mixed.txt", "one \ntwo\nthree\n") // a space and a line
 	r.Git("mv", "moved.txt", "renamed.txt")
 	r.Write("renamed.txt", strings.Replace(numbered(30), "line 7\n", "line  7\n", 1))
