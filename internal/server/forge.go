@@ -41,6 +41,12 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return textReply{}, err
 	}
+	if in.gitOptions() {
+		// The forge's diff has no paths, context or whitespace options:
+		// git diffs the pull request's commits in the mirror, as
+		// list_commits index reads them.
+		return localBackend{s: b.s}.pullRequestDiff(ctx, in, path)
+	}
 	s := b.s
 	const tool = "get_pull_request_diff"
 	digest := argsDigest(in, "cursor")
