@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -303,5 +307,39 @@ func TestPathsThatMatchNoChangedFile(t *testing.T) {
 	}
 	if bytes.Contains([]byte(h.ok("get_diff", args("base", mb, "head", head, "paths", []string{"lib"}))), []byte(said)) {
 		t.Error("a selection that matched says it did not")
+	}
+}
+
+// In forge mode, get_pull_request_diff with paths, contextLines or
+// ignoreWhitespace is git's diff of the pull request's commits in the
+// mirror (the forge's .diff has no such options); without them, the
+// forge's own diff.
+func TestForgePullRequestDiffOptionsAreGits(t *testing.T) {
+	f := forgetest.New(t)
+	base := strings.TrimSpace(f.Repo.Git("rev-parse", "main"))
+	head := strings.TrimSpace(f.Repo.Git("rev-parse", "refs/pull/1/head"))
+	const forgeDiff = "diff --git a/forge.txt b/forge.txt\n--- a/forge.txt\n+++ b/forge.txt\n@@ -1 +1 @@\n-a\n+b\n"
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/v1/repos/acme/widgets/pulls/1.diff":
+			io.WriteString(w, forgeDiff)
+		case "/api/v1/repos/acme/widgets/pulls/1":
+			io.WriteString(w, `{"number":1,"head":{"sha":"`+head+`"},"base":{"sha":"`+base+`"}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}
+	h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
+	if got := h.ok("get_pull_request_diff", prArgs(1)); got != forgeDiff {
+		t.Fatalf("without options: got %q, want the forge's diff", got)
+	}
+	for _, a := range []map[string]any{
+		prArgs(1, "paths", []string{"topic.txt"}),
+		prArgs(1, "contextLines", 0),
+		prArgs(1, "ignoreWhitespace", true),
+	} {
+		if got, want := patchOf(h.ok("get_pull_request_diff", a)), f.Repo.Git("diff", "-M", base, head); got != want {
+			t.Errorf("%v: got %q, want git's %q", a, got, want)
+		}
 	}
 }
