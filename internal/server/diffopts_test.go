@@ -318,7 +318,8 @@ func TestForgePullRequestDiffOptionsAreGits(t *testing.T) {
 	f := forgetest.New(t)
 	base := strings.TrimSpace(f.Repo.Git("rev-parse", "main"))
 	head := strings.TrimSpace(f.Repo.Git("rev-parse", "refs/pull/1/head"))
-	const forgeDiff = "diff --git a/forge.txt b/forge.txt\n--- a/forge.txt\n+++ b/forge.txt\n@@ -1 +1 @@\n-a\n+b\n"
+	const forgeDiff = "diff --git a/forge.txt b/forge.txt\n--- a/forge.txt\n+++ b/forge.txt\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/dir/x.txt b/dir/x.txt\n--- a/dir/x.txt\n+++ b/dir/x.txt\n@@ -1 +1 @@\n-a\n+b\n"
 	f.API = func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/v1/repos/acme/widgets/pulls/1.diff":
@@ -332,6 +333,13 @@ func TestForgePullRequestDiffOptionsAreGits(t *testing.T) {
 	h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
 	if got := h.ok("get_pull_request_diff", prArgs(1)); got != forgeDiff {
 		t.Fatalf("without options: got %q, want the forge's diff", got)
+	}
+	// The forge's diff gets the same NOT_FOUND as git's.
+	if msg := h.fails("get_pull_request_diff", prArgs(1, "file_path", "dir"), "NOT_FOUND"); !strings.Contains(msg, `"dir" is a directory of the diff of acme/widgets#1, with 1 changed file under it`) || !strings.Contains(msg, `"paths":["dir"]`) {
+		t.Errorf("a directory as file_path: %s", msg)
+	}
+	if msg := h.fails("get_pull_request_diff", prArgs(1, "file_path", "forge.tx"), "NOT_FOUND"); !strings.Contains(msg, "of its 2 files, the closest by name: forge.txt;") {
+		t.Errorf("a misspelt file_path: %s", msg)
 	}
 	for _, a := range []map[string]any{
 		prArgs(1, "paths", []string{"topic.txt"}),

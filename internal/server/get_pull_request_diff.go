@@ -171,86 +171,96 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	return out, nil
 }
 
-// fileNotInPull: file_path names no file of the pull request's diff. A
-// directory of the diff is said to be one, with the call that gives its
-// files; another path gets the diff's files closest to it by name, not
-// the whole list (a pull request of 700 files made a 14 KB error).
+// fileNotInPull: file_path names no file of the pull request's diff.
 func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions, in getPullRequestDiffIn, path string) error {
-	near, err := nearPaths(ctx, r, opts, path)
-	if err != nil {
+	near := newPathsNear(path)
+	if _, err := r.Git.EachChange(ctx, opts, func(_ int, c git.Change) error {
+		near.add(c.OldPath, c.Path)
+		return nil
+	}); err != nil {
 		return err
 	}
-	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
-	switch {
-	case near.total == 0:
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s: %s", path, name, whyEmpty(pr))
-	case near.under > 0:
-		call := in
-		call.FilePath, call.Paths, call.Cursor = "", []string{path}, ""
-		return errcode.New(errcode.NotFound, "file_path %q is a directory of the diff of %s, with %s under it; file_path names one file, paths takes directories: get_pull_request_diff %s gives them",
-			path, name, count(near.under, "changed file"), plainJSONText(continueWith("get_pull_request_diff", call).Arguments))
-	case len(near.closest) == 0:
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", path, name, count(near.total, "file"))
-	}
-	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
-		path, name, count(near.total, "file"), strings.Join(text.Names(near.closest), ", "))
+	return near.notFound(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.errorRoom())
 }
 
-// maxClosest is how many close names fileNotInPull gives; nameCompared
-// bounds the bytes of a name compared (the edit distance costs their
-// product).
+// maxClosest is how many close names a file_path not in the diff gets;
+// nameCompared bounds the bytes of a name compared (the edit distance
+// costs their product).
 const (
 	maxClosest   = 5
 	nameCompared = 256
 )
 
-// pathsNear is what a diff's file list says of a path none of its changes
-// has: its files, those under the path as a directory (either side of a
-// rename), and the paths closest to it by name, closest first.
+// pathsNear tallies, as a diff's files stream by, what they say of a
+// file_path that is none of them: how many there are, how many are under
+// it as a directory (either side of a rename), and the maxClosest names
+// closest to it: by the edit distance of their last segments (a file
+// named as path's, in another directory, first), then of the whole paths;
+// only names within half of path's last segment are close. Its memory is
+// that of the names it keeps.
 type pathsNear struct {
+	path, base   string
+	limit        int
 	total, under int
-	closest      []string
+	best         []nearName
 }
 
-// nearPaths streams the diff's file list once, keeping the maxClosest
-// names closest to path: by the edit distance of their last segments (a
-// file named as path's, in another directory, first), then of the whole
-// paths. Only names within half of path's last segment are close.
-func nearPaths(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string) (pathsNear, error) {
-	var near pathsNear
-	type scored struct {
-		path        string
-		base, whole int
-	}
-	var best []scored
+type nearName struct {
+	path        string
+	base, whole int
+}
+
+func newPathsNear(path string) *pathsNear {
 	base := lastSegment(path)
-	limit := max(2, len(base)/2)
+	return &pathsNear{path: path, base: base, limit: max(2, len(base)/2)}
+}
+
+// add tallies a file of the diff (a rename's both paths).
+func (n *pathsNear) add(oldPath, newPath string) {
+	n.total++
+	if strings.HasPrefix(newPath, n.path+"/") || strings.HasPrefix(oldPath, n.path+"/") {
+		n.under++
+	}
 	dist := func(a, b string) int {
 		return levenshtein(a[:min(len(a), nameCompared)], b[:min(len(b), nameCompared)])
 	}
-	total, err := r.Git.EachChange(ctx, opts, func(_ int, c git.Change) error {
-		if strings.HasPrefix(c.Path, path+"/") || strings.HasPrefix(c.OldPath, path+"/") {
-			near.under++
-		}
-		sc := scored{path: c.Path, base: dist(base, lastSegment(c.Path))}
-		if sc.base > limit {
-			return nil
-		}
-		sc.whole = dist(path, c.Path)
-		at := len(best)
-		for at > 0 && (best[at-1].base > sc.base || (best[at-1].base == sc.base && best[at-1].whole > sc.whole)) {
-			at--
-		}
-		if at < maxClosest {
-			best = slices.Insert(best, at, sc)[:min(len(best)+1, maxClosest)]
-		}
-		return nil
-	})
-	for _, b := range best {
-		near.closest = append(near.closest, b.path)
+	c := nearName{path: newPath, base: dist(n.base, lastSegment(newPath))}
+	if c.base > n.limit {
+		return
 	}
-	near.total = total
-	return near, err
+	c.whole = dist(n.path, newPath)
+	at := len(n.best)
+	for at > 0 && (n.best[at-1].base > c.base || (n.best[at-1].base == c.base && n.best[at-1].whole > c.whole)) {
+		at--
+	}
+	if at < maxClosest {
+		n.best = slices.Insert(n.best, at, c)[:min(len(n.best)+1, maxClosest)]
+	}
+}
+
+// notFound is NOT_FOUND for file_path, in the diff of pull request name
+// (empty says why it has no file). A directory of the diff is said to be
+// one, with the call that gives its files; another path gets the names
+// closest to it, not the whole list (a pull request of 700 files made a
+// 14 KB error), in room bytes (names can be long).
+func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room int) error {
+	switch {
+	case n.total == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s: %s", n.path, name, empty)
+	case n.under > 0:
+		call := in
+		call.FilePath, call.Paths, call.Cursor = "", []string{n.path}, ""
+		return errcode.New(errcode.NotFound, "file_path %q is a directory of the diff of %s, with %s under it; file_path names one file, paths takes directories: get_pull_request_diff %s gives them",
+			n.path, name, count(n.under, "changed file"), plainJSONText(continueWith("get_pull_request_diff", call).Arguments))
+	case len(n.best) == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.path, name, count(n.total, "file"))
+	}
+	closest := make([]string, len(n.best))
+	for i, b := range n.best {
+		closest[i] = text.Name(b.path)
+	}
+	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
+		n.path, name, count(n.total, "file"), fileList(closest, nil, len(closest), room))
 }
 
 func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
