@@ -15,6 +15,9 @@ import (
 // maxDiffPaths bounds the paths filter of a diff.
 const maxDiffPaths = 200
 
+// defaultContextLines is git's: a forge's diff has as many.
+const defaultContextLines = 3
+
 // Diff modes.
 const (
 	modeMergeBase = "merge-base"

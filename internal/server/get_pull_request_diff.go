@@ -37,7 +37,7 @@ var getPullRequestDiffTool = defineTool(toolSpec{
 		"each part headed by the pull request's base, head and merge base: a partial reply ends with the exact call that returns the next part (same commits), also in _meta \"" + MetaKeyNext + "\". list_pull_request_files lists the files.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
-		setInt(in, "contextLines", 3, 0, 10000)
+		setInt(in, "contextLines", defaultContextLines, 0, 10000)
 		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
 		in.Required = slices.DeleteFunc(in.Required, func(p string) bool { return p == "contextLines" })
 	},
@@ -57,7 +57,7 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 // gitOptions: the call asks for what only git's diff gives (a forge's diff
 // of the pull request has no such options).
 func (in getPullRequestDiffIn) gitOptions() bool {
-	return len(in.Paths) > 0 || in.ContextLines != 3 || in.IgnoreWhitespace
+	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace
 }
 
 func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
@@ -82,19 +82,25 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	opts.Context, opts.IgnoreWhitespace = in.ContextLines, in.IgnoreWhitespace
 	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
-	only, pairs := pathsFilter(opts.Paths)
-	if path != "" {
+	// selection is what the call selects of the diff's file list, made
+	// again for each read (a new tally of the renames paths paired).
+	selection := func() (*changeFilter, *renamePairs) {
+		if path == "" {
+			return pathsFilter(opts.Paths)
+		}
 		// Either side of a rename names it; the file list, with rename
 		// detection over the whole pull request, finds the other side.
-		only = &changeFilter{key: "file_path " + path, keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}
+		return &changeFilter{key: "file_path " + path, keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}, nil
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
 	first := in.Cursor == ""
 	q := partRequest{
-		repo: r, opts: opts, only: only, hide: s.hiddenSection,
+		repo: r, opts: opts, hide: s.hiddenSection,
 		start: partPos{change: cur.File, section: cur.Section, line: cur.Line},
 	}
+	var pairs *renamePairs
+	q.only, pairs = selection()
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
 	if first {
 		// A diff that fits comes whole, exactly as git prints it, with no
@@ -124,9 +130,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	read := func(room int) (*diffPart, error) {
 		q.room = room
-		if path == "" {
-			q.only, pairs = pathsFilter(opts.Paths) // a new tally of pairs for each read
-		}
+		q.only, pairs = selection()
 		return s.readPart(ctx, q)
 	}
 	notes := func(p *diffPart) string {
