@@ -64,7 +64,9 @@ var getCommitTool = defineTool(toolSpec{
 		"a partial reply ends with the exact call that returns the next part (same commit), also in _meta \"" + MetaKeyNext + "\". list_commits finds commits, with index those of a pull request.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
-		setInt(in, "contextLines", 3, 0, 10000)
+		setInt(in, "contextLines", defaultContextLines, 0, 10000)
+		// A *bool would be null or boolean: patch is a boolean, true
+		// when left out.
 		prop(in, "patch").Types, prop(in, "patch").Type = nil, "boolean"
 		in.Required = slices.DeleteFunc(in.Required, func(p string) bool { return p == "contextLines" })
 	},

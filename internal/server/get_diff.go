@@ -60,7 +60,7 @@ var getDiffTool = defineTool(toolSpec{
 		setDefault(in, "mode", modeMergeBase)
 		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
-		setInt(in, "contextLines", 3, 0, 10000)
+		setInt(in, "contextLines", defaultContextLines, 0, 10000)
 		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
 	},
 }, (*Server).getDiff)
