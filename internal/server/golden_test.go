@@ -61,6 +61,8 @@ const goldenSmallMaxBytes = MinMaxBytes
 //   - pr10 (refs/pull/10/head) rewrites every line of big.txt.
 //   - refs/pull/11/head is the base commit itself: an empty pull request.
 //   - pr12 (refs/pull/12/head) adds 60 files with long names.
+//   - pr13 (refs/pull/13/head) changes only the whitespace of
+//     src/util.go, and cmd/main.go's whitespace and one line.
 func goldenRepo(t *testing.T) *testrepo.Repo {
 	r := testrepo.New(t)
 	r.Write("cmd/main.go", "package main\n\nfunc main() {\n\tprintln(\"one\")\n}\n")
@@ -105,6 +107,11 @@ func goldenRepo(t *testing.T) *testrepo.Repo {
 		r.Write(fmt.Sprintf("many/a-file-with-a-rather-long-name-to-fill-a-page-%02d.txt", i), fmt.Sprintf("file %d\n", i))
 	}
 	r.Git("update-ref", "refs/pull/12/head", r.Commit("pr12"))
+
+	r.Git("checkout", "-q", "-b", "pr13", base)
+	r.Write("src/util.go", "package src\n\n// Util  helps.\nfunc Util() string {  return \"util\" }\n\n// Other helps too.\nfunc Other() string { return \"other\" }\n")
+	r.Write("cmd/main.go", "package main\n\nfunc main() {\n    println(\"one\")\n\tprintln(\"more\")\n}\n")
+	r.Git("update-ref", "refs/pull/13/head", r.Commit("pr13"))
 
 	r.Git("checkout", "-q", "main")
 	return r
@@ -206,6 +213,8 @@ func goldenCases() []goldenCase {
 	gd("", "partial-max-bytes", args("base", "main", "head", "feature", "maxBytes", 400))
 	gd("small", "partial-files-not-listed", args("base", "main", "head", "feature"))
 	gd("small", "partial-big-patch", args("base", "main", "head", "pr10"))
+	gd("", "ignore-whitespace", args("base", "main", "head", "pr13", "ignoreWhitespace", true))
+	gd("", "paths-match-no-changed-file", args("base", "main", "head", "feature", "paths", []string{"*.go", "src/util.go"}))
 	gd("", "error-base-missing", args("head", "feature"))
 	gd("", "error-unknown-ref", args("base", "no-such-branch"))
 	gd("", "error-ref-option", args("base", "--output=x"))
@@ -225,6 +234,7 @@ func goldenCases() []goldenCase {
 	lc("", "page-last", args("base", "main", "head", "feature", "offset", 4, "limit", 2))
 	lc("", "page-past-the-end", args("base", "main", "head", "feature", "offset", 50))
 	lc("small", "partial-cut-by-size", args("base", "main", "head", "pr12"))
+	lc("", "paths-match-no-changed-file", args("base", "main", "head", "feature", "paths", []string{"*.go"}))
 	lc("", "error-base-missing", args())
 	lc("", "error-unknown-ref", args("base", "main", "head", "no-such-branch"))
 	lc("", "error-limit-zero", args("base", "main", "limit", 0))
@@ -241,6 +251,15 @@ func goldenCases() []goldenCase {
 	prd("", "file-deleted", prArgs(7, "file_path", "a.txt"))
 	prd("", "file-next-to-hidden", prArgs(9, "file_path", "ok.txt"))
 	prd("", "empty", prArgs(11))
+	prd("", "paths-directory", prArgs(7, "paths", []string{"docs", "src"}))
+	prd("", "paths-rename-one-side", prArgs(7, "paths", []string{"old.go"}))
+	prd("", "paths-match-no-changed-file", prArgs(7, "paths", []string{"*.go"}))
+	prd("", "context-lines-zero", prArgs(7, "file_path", "cmd/main.go", "contextLines", 0))
+	prd("", "ignore-whitespace", prArgs(13, "ignoreWhitespace", true))
+	prd("", "ignore-whitespace-file", prArgs(13, "file_path", "src/util.go", "ignoreWhitespace", true))
+	prd("small", "partial-paths-context-lines", prArgs(10, "paths", []string{"big.txt"}, "contextLines", 1))
+	prd("", "error-file-path-directory", prArgs(7, "file_path", "src"))
+	prd("", "error-file-path-and-paths", prArgs(7, "file_path", "new.go", "paths", []string{"src"}))
 	prd("", "error-hidden-whole", prArgs(9))
 	prd("", "error-hidden-file", prArgs(9, "file_path", ".env"))
 	prd("", "error-file-not-in-diff", prArgs(7, "file_path", "nope.txt"))
@@ -368,6 +387,8 @@ func goldenCases() []goldenCase {
 	gcm("", "hidden-file", args("ref", "pr9"))
 	gcm("", "many-files", repoArgs("ref", "pr12"))
 	gcm("", "context-lines-zero", args("ref", "feature", "contextLines", 0))
+	gcm("", "no-patch", args("ref", "feature", "patch", false))
+	gcm("", "ignore-whitespace", args("ref", "pr13", "ignoreWhitespace", true))
 	gcm("small", "partial-big-patch", args("ref", "pr10"))
 	gcm("", "error-ref-missing", args())
 	gcm("", "error-range-as-ref", args("ref", "main..feature"))

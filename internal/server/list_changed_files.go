@@ -27,6 +27,8 @@ type listChangedFilesOut struct {
 	Files      []changedFile `json:"files"`
 	TotalFiles int           `json:"totalFiles"`
 	NextOffset *int          `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	// EmptyReason: as get_diff's.
+	EmptyReason string `json:"emptyReason,omitempty" jsonschema:"set when the diff holds no file: noChange (no file differs between the commits) or noPathMatched (no changed file is at or under paths: they are literal paths, not globs; list_files with pathGlobs finds files by glob)"`
 	paged
 }
 
@@ -66,6 +68,16 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		return reply[listChangedFilesOut]{}, goneCommit(sel.repo, in.Cursor != "", err)
 	}
 	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: total}
+	var empty string // what the text says of a diff without files
+	if total == 0 {
+		reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
+		if err != nil {
+			return reply[listChangedFilesOut]{}, err
+		}
+		if out.EmptyReason = reason; reason == emptyNoPathMatched {
+			empty = noPathMatchedText(all)
+		}
+	}
 	from := min(in.Offset, total)
 	files := make([]changedFile, len(page))
 	for i, c := range page {
@@ -86,7 +98,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		if n < total {
 			b.WriteString("; " + shownRange(from, n, total, "file"))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + empty)
 		for _, f := range out.Files {
 			b.WriteString(f.line())
 		}
