@@ -274,21 +274,29 @@ func (s *Server) result(r wireReply) *mcp.CallToolResult {
 	return res
 }
 
-// errorResult is an error reply cut, if it must be, to fit the reply limit.
-// Tools that list alternatives in an error keep them short themselves.
+// errorResult is an error reply, its text cut if it must be to at most
+// maxErrorChars bytes (so as many characters, however counted) and to fit
+// the reply limit. Tools that list alternatives in an error keep them short
+// themselves (errorRoom) and say which call lists them all.
 func (s *Server) errorResult(err error, remarks ...string) *mcp.CallToolResult {
 	msg := errcode.Message(err)
 	for _, n := range remarks {
 		msg += " (note: " + n + ")"
 	}
 	msg = oneLine(msg)
+	limit := maxErrorChars
 	if room := s.cfg.MaxBytes - errorEnvelope; text.JSONLen(msg) > room {
-		limit := room / maxEscape // cut by bytes, each escaped at worst
-		msg, _ = text.CutUTF8(msg, limit)
-		msg += " …[cut]"
+		limit = min(limit, room/maxEscape) // cut by bytes, each escaped at worst
+	}
+	if len(msg) > limit {
+		msg, _ = text.CutUTF8(msg, limit-len(cutMark))
+		msg += cutMark
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
+
+// cutMark ends an error text cut by errorResult.
+const cutMark = " …[cut]"
 
 // resultSize is the size of the result as JSON with HTML escaping on, which
 // is at least what the MCP wire carries.
