@@ -85,7 +85,7 @@ func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In
 			// For operators: which tool failed, how and how fast. Never the
 			// message, which may quote arguments or file contents, and of the
 			// arguments only the names the tool knows.
-			s.cfg.Logger.Warn(FailedCallLog, "tool", t.Name, "code", string(errcode.Of(err)), "ms", ms, "args", argNames(req.Params.Arguments, in))
+			s.cfg.Logger.Warn(FailedCallLog, "tool", t.Name, "code", string(errcode.Of(err)), "ms", ms, "args", argNames(req.Params.Arguments, schema))
 		} else {
 			s.cfg.Logger.Debug("tool call", "tool", t.Name, "ms", ms)
 		}
@@ -97,9 +97,9 @@ func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In
 const FailedCallLog = "tool call failed"
 
 // argNames is the names of the parameters a call passed that are the
-// tool's, sorted, with a count of the others: names an agent made up are
-// not repeated.
-func argNames(args json.RawMessage, schema *jsonschema.Schema) string {
+// tool's (an alias as the name it stands for), sorted, with a count of the
+// others: names an agent made up are not repeated.
+func argNames(args json.RawMessage, schema inputSchema) string {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil {
 		return ""
@@ -107,7 +107,10 @@ func argNames(args json.RawMessage, schema *jsonschema.Schema) string {
 	var names []string
 	other := 0
 	for k := range m {
-		if _, ok := schema.Properties[k]; ok {
+		if target, ok := schema.aliases[k]; ok {
+			k = target
+		}
+		if _, ok := schema.schema.Properties[k]; ok {
 			names = append(names, k)
 		} else {
 			other++
@@ -202,6 +205,9 @@ func blockedError(b *git.BlockedError) error {
 type inputSchema struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
+	// aliases maps the other spellings the tool takes for its parameters
+	// to their names (aliases.go).
+	aliases map[string]string
 	// checked: checkArgs enforces all the schema says (checksAll), so the
 	// validator is not run.
 	checked bool
@@ -209,17 +215,21 @@ type inputSchema struct {
 
 func newInputSchema(s *jsonschema.Schema) (inputSchema, error) {
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	return inputSchema{schema: s, resolved: resolved, checked: checksAll(s)}, err
+	return inputSchema{schema: s, resolved: resolved, aliases: aliasesFor(s), checked: checksAll(s)}, err
 }
 
-// decodeArgs checks the arguments against the schema (checkArgs: plain
-// words for what is wrong), applies its defaults, validates them when
+// decodeArgs renames the aliases of parameters to their names, checks the
+// arguments against the schema (checkArgs: plain words for what is wrong),
+// applies its defaults, validates them when
 // checkArgs cannot vouch for all the schema says, and decodes them. Every
 // failure is INVALID_ARGUMENT.
 func decodeArgs[In any](args json.RawMessage, schema inputSchema) (In, error) {
 	var in In
 	m, err := decodeObject(args)
 	if err != nil {
+		return in, err
+	}
+	if err := applyAliases(schema.aliases, m); err != nil {
 		return in, err
 	}
 	if err := checkArgs(schema.schema, m); err != nil {
