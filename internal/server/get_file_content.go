@@ -17,8 +17,8 @@ import (
 )
 
 type getFileContentIn struct {
-	Owner        string `json:"owner" jsonschema:"repository owner"`
-	Repo         string `json:"repo" jsonschema:"repository name"`
+	Owner        string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo         string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Ref          string `json:"ref,omitempty" jsonschema:"branch, tag or commit; default: the default branch (HEAD)"`
 	FilePath     string `json:"filePath" jsonschema:"path of the file, relative to the repository root"`
 	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line, 1-based, inclusive (text mode only); values below 1 clamp to 1"`
@@ -39,6 +39,9 @@ var getFileContentTool = defineTool(toolSpec{
 }, (*Server).getFileContent)
 
 func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textReply, error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return textReply{}, err
+	}
 	path, err := s.cfg.Policy.Check(in.FilePath)
 	if err != nil {
 		return textReply{}, err

@@ -17,8 +17,8 @@ import (
 )
 
 type getPullRequestIn struct {
-	Owner  string `json:"owner" jsonschema:"repository owner"`
-	Repo   string `json:"repo" jsonschema:"repository name"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the description (forge) or the commits (local) go on, at the same head; leave out for the first part"`
 }
@@ -85,6 +85,9 @@ var getPullRequestTool = defineTool(toolSpec{
 const getPullRequestName = "get_pull_request"
 
 func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply[getPullRequestOut], error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[getPullRequestOut]{}, err
+	}
 	var cur *cursor
 	if in.Cursor != "" {
 		c, err := s.cursors.decode(getPullRequestName, in.Cursor, argsDigest(in, "cursor"))

@@ -15,8 +15,8 @@ import (
 )
 
 type getPullRequestDiffIn struct {
-	Owner    string `json:"owner" jsonschema:"repository owner"`
-	Repo     string `json:"repo" jsonschema:"repository name"`
+	Owner    string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo     string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index    int    `json:"index" jsonschema:"pull request number"`
 	FilePath string `json:"file_path,omitempty" jsonschema:"return only this file's diff --git section (either side of a rename matches); omit for the whole diff"`
 	// Paths, ContextLines and IgnoreWhitespace are get_diff's.
@@ -44,6 +44,9 @@ var getPullRequestDiffTool = defineTool(toolSpec{
 }, (*Server).getPullRequestDiff)
 
 func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn) (textReply, error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return textReply{}, err
+	}
 	path, err := s.checkFilePath(in.FilePath)
 	if err != nil {
 		return textReply{}, err

@@ -11,8 +11,8 @@ import (
 )
 
 type listPullRequestFilesIn struct {
-	Owner string `json:"owner" jsonschema:"repository owner"`
-	Repo  string `json:"repo" jsonschema:"repository name"`
+	Owner string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo  string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index int    `json:"index" jsonschema:"pull request number"`
 	Page  int    `json:"page,omitempty" jsonschema:"1-based page"`
 	Limit int    `json:"limit,omitempty" jsonschema:"files per page"`
@@ -49,6 +49,9 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 }, (*Server).listPullRequestFiles)
 
 func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply[listPullRequestFilesOut], error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[listPullRequestFilesOut]{}, err
+	}
 	const tool = "list_pull_request_files"
 	digest := argsDigest(in, "cursor", "page")
 	var pinned *cursor
