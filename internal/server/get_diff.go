@@ -21,7 +21,7 @@ type getDiffIn struct {
 	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs); one side of a rename brings its other side, so the rename is seen as one"`
 	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes in one part; can't exceed what the server's reply limit leaves (larger values are clamped)"`
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"lines of context around each change"`
-	Cursor       string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part starts, at the same commits; leave out for the first part"`
+	Cursor       string   `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same commits, so a branch that moves cannot mix parts"`
 }
 
 // diffFile is one file of a diff with its patch.
@@ -50,9 +50,11 @@ type getDiffOut struct {
 var getDiffTool = defineTool(toolSpec{
 	Name:  "get_diff",
 	Title: "Get diff",
-	Description: "Get the unified diff between two commits, as git diff prints it. Defaults to pull-request semantics (changes on head since it branched from base). " +
-		"A diff larger than one reply comes in parts, files in git's order, a large file's patch split between hunks (a huge hunk at line boundaries, with valid @@ headers): " +
-		"a partial reply ends with the exact call that returns the next part (same commits), also in _meta \"" + MetaKeyNext + "\". paths narrows the diff to files or directories.",
+	Description: "Get the unified diff between two commits, split per file, as git diff prints it. " +
+		"Defaults to pull-request semantics: the changes on head since it branched from base (mode=direct: the two commits as they are). " +
+		"For a pull request by number use get_pull_request_diff, for one commit get_commit; list_changed_files lists files only. " +
+		"paths keeps files or directories (literal; search_code and list_files take globs); contextLines and ignoreWhitespace shape the hunks." + omittedRef +
+		" Output is capped (maxBytes, at most the server's limit): files that don't fit have patchOmitted: \"size_limit\" and come in later parts." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)

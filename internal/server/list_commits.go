@@ -27,7 +27,7 @@ type listCommitsIn struct {
 	Order  string   `json:"order,omitempty" jsonschema:"newest first (git log's order) or oldest first (a pull request's order)"`
 	Offset int      `json:"offset,omitempty" jsonschema:"commits to skip, in the order asked for (nextOffset of the previous call)"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"most commits to return"`
-	Cursor string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commits its first page listed"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commits the first page listed, so a branch that moves cannot shift the pages"`
 }
 
 // histPerson is who wrote or committed a commit, as the commit records
@@ -82,9 +82,9 @@ const (
 var listCommitsTool = defineTool(toolSpec{
 	Name:  "list_commits",
 	Title: "List commits",
-	Description: "List commits (SHA, date, author, subject, files changed; merges marked): the history of ref (default HEAD), the commits of a range (base, head, mode as get_diff), " +
-		"or a pull request's commits with index (order=oldest lists them as the pull request does). paths keeps only the commits touching those files or directories. " +
-		"Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commits). get_commit shows one commit whole.",
+	Description: "List commits (SHA, date, author, subject, files changed; merges marked): the history of ref, a range (base, head, mode as get_diff), or a pull request's commits (index; order=oldest as the pull request lists them). " +
+		"paths keeps the commits touching those files or directories; with one file the reply says where a rename stops its history, and follow=true goes on through renames (git log --follow). " +
+		"get_commit shows one commit's message and patch; blame tells who last changed given lines." + omittedRef + seeCursor,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "mode", modeMergeBase)
 		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
