@@ -26,7 +26,7 @@ var getPullRequestDiffTool = defineTool(toolSpec{
 	Name:  "get_pull_request_diff",
 	Title: "Get pull request diff",
 	Description: "Get a pull request's unified diff by number, from the merge base of its base and head as the forge shows it: the whole diff, one file (file_path, either side of a rename), or files and directories (paths). " +
-		"Read list_pull_request_files first: from its total patch bytes, fewer than 3 parts (total ÷ ~60,000 bytes a part) or mostly pure renames cost fewer calls as the whole diff than file by file. " +
+		"Read list_pull_request_files first: from its total patch bytes, fewer than 3 parts (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff than file by file. " +
 		"For two refs use get_diff, for one commit get_commit. contextLines and ignoreWhitespace shape the hunks. " +
 		"What fits comes exactly as git prints it; a larger diff comes in parts, each headed by the base, head and merge base, a big file's patch split between hunks with valid @@ headers." + partEnds,
 	Tune: func(in *jsonschema.Schema) {

@@ -40,7 +40,7 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
 	Description: "List the files a pull request changes, by number: path, previous path, status, lines added and deleted, each file's patch size in bytes; the first line gives the file count and total patch bytes. " +
-		"Read it before get_pull_request_diff: fewer than 3 parts of patch (total ÷ ~60,000 bytes a part) or mostly pure renames cost fewer calls as the whole diff; else ask file by file (file_path) or by directory (paths). " +
+		"Read it before get_pull_request_diff: fewer than 3 parts of patch (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff; else ask file by file (file_path) or by directory (paths). " +
 		"For two refs use list_changed_files. Test and generated files are flagged. " +
 		"Paged with offset (or page) and limit, up to 5,000 files, cut to fit one reply: a partial reply ends with the call for the next page (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
