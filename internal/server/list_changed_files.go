@@ -36,7 +36,7 @@ var listChangedFilesTool = defineTool(toolSpec{
 	Title: "List changed files",
 	Description: "List the files changed between two commits, without patches: path, previous path, status, lines added and deleted, binary, test and generated flags. " +
 		"The same selection as get_diff (base, head, mode, paths): read it to choose the patches to ask get_diff for. For a pull request by number use list_pull_request_files; for a file's history, list_commits." + omittedRef +
-		" Files come in git's order, renames detected over the whole range; paged with offset and limit (up to 5,000, cut to fit one reply): a partial reply ends with the call for the next page (see cursor).",
+		" Files come in git's order, renames detected over the whole range, those the secrets policy hides by name and status only; paged with offset and limit (up to 5,000, cut to fit one reply): a partial reply ends with the call for the next page (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
