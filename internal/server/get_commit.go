@@ -28,7 +28,7 @@ type getCommitIn struct {
 	// Patch is nil when left out, which means true: a next call then
 	// carries it only when false.
 	Patch  *bool  `json:"patch,omitempty" jsonschema:"false leaves the patch out: the message, parents and file list only; true when left out"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part of the patch starts, at the same commit; leave out for the first part"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts (message, parents or patch), at the same commit"`
 }
 
 type getCommitOut struct {
@@ -59,9 +59,10 @@ type getCommitOut struct {
 var getCommitTool = defineTool(toolSpec{
 	Name:  "get_commit",
 	Title: "Get commit",
-	Description: "Get one commit: its message, author, committer, parents, the files it changes and its patch against its first parent (a merge is diffed against its first parent; a root commit against the empty tree), as git diff prints it. " +
-		"The first part holds the message (as much as fits a third of a reply) and the first files; parents and a message the first part cannot hold go on in the next parts, then the patch; a patch larger than one reply comes in parts, as get_diff's: " +
-		"a partial reply ends with the exact call that returns the next part (same commit), also in _meta \"" + MetaKeyNext + "\". list_commits finds commits, with index those of a pull request.",
+	Description: "Get one commit by SHA, branch or tag: its message, author, committer, parents, changed files and patch against its first parent (a root commit against the empty tree), as git diff prints it. " +
+		"list_commits finds commits (with index, a pull request's); for a range use get_diff, for a whole pull request get_pull_request_diff. " +
+		"patch=false gives the message and file list only; contextLines and ignoreWhitespace shape the hunks. " +
+		"The first part holds the message and the first files; a long message, many parents and a large patch go on in parts, the patch split between hunks as get_diff's." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
 		setInt(in, "contextLines", defaultContextLines, 0, 10000)

@@ -21,7 +21,7 @@ type getDiffIn struct {
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"lines of context around each change"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
 	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
-	Cursor           string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part starts, at the same commits; leave out for the first part"`
+	Cursor           string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same commits, so a branch that moves cannot mix parts"`
 }
 
 // diffFile is one file of a diff with its patch.
@@ -52,9 +52,11 @@ type getDiffOut struct {
 var getDiffTool = defineTool(toolSpec{
 	Name:  "get_diff",
 	Title: "Get diff",
-	Description: "Get the unified diff between two commits, as git diff prints it. Defaults to pull-request semantics (changes on head since it branched from base). " +
-		"A diff larger than one reply comes in parts, files in git's order, a large file's patch split between hunks (a huge hunk at line boundaries, with valid @@ headers): " +
-		"a partial reply ends with the exact call that returns the next part (same commits), also in _meta \"" + MetaKeyNext + "\". paths narrows the diff to files or directories.",
+	Description: "Get the unified diff between two commits, split per file, as git diff prints it. " +
+		"Defaults to pull-request semantics: the changes on head since it branched from base (mode=direct: the two commits as they are). " +
+		"For a pull request by number use get_pull_request_diff, for one commit get_commit; list_changed_files lists files only. " +
+		"paths keeps files or directories (literal; search_code and list_files take globs); contextLines and ignoreWhitespace shape the hunks." + omittedRef +
+		" Output is capped (maxBytes, at most the server's limit): files that don't fit have patchOmitted: \"size_limit\" and come in later parts." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)

@@ -25,16 +25,17 @@ type getPullRequestDiffIn struct {
 	// would get the default and no longer match its cursor.
 	ContextLines     int    `json:"contextLines" jsonschema:"lines of context around each change"`
 	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
-	Cursor           string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part starts, at the same commits; leave out for the first part"`
+	Cursor           string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same base, head and merge base, so a pull request that moves cannot mix parts"`
 }
 
 // getPullRequestDiffTool is get_pull_request_diff's definition (registry.go).
 var getPullRequestDiffTool = defineTool(toolSpec{
 	Name:  "get_pull_request_diff",
 	Title: "Get pull request diff",
-	Description: "Get a pull request's unified diff (from the merge base of its base and head, as the forge shows it), or with file_path only that file's diff --git section. " +
-		"A diff (or a file's section) that fits comes exactly as git prints it; a larger one comes in parts, files in git's order, a large file's patch split between hunks (a huge hunk at line boundaries, with valid @@ headers), " +
-		"each part headed by the pull request's base, head and merge base: a partial reply ends with the exact call that returns the next part (same commits), also in _meta \"" + MetaKeyNext + "\". list_pull_request_files lists the files.",
+	Description: "Get a pull request's unified diff by number, from the merge base of its base and head as the forge shows it: the whole diff, one file (file_path, either side of a rename), or files and directories (paths). " +
+		"Read list_pull_request_files first: from its total patch bytes, fewer than 3 parts (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff than file by file. " +
+		"For two refs use get_diff, for one commit get_commit. contextLines and ignoreWhitespace shape the hunks. " +
+		"What fits comes exactly as git prints it; a larger diff comes in parts, each headed by the base, head and merge base, a big file's patch split between hunks with valid @@ headers." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 		setInt(in, "contextLines", defaultContextLines, 0, 10000)

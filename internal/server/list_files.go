@@ -29,7 +29,7 @@ type listFilesIn struct {
 	PathGlobs []string `json:"pathGlobs,omitempty" jsonschema:"only the entries these globs select, matched on the path from the repository root and read as .gitignore lines, as search_code's pathGlobs: without / a pattern matches a name at any depth (*.c, Makefile); with / it is anchored at the root (src/*.go, /Makefile); * stays within a directory, ** crosses directories (src/**/*_test.go); a trailing / selects a directory (docs/). With pathGlobs the listing is recursive"`
 	Offset    int      `json:"offset,omitempty" jsonschema:"entries to skip (from the next call of the previous reply)"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"most entries to return"`
-	Cursor    string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commit its first page listed"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commit the first page listed, so a branch that moves cannot shift the pages"`
 }
 
 type fileEntry struct {
@@ -54,9 +54,9 @@ type listFilesOut struct {
 var listFilesTool = defineTool(toolSpec{
 	Name:  "list_files",
 	Title: "List files",
-	Description: "List the entries of a directory at a ref (default HEAD): path, type (file, dir, symlink, submodule), a file's size, and for a directory how many entries it has; " +
-		"recursive lists every file below it, and glob selects paths at any depth (*.c, src/**/*.go). Files hidden by the secrets policy are never listed. " +
-		"Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commit)." + atPullHead,
+	Description: "List a directory's entries at a ref: path, type (file, dir, symlink, submodule), a file's size and a directory's entry count. " +
+		"recursive lists every file below it; pathGlobs (also glob) selects paths at any depth (*.c, src/**/*.go) and lists recursively. " +
+		"Use it to find files by name; search_code finds text inside files, read_file reads one. Files the secrets policy hides are never listed." + omittedRef + seeCursor + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "recursive", false)
 		prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)

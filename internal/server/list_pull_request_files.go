@@ -18,7 +18,7 @@ type listPullRequestFilesIn struct {
 	Limit int    `json:"limit,omitempty" jsonschema:"files per page"`
 	// Cursor pins the commits of the first page, so that pages of a pull
 	// request whose head moves cannot mix.
-	Cursor string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the pull request's commits as its first page saw them"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the pull request's commits as the first page saw them, so a push cannot shift the pages"`
 }
 
 type listPullRequestFilesOut struct {
@@ -39,8 +39,10 @@ type listPullRequestFilesOut struct {
 var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
-	Description: "List the files a pull request changes (path, previous path, status, lines added and deleted) with the total count: " +
-		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit: a partial reply ends with the call that returns the next page, pinned to the same commits.",
+	Description: "List the files a pull request changes, by number: path, previous path, status, lines added and deleted, each file's patch size in bytes; the first line gives the file count and total patch bytes. " +
+		"Read it before get_pull_request_diff: fewer than 3 parts of patch (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff; else ask file by file (file_path) or by directory (paths). " +
+		"For two refs use list_changed_files. Test and generated files are flagged. " +
+		"Paged with offset (or page) and limit, up to 5,000 files, cut to fit one reply: a partial reply ends with the call for the next page (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 		setInt(in, "page", 1, 1, 1<<31-1)
