@@ -37,8 +37,8 @@ func (s *Server) addPrompts() {
 		Title:       "Review a pull request",
 		Description: "Review pull request <index> of <owner>/<repo> with this server's tools: the calls, in order.",
 		Arguments: []*mcp.PromptArgument{
-			{Name: "owner", Description: "repository owner", Required: true},
-			{Name: "repo", Description: "repository name", Required: true},
+			{Name: "owner", Description: "repository owner (optional when one repository is served)"},
+			{Name: "repo", Description: "repository name (optional when one repository is served)"},
 			{Name: "index", Description: "pull request number", Required: true},
 		},
 	}, invalidParams(s.reviewPullRequest))
@@ -118,9 +118,12 @@ func thousands(n int) string {
 
 const followNext = "When a reply is partial, its last line (and _meta \"" + MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
 
-func (s *Server) reviewPullRequest(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	a := req.Params.Arguments
 	owner, name := a["owner"], a["repo"]
+	if err := s.servedNames(ctx, &owner, &name); err != nil {
+		return nil, err
+	}
 	if !repo.ValidName(owner) || !repo.ValidName(name) {
 		return nil, errcode.New(errcode.InvalidArgument, "owner and repo must be a repository's names (letters, digits, '-', '_', '.'), got %q/%q", owner, name)
 	}

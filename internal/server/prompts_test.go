@@ -166,3 +166,19 @@ func TestPromptBadArgumentsAreInvalidParams(t *testing.T) {
 		}
 	}
 }
+
+// With one repository served, review_pull_request takes the index alone,
+// as the tools do, and its calls name the repository.
+func TestReviewPromptNeedsNoNamesWithOneRepository(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("a.txt", "a\n")
+	r.Commit("first")
+	h := serve(t, r)
+	res, err := h.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "review_pull_request", Arguments: map[string]string{"index": "3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Messages[0].Content.(*mcp.TextContent).Text; !strings.Contains(text, `list_pull_request_files {"index":3,"owner":"acme","repo":"widgets"}`) {
+		t.Errorf("review_pull_request without owner and repo:\n%s", text)
+	}
+}
