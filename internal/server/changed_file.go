@@ -21,7 +21,7 @@ type changedFile struct {
 	Deletions *int    `json:"deletions" jsonschema:"lines deleted; null when additions is"`
 	IsBinary  *bool   `json:"isBinary" jsonschema:"null when not known (as additions, or a forge that does not say)"`
 	IsTest    bool    `json:"isTest" jsonschema:"the path follows a common test convention"`
-	Generated bool    `json:"generated" jsonschema:"generated or vendored: a lock file, under vendor/ or node_modules/, minified, or marked linguist-generated or linguist-vendored in the commit's .gitattributes; flagged, never hidden"`
+	Generated bool    `json:"generated" jsonschema:"generated or vendored, as GitHub Linguist tells by path (lock files, vendor/, node_modules/, minified files, protoc's output, .idea/, …) or marked linguist-generated or linguist-vendored in the commit's .gitattributes; flagged, never hidden"`
 }
 
 // changedFile lists a change; a hidden one shows its names and status only:

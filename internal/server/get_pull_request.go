@@ -18,10 +18,10 @@ import (
 )
 
 type getPullRequestIn struct {
-	Owner  string `json:"owner" jsonschema:"repository owner"`
-	Repo   string `json:"repo" jsonschema:"repository name"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the description (forge) or the commits (local) go on, at the same head; leave out for the first part"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the description (forge) or the commits (local) go on, at the same head"`
 }
 
 // getPullRequestOut is what a reviewer reads first. In forge mode the
@@ -76,10 +76,9 @@ type prCommit struct {
 var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
-	Description: "Get what a reviewer reads first about a pull request: its files changed, base, head and merge base commits, and branches; " +
-		"from a forge also its title, description, author, state, labels, mergeability, dates and URL; for a local pull request (refs/pull/N/head) its commits' messages, oldest first. " +
-		"A description or a list of commits larger than one reply comes in parts: a partial reply ends with the exact call that returns the next part (same head), also in _meta \"" + MetaKeyNext + "\". " +
-		"list_pull_request_files lists the files, get_pull_request_diff shows the changes.",
+	Description: "Get a pull request's overview by number: base, head and merge base commits, branches and files changed; from a forge also title, description, author, state, labels, mergeability, dates and URL; for a local pull request (refs/pull/N/head) its commits and their messages, oldest first. " +
+		"Call it first in a review, then list_pull_request_files for the files and get_pull_request_diff for the changes; list_commits with index lists the commits, get_commit shows one. " +
+		"A description or commit list larger than one reply comes in parts: a partial reply ends with the call for the next part (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 	},
@@ -88,6 +87,9 @@ var getPullRequestTool = defineTool(toolSpec{
 const getPullRequestName = "get_pull_request"
 
 func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply[getPullRequestOut], error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[getPullRequestOut]{}, err
+	}
 	var cur *cursor
 	if in.Cursor != "" {
 		c, err := s.cursors.decode(getPullRequestName, in.Cursor, argsDigest(in, "cursor"))
