@@ -104,6 +104,11 @@ func TestListPullRequestFilesPatchBytes(t *testing.T) {
 		if !strings.Contains(text, fmt.Sprintf(" %d bytes    %s", len(sections[i]), f.Path)) {
 			t.Errorf("the text does not give %s's size:\n%s", f.Path, text)
 		}
+		// What the tag promises: get_pull_request_diff with file_path
+		// returns exactly that section.
+		if got := h.ok("get_pull_request_diff", prArgs(1, "file_path", f.Path)); len(got) != len(sections[i]) {
+			t.Errorf("%s: get_pull_request_diff file_path gives %d bytes, patchBytes %d", f.Path, len(got), len(sections[i]))
+		}
 		kinds[f.Status] = true
 		if f.IsBinary != nil && *f.IsBinary {
 			kinds["binary"] = true
