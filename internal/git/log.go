@@ -371,6 +371,42 @@ func (r *Repo) CountCommits(ctx context.Context, from, to string, paths []string
 	return n, nil
 }
 
+// FirstParentDescendant is the oldest commit of base's first-parent line
+// that has head as an ancestor: where head came into base (a merge, or
+// head's own child when head is on that line), found by git rev-list
+// --first-parent --ancestry-path base ^head, streamed with only its last
+// line kept. It is "" when head is base itself (or no such commit is on
+// the line). Kept per commit ids, which never change.
+func (r *Repo) FirstParentDescendant(ctx context.Context, base, head string) (string, error) {
+	if err := checkRange(head, base, nil); err != nil {
+		return "", err
+	}
+	key := "fpdesc\x00" + base + "\x00" + head
+	if id, ok := r.memo.get(key); ok {
+		return id.(string), nil
+	}
+	var last string
+	err := r.stream(ctx, gitCommand("rev-list", "--first-parent", "--ancestry-path").revs(base, "^"+head).paths(), func(stdout io.Reader) error {
+		sc := bufio.NewScanner(stdout)
+		for n := 0; sc.Scan(); n++ {
+			if n%checkEvery == 0 {
+				if err := context.Cause(ctx); err != nil {
+					return err
+				}
+			}
+			if id := sc.Text(); IsObjectID(id) {
+				last = id
+			}
+		}
+		return readError(ctx, sc.Err())
+	})
+	if err != nil {
+		return "", missingRevision(err)
+	}
+	r.memo.put(key, last, len(key)+len(last)+16)
+	return last, nil
+}
+
 func checkLog(o LogOptions) error {
 	if o.Follow && len(o.Paths) != 1 {
 		return fmt.Errorf("git log --follow: %d paths: it follows exactly one", len(o.Paths))

@@ -706,6 +706,29 @@ func BenchmarkLog(b *testing.B) {
 	}
 }
 
+// FirstParentDescendant finds where a commit came into a branch: the merge
+// commit for a side branch's commit, the next commit of the line for one on
+// the first-parent line, nothing for the branch's own tip.
+func TestFirstParentDescendant(t *testing.T) {
+	r, ids := logHistory(t)
+	g := open(t, r)
+	ctx := context.Background()
+	for _, c := range []struct{ head, want string }{
+		{"side", ids["merge"]},
+		{"two", ids["rename"]},
+		{"root", ids["two"]},
+		{"last", ""},
+	} {
+		got, err := g.FirstParentDescendant(ctx, ids["last"], ids[c.head])
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.head, got, err, c.want)
+		}
+	}
+	if _, err := g.FirstParentDescendant(ctx, ids["last"], "--all"); err == nil {
+		t.Error("an option as a commit id is not refused")
+	}
+}
+
 // followHistory is a file renamed twice (with edits beside each rename),
 // changed on a side branch that a merge brings in, and a second file that
 // takes the first one's old name afterwards.

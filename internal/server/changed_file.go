@@ -39,7 +39,11 @@ func (s *Server) changedFile(c git.Change) changedFile {
 
 // line is the file's line in a text listing:
 // "modified     +12 -3         path (from old) [test]".
-func (f changedFile) line() string {
+func (f changedFile) line() string { return f.lineWith("") }
+
+// lineWith is line with more beside the line counts (a patch's size):
+// "modified     +12 -3         340 bytes    path".
+func (f changedFile) lineWith(more string) string {
 	counts := "hidden"
 	switch {
 	case f.IsBinary != nil && *f.IsBinary:
@@ -48,6 +52,9 @@ func (f changedFile) line() string {
 		counts = fmt.Sprintf("+%d -%d", *f.Additions, *f.Deletions)
 	}
 	s := fmt.Sprintf("%-12s %-14s %s", f.Status, counts, text.Name(f.Path))
+	if more != "" {
+		s = fmt.Sprintf("%-12s %-14s %-12s %s", f.Status, counts, more, text.Name(f.Path))
+	}
 	if f.OldPath != nil {
 		s += " (from " + text.Name(*f.OldPath) + ")"
 	}

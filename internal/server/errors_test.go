@@ -305,7 +305,7 @@ func TestEmptyPullRequestDiffSaysSo(t *testing.T) {
 
 	t.Run("head is the base", func(t *testing.T) {
 		got := h.ok("get_pull_request_diff", prArgs(20))
-		want := "The diff of acme/widgets#20 is empty: its head " + main[:12] + " is already part of its base (it is the merge base), so no file differs.\n"
+		want := "The diff of acme/widgets#20 is empty: its head " + main[:12] + " is already part of its base (it is the merge base), so no file differs; list_commits with index=20 lists the commits its merge brought in (or says why a fast-forward cannot tell them).\n"
 		if got != want {
 			t.Fatalf("got  %q\nwant %q", got, want)
 		}
@@ -319,7 +319,7 @@ func TestEmptyPullRequestDiffSaysSo(t *testing.T) {
 	})
 	t.Run("file_path in an empty diff", func(t *testing.T) {
 		got := h.fails("get_pull_request_diff", prArgs(20, "file_path", "cmd/main.go"), "NOT_FOUND")
-		want := `NOT_FOUND: file_path "cmd/main.go" is not in the diff of acme/widgets#20: its head ` + main[:12] + " is already part of its base (it is the merge base), so no file differs"
+		want := `NOT_FOUND: file_path "cmd/main.go" is not in the diff of acme/widgets#20: its head ` + main[:12] + " is already part of its base (it is the merge base), so no file differs; list_commits with index=20 lists the commits its merge brought in (or says why a fast-forward cannot tell them)"
 		if got != want {
 			t.Fatalf("got  %q\nwant %q", got, want)
 		}

@@ -308,7 +308,7 @@ func (s *Server) emptyPull(ctx context.Context, r *repo.Repository, pr *repo.Pul
 // whyEmpty says why a pull request's diff is empty, with its commits.
 func whyEmpty(pr *repo.PullRequest) string {
 	if pr.Head == pr.MergeBase {
-		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs", short(pr.Head))
+		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs; list_commits with index=%d lists the commits its merge brought in (or says why a fast-forward cannot tell them)", short(pr.Head), pr.Index)
 	}
 	return fmt.Sprintf("no file differs between its merge base %s and its head %s", short(pr.MergeBase), short(pr.Head))
 }

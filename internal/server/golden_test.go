@@ -63,6 +63,7 @@ const goldenSmallMaxBytes = MinMaxBytes
 //   - pr12 (refs/pull/12/head) adds 60 files with long names.
 //   - pr13 (refs/pull/13/head) changes only the whitespace of
 //     src/util.go, and cmd/main.go's whitespace and one line.
+//   - pr14 (refs/pull/14/head) has 40 commits, each changing counter.txt.
 func goldenRepo(t *testing.T) *testrepo.Repo {
 	r := testrepo.New(t)
 	r.Write("cmd/main.go", "package main\n\nfunc main() {\n\tprintln(\"one\")\n}\n")
@@ -112,6 +113,18 @@ func goldenRepo(t *testing.T) *testrepo.Repo {
 	r.Write("src/util.go", "package src\n\n// Util  helps.\nfunc Util() string {  return \"util\" }\n\n// Other helps too.\nfunc Other() string { return \"other\" }\n")
 	r.Write("cmd/main.go", "package main\n\nfunc main() {\n    println(\"one\")\n\tprintln(\"more\")\n}\n")
 	r.Git("update-ref", "refs/pull/13/head", r.Commit("pr13"))
+
+	// #14: 40 commits, the first two with bodies: more than a small reply holds.
+	r.Git("checkout", "-q", "-b", "pr14", base)
+	for i := 1; i <= 40; i++ {
+		r.Write("counter.txt", fmt.Sprintf("%d\n", i))
+		msg := fmt.Sprintf("Count to %d", i)
+		if i <= 2 {
+			msg += "\n\nWhy: the counter must reach forty, one commit at a time."
+		}
+		r.Commit(msg)
+	}
+	r.Git("update-ref", "refs/pull/14/head", "HEAD")
 
 	r.Git("checkout", "-q", "main")
 	return r
@@ -280,6 +293,7 @@ func goldenCases() []goldenCase {
 	gpr("", "hidden-file", prArgs(9))
 	gpr("", "empty", prArgs(11))
 	gpr("small", "many-files", prArgs(12))
+	gpr("small", "many-commits", prArgs(14))
 	gpr("", "error-no-such-pull-request", prArgs(99))
 	gpr("", "error-index-zero", prArgs(0))
 	gpr("", "error-index-word", args("owner", "acme", "repo", "widgets", "index", "seven"))
@@ -296,9 +310,11 @@ func goldenCases() []goldenCase {
 	lpf("", "hidden-file", prArgs(9))
 	lpf("", "empty", prArgs(11))
 	lpf("", "error-no-such-pull-request", prArgs(99))
-	lpf("", "error-limit-too-large", prArgs(7, "limit", 101))
+	lpf("", "offset", prArgs(7, "offset", 3, "limit", 2))
+	lpf("", "error-page-and-offset-disagree", prArgs(7, "page", 2, "offset", 3, "limit", 2))
+	lpf("", "error-limit-too-large", prArgs(7, "limit", 5001))
 	lpf("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "index", 7))
-	lpf("small", "too-large-page", prArgs(12))
+	lpf("small", "partial-cut-by-size", prArgs(12))
 
 	// search_code
 	sc := func(on, name string, a map[string]any) { add("search_code", on, name, a) }
@@ -371,6 +387,7 @@ func goldenCases() []goldenCase {
 	lcm("", "range-merge-base", args("base", "main", "head", "feature"))
 	lcm("", "range-direct", args("base", "feature", "head", "main", "mode", "direct"))
 	lcm("", "pull-request-oldest-first", args("index", 7, "order", "oldest"))
+	lcm("", "pull-request-head-in-base", args("index", 11))
 	lcm("", "paths", args("ref", "feature", "paths", []string{"old.go", "new.go"}))
 	lcm("", "path-renamed", args("ref", "feature", "paths", []string{"new.go"}))
 	lcm("", "path-renamed-follow", args("ref", "feature", "paths", []string{"new.go"}, "follow", true))

@@ -21,7 +21,7 @@ type listCommitsIn struct {
 	Base   string   `json:"base,omitempty" jsonschema:"list the commits of a range instead: its base ref, e.g. main"`
 	Head   string   `json:"head,omitempty" jsonschema:"the range's head ref; defaults to HEAD (with base only)"`
 	Mode   string   `json:"mode,omitempty" jsonschema:"for a range: merge-base lists the commits on head since it branched off base (what a pull request shows); direct lists those reachable from head and not from base (git log base..head)"`
-	Index  int      `json:"index,omitempty" jsonschema:"list a pull request's commits instead (refs/pull/<index>/head since its merge base with its base)"`
+	Index  int      `json:"index,omitempty" jsonschema:"list a pull request's commits instead (refs/pull/<index>/head since its merge base with its base); of one already merged into its base, the commits its merge commit brought in (since that merge's first parent), or why they cannot be told (a fast-forward)"`
 	Paths  []string `json:"paths,omitempty" jsonschema:"only commits touching these files or directories (literal paths, not globs)"`
 	Follow bool     `json:"follow,omitempty" jsonschema:"with exactly one file in paths: go on through its renames to the commits of its older names, as git log --follow does; without it, a reply whose file was renamed says at which commit and from which name"`
 	Order  string   `json:"order,omitempty" jsonschema:"newest first (git log's order) or oldest first (a pull request's order)"`
@@ -63,6 +63,10 @@ type listCommitsOut struct {
 	NextOffset   *int         `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
 	// RenameStop says where the history of the one path asked for stops.
 	RenameStop *histRenameStop `json:"renameStop,omitempty" jsonschema:"with one path and no follow: the oldest commit of its history renamed it from oldPath, and follow=true goes on from there; absent otherwise"`
+
+	// MergedBy and Since: a pull request whose head is already merged.
+	MergedBy *string `json:"mergedBy,omitempty" jsonschema:"for a pull request whose head is already merged into its base (index): the merge commit on the base's first-parent line that brought it in; absent otherwise"`
+	Since    *string `json:"since,omitempty" jsonschema:"with mergedBy: its first parent, the base before the merge; the commits listed are the head's not reachable from it"`
 	paged
 }
 
@@ -106,6 +110,10 @@ type histSelection struct {
 	mergeBase *string
 	pinned    []string // what a cursor pins to list the same commits again
 	what      string   // the header's words for the selection
+	// A merged pull request's: the merge and its first parent, or why its
+	// commits cannot be told (a line after the header).
+	mergedBy, since *string
+	note            string
 }
 
 func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listCommitsOut], error) {
@@ -152,7 +160,8 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		entries[i] = newHistCommit(c)
 	}
 	from := min(in.Offset, total)
-	out := listCommitsOut{Head: sel.to, Base: sel.base, MergeBase: sel.mergeBase, Order: in.Order, TotalCommits: total, RenameStop: stop}
+	out := listCommitsOut{Head: sel.to, Base: sel.base, MergeBase: sel.mergeBase, Order: in.Order, TotalCommits: total, RenameStop: stop,
+		MergedBy: sel.mergedBy, Since: sel.since}
 	order := "newest first"
 	if in.Order == histOldest {
 		order = "oldest first"
@@ -175,7 +184,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		if n < total {
 			b.WriteString("; " + shownRange(in.Offset, n, total, "commit"))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + sel.note)
 		if total == 0 {
 			b.WriteString("No commit.\n")
 		}
@@ -308,9 +317,25 @@ func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned *
 	if err != nil {
 		return nil, err
 	}
-	return &histSelection{repo: r, from: pr.MergeBase, to: pr.Head, base: ptr(pr.Base), mergeBase: ptr(pr.MergeBase),
+	sel := &histSelection{repo: r, from: pr.MergeBase, to: pr.Head, base: ptr(pr.Base), mergeBase: ptr(pr.MergeBase),
 		pinned: []string{pr.Base, pr.MergeBase, pr.Head},
-		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, short(pr.Head), short(pr.MergeBase), short(pr.Base))}, nil
+		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, short(pr.Head), short(pr.MergeBase), short(pr.Base))}
+	merged, err := mergedPullRequest(ctx, r, pr)
+	switch {
+	case err != nil:
+		return nil, err
+	case merged == nil:
+	case merged.onLine:
+		sel.note = fmt.Sprintf("Its head %s is already on its base %s's first-parent line (fast-forwarded or rebased onto it, or the base's own commit): its own commits cannot be told from the base's; list_commits ref=%s lists the head's history.\n",
+			short(pr.Head), short(pr.Base), pr.Head)
+	default:
+		// The commits the merge brought in: the head's, not the base's
+		// before the merge.
+		sel.from, sel.mergedBy, sel.since = merged.since, ptr(merged.merge), ptr(merged.since)
+		sel.what = fmt.Sprintf("of pull request #%d, already merged into its base %s by merge commit %s: head %s since %s, that merge's first parent (the base before the merge)",
+			pr.Index, short(pr.Base), short(merged.merge), short(pr.Head), short(merged.since))
+	}
+	return sel, nil
 }
 
 // histOneCommit refuses, in a parameter that names one commit, what could
