@@ -46,7 +46,9 @@ type spec struct {
 	// drain makes a paging case: the diff followed from its first part to
 	// its last through the next calls.
 	drain *drainSpec
-	note  string
+	// list makes a listing case: a listing followed to its end.
+	list *listDrainSpec
+	note string
 }
 
 func (c benchCase) label() string { return c.tool + " " + c.name }
@@ -122,6 +124,8 @@ func generatedCases(calls int) []benchCase {
 			build: func(fx *fixture) (*spec, error) {
 				return drainDiffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, fx.scratch)
 			}},
+		{tool: "get_pull_request", name: "paging PR #2 (700 commits): every part, through next calls", repo: repoPaging, target: listingTarget(2, 100_000), build: prCommitsSpec},
+		{tool: "list_pull_request_files", name: "PR #1 (3,550 files), limit=5000: every page, through next calls", repo: repoTree, target: listingTarget(5, 5*replyLimit), build: prFilesSpec},
 		{tool: "read_file", name: "100 lines at line 1,000,000 of the 216 MB file", repo: repoHuge, target: rssGrowthAtMost(32), build: hugeReadSpec},
 		{tool: "search_code", name: "rare match (3 files)", repo: repoTree, target: ratioAtMost(1.2), build: func(fx *fixture) (*spec, error) {
 			return searchSpec(fx, rareToken, 0)

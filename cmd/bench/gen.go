@@ -12,7 +12,7 @@ import (
 // never measured and the others are not generated again.
 var genVersions = map[string]string{
 	repoTree:   "gen3-history", // the history branch (issue 14)
-	repoPaging: "gen2",
+	repoPaging: "gen3-commits", // pull request #2 (issue 23)
 	repoHuge:   "gen2",
 }
 

@@ -29,6 +29,12 @@ const (
 	pagingMinPatch    = 2 << 20
 	pagingMinBigPatch = 1 << 20
 	pagingMinNewPatch = 300_000
+	// Pull request #2 (issue 23): a long-lived branch of pagingCommits
+	// small commits off main's first commit, each with a message of a
+	// subject and a body of a few paragraphs, like a project's history
+	// that a reviewer must read before the code.
+	pagingCommits   = 700
+	pagingCommitsPR = "refs/pull/2/head"
 )
 
 // pagingBigHead is the pull request's version of the big file: one line in
@@ -148,12 +154,39 @@ func genPaging(g gitRunner, gitDir string, logf logFunc) error {
 		im.endCommit()
 
 		im.reset("refs/pull/1/head", 2)
+
+		logf("  paging: pull request #2, %d commits", pagingCommits)
+		for i := 0; i < pagingCommits; i++ {
+			mark, parent := 100+i, 99+i
+			if i == 0 {
+				parent = 1
+			}
+			im.commit("refs/heads/long", mark, parent, 10_000+60*i, longMessage(r, i))
+			f := others[i%len(others)]
+			im.file(fmt.Sprintf("%s.%d.notes", f.path, i), []byte(phrase(r, 12)+"\n"))
+			im.endCommit()
+		}
+		im.reset(pagingCommitsPR, 100+pagingCommits-1)
 	})
 	if err != nil {
 		return err
 	}
 	_, err = g.output(gitDir, "repack", "-a", "-d", "-f", "-q")
 	return err
+}
+
+// longMessage is pull request #2's i-th commit message: a subject and a
+// body of three paragraphs, about 500 bytes, as a careful project writes.
+func longMessage(r *rng, i int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "store: %s (%d of %d)\n", phrase(r, 5), i+1, pagingCommits)
+	for p := 0; p < 3; p++ {
+		b.WriteString("\n")
+		for l := 0; l < 2; l++ {
+			b.WriteString(phrase(r, 12) + "\n")
+		}
+	}
+	return b.String()
 }
 
 // checkPagingShape: the pull request is the shape issue 13 asks for, as git

@@ -38,7 +38,12 @@ type pagingResult struct {
 	ReplyBytes        int64   `json:"replyBytes"`  // JSON-RPC results of every call, as sent
 	ReplyRatio        float64 `json:"replyRatio"`  // ReplyBytes / EscapedPatchBytes
 	MaxReplyBytes     int64   `json:"maxReplyBytes"`
-	TimeRatio         float64 `json:"timeRatio"` // drain / one git diff
+	// The longest result in characters, and what the tool declares in
+	// _meta["anthropic/maxResultSizeChars"] (issue 23): Claude Code keeps
+	// a longer result out of the conversation.
+	MaxReplyChars int     `json:"maxReplyChars"`
+	DeclaredChars int     `json:"declaredMaxResultSizeChars"`
+	TimeRatio     float64 `json:"timeRatio"` // drain / one git diff
 	// The same drains through leanClient, and one git diff in the same
 	// rounds.
 	LeanMs    float64 `json:"leanClientMs"`
@@ -73,7 +78,7 @@ func pagingTarget() *target {
 	return &target{text: fmt.Sprintf("calls ≤ 1.1×⌈E/limit⌉+2, bytes ≤ %.2f×E, time ≤ %.0f× git", pagingBytesTarget, pagingTimeTarget),
 		met: func(r *row) bool {
 			p := r.Paging
-			return p != nil && p.CallsMet && p.BytesMet && p.TimeMet && p.Joined && p.Applies
+			return p != nil && p.CallsMet && p.BytesMet && p.TimeMet && p.Joined && p.Applies && p.DeclaredChars > 0 && p.MaxReplyChars <= p.DeclaredChars
 		}}
 }
 
@@ -85,7 +90,9 @@ type drained struct {
 	calls    int
 	bytes    int64 // results as sent
 	maxBytes int64
-	d        time.Duration // the calls' round trips, summed
+	maxChars int             // the longest result in characters (replyChars)
+	text     strings.Builder // every result's text, joined
+	d        time.Duration   // the calls' round trips, summed
 }
 
 // caller is a client of a server: the go-sdk's (session) or leanClient.
@@ -118,6 +125,8 @@ func drain(ctx context.Context, s caller, tool string, args map[string]any) (*dr
 		out.sizes = append(out.sizes, n)
 		text := firstText(res)
 		out.parts = append(out.parts, []byte(patchOf(text)))
+		out.text.WriteString(text)
+		out.maxChars = max(out.maxChars, replyChars(res))
 		next, err := nextOf(res)
 		if err != nil {
 			return nil, fmt.Errorf("part %d: %w", out.calls, err)
@@ -231,6 +240,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	}
 	p.Applies = true
 	p.Calls, p.ReplyBytes, p.MaxReplyBytes = first.calls, first.bytes, first.maxBytes
+	p.MaxReplyChars, p.DeclaredChars = first.maxChars, s.declared[c.tool]
 	p.ResultBytes, p.CallMs = first.sizes, msList(first.each)
 	for _, part := range first.parts {
 		p.PartBytes = append(p.PartBytes, len(part))
@@ -338,7 +348,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	p.CallsMet = float64(p.Calls) <= p.CallsTarget
 	p.BytesMet = p.ReplyRatio <= pagingBytesTarget
 	p.TimeMet = p.TimeRatio <= pagingTimeTarget
-	r.Notes = fmt.Sprintf("%s; %d calls (target ≤ %.1f), replies %s = %.3f× the escaped patch (largest %s), %.1f ms per call; git printed %s; joined parts = git's patch, git apply --check passes",
-		sp.note, p.Calls, p.CallsTarget, humanBytes(p.ReplyBytes), p.ReplyRatio, humanBytes(p.MaxReplyBytes), *r.ServerMs/float64(p.Calls), humanBytes(warm.printed))
+	r.Notes = fmt.Sprintf("%s; %d calls (target ≤ %.1f), replies %s = %.3f× the escaped patch (largest %s, %d characters; declared %d), %.1f ms per call; git printed %s; joined parts = git's patch, git apply --check passes",
+		sp.note, p.Calls, p.CallsTarget, humanBytes(p.ReplyBytes), p.ReplyRatio, humanBytes(p.MaxReplyBytes), p.MaxReplyChars, p.DeclaredChars, *r.ServerMs/float64(p.Calls), humanBytes(warm.printed))
 	return nil
 }

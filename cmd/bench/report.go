@@ -52,6 +52,8 @@ type row struct {
 	LeanCallsRatio      *float64 `json:"leanCallsPerSecRatio,omitempty"`
 	// Paging is a drained diff's figures (issue 13).
 	Paging *pagingResult `json:"paging,omitempty"`
+	// Listing is a drained listing's figures (issue 23).
+	Listing *listingResult `json:"listing,omitempty"`
 }
 
 // target is a goal a case is held to.

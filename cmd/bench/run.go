@@ -68,6 +68,9 @@ func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchC
 	if sp.drain != nil {
 		return ru.pagedDiff(ctx, s, fx, c, sp, r)
 	}
+	if sp.list != nil {
+		return ru.pagedListing(ctx, s, fx, c, sp, r)
+	}
 	r.ServerArgs = sp.args
 	// The first call is checked against git in full (and warms the server).
 	res, err := s.call(ctx, c.tool, sp.args)

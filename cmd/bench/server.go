@@ -52,7 +52,10 @@ type session struct {
 	cmd     *exec.Cmd
 	logPath string // the server's stderr
 	tools   map[string]bool
-	wire    *wireCounter
+	// declared is each tool's _meta["anthropic/maxResultSizeChars"] in
+	// tools/list (0: not declared).
+	declared map[string]int
+	wire     *wireCounter
 }
 
 // wireCounter wraps the client's transport and records the size of the
@@ -111,7 +114,7 @@ func startServer(ctx context.Context, bin, repoDir, logPath string, extra ...str
 		log, _ := os.ReadFile(logPath)
 		return nil, fmt.Errorf("starting the server: %w\n%s", err, log)
 	}
-	s := &session{cs: cs, cmd: cmd, logPath: logPath, tools: map[string]bool{}, wire: wire}
+	s := &session{cs: cs, cmd: cmd, logPath: logPath, tools: map[string]bool{}, declared: map[string]int{}, wire: wire}
 	list, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		cs.Close()
@@ -119,6 +122,9 @@ func startServer(ctx context.Context, bin, repoDir, logPath string, extra ...str
 	}
 	for _, t := range list.Tools {
 		s.tools[t.Name] = true
+		if n, ok := t.Meta[metaKeyMaxChars].(float64); ok {
+			s.declared[t.Name] = int(n)
+		}
 	}
 	return s, nil
 }

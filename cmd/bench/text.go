@@ -17,6 +17,10 @@ import (
 // returns the next part (internal/server/next.go, MetaKeyNext).
 const metaKeyNext = "mcp-repo-tools/next"
 
+// metaKeyMaxChars is where a tool declares, in tools/list, the most
+// characters its result can have (Claude Code's key).
+const metaKeyMaxChars = "anthropic/maxResultSizeChars"
+
 // nextCall is the complete call that continues a partial reply.
 type nextCall struct {
 	Tool      string         `json:"tool"`

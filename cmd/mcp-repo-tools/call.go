@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -115,12 +114,11 @@ func toolArguments(tool *mcp.Tool, words []string) (map[string]any, error) {
 		}
 		p, known := props[k]
 		if !known {
-			keys := make([]string, 0, len(props))
-			for k := range props {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			return nil, fmt.Errorf("%s has no parameter %q; parameters: %s", tool.Name, k, strings.Join(keys, ", "))
+			// Another spelling of a parameter, or a mistake: the server
+			// judges the name, and reads a string as the number, boolean
+			// or one-item array its parameter takes.
+			args[k] = v
+			continue
 		}
 		val, err := typedValue(p, v)
 		if err != nil {

@@ -146,8 +146,14 @@ func TestCallCommand(t *testing.T) {
 	if _, stderr, code = runBinary(t, r.Dir, nil, "call", "no_such_tool"); code != 2 || !strings.Contains(stderr, "read_file") {
 		t.Fatalf("unknown tool: code %d, stderr %q", code, stderr)
 	}
-	if _, stderr, code = runBinary(t, r.Dir, nil, "call", "read_file", "pth=x"); code != 2 || !strings.Contains(stderr, "path") {
+	// A name the schema does not list goes to the server, which takes
+	// another spelling of a parameter and suggests the closest name for
+	// a mistake.
+	if _, stderr, code = runBinary(t, r.Dir, nil, "call", "read_file", "pth=x"); code != 1 || !strings.Contains(stderr, `did you mean "path"?`) {
 		t.Fatalf("unknown parameter: code %d, stderr %q", code, stderr)
+	}
+	if stdout, stderr, code = runBinary(t, r.Dir, nil, "call", "get_file_content", "path=main.go", "endLine=1"); code != 0 || stdout != "package main\n" {
+		t.Fatalf("aliases: code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	// --json prints the whole result, structured content included with
 	// --structured.

@@ -30,7 +30,7 @@ func listTools(args []string, stdout, stderr io.Writer) error {
 	}
 	tools := make([]*mcp.Tool, len(o.selected))
 	for i, d := range o.selected {
-		tools[i] = d.Listed(o.structured)
+		tools[i] = d.Listed(o.structured, o.maxBytes)
 	}
 	if *asJSON {
 		data, err := json.MarshalIndent(tools, "", "  ")

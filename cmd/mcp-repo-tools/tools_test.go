@@ -5,6 +5,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,31 @@ func TestToolsOutsideARepository(t *testing.T) {
 		}
 		if string(got)+"\n" != string(want) {
 			t.Errorf("%s: tools --json differs from its snapshot:\n%s", tool.Name, got)
+		}
+	}
+}
+
+// tools --json declares on every tool the most characters a reply holds:
+// the reply limit, the default or --max-bytes.
+func TestToolsDeclareTheReplyLimit(t *testing.T) {
+	dir := t.TempDir()
+	for _, limit := range []int{server.DefaultMaxBytes, 20000} {
+		args := []string{"tools", "--json"}
+		if limit != server.DefaultMaxBytes {
+			args = append(args, "--max-bytes", strconv.Itoa(limit))
+		}
+		stdout, stderr, code := runBinary(t, dir, nil, args...)
+		var tools []struct {
+			Name string         `json:"name"`
+			Meta map[string]any `json:"_meta"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &tools) != nil || len(tools) == 0 {
+			t.Fatalf("%v: code %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+		for _, tool := range tools {
+			if got := tool.Meta[server.MetaKeyMaxResultSize]; got != float64(limit) {
+				t.Errorf("%v: %s declares %s %v, want %d", args, tool.Name, server.MetaKeyMaxResultSize, got, limit)
+			}
 		}
 	}
 }

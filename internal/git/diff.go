@@ -21,6 +21,13 @@ type DiffOptions struct {
 	From, To string   // full commit ids
 	Paths    []string // literal repository paths (files or directories); none = everything
 	Context  int      // lines of context (-U)
+	// IgnoreWhitespace is git's -w (--ignore-all-space), as GitHub's ?w=1:
+	// lines that differ only in whitespace are not changes. Every command
+	// of the diff gets it (the line counts of --numstat then agree with the
+	// patch); a file whose changes are all whitespace stays in the file list
+	// (--raw, and rename detection, compare blobs, not lines) but has no
+	// section in the patch.
+	IgnoreWhitespace bool
 }
 
 // diffArgs is the one command line every diff runs with: nothing a
@@ -34,6 +41,9 @@ func diffArgs(o DiffOptions, format ...arg) *command {
 		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "--indent-heuristic", "-M", intArg("-l", RenameLimit))
 	if slices.Contains(format, "-p") {
 		c.flags(intArg("-U", o.Context))
+	}
+	if o.IgnoreWhitespace {
+		c.flags("-w")
 	}
 	return c.flags(format...).revs(o.From, o.To).paths(o.Paths...)
 }
@@ -135,8 +145,11 @@ func (r *Repo) EachChange(ctx context.Context, o DiffOptions, each func(i int, c
 	return n, nil
 }
 
+// changesKey names a file list in the memo: what its command line differs
+// by (-w does not change git's raw list today, but the key follows the
+// command, not that knowledge).
 func changesKey(o DiffOptions) string {
-	return "changes " + o.From + " " + o.To + " " + strings.Join(o.Paths, "\x00")
+	return "changes " + o.From + " " + o.To + " " + strconv.FormatBool(o.IgnoreWhitespace) + " " + strings.Join(o.Paths, "\x00")
 }
 
 // KnownChanges is how many changes EachChange would list, when it listed
@@ -240,7 +253,7 @@ func (r *Repo) countBatch(ctx context.Context, o DiffOptions, changes []Change) 
 			}
 			listed = append(listed, c)
 		}
-		if err := readNumstat(ctx, rd, len(listed), 0, listed); err != nil {
+		if err := readNumstat(ctx, rd, listed); err != nil {
 			return err
 		}
 		for _, c := range listed {
@@ -363,19 +376,15 @@ func parseRaw(tok string) (Change, bool, error) {
 	return c, c.Status == 'R' || c.Status == 'C', nil
 }
 
-// readNumstat reads the total numstat records that follow the raw ones,
-// one "added\tdeleted\tpath\0" per change (for a rename
-// "added\tdeleted\t\0old\0new\0"; "-\t-" marks a binary file), and fills
-// in page, the changes from index from on.
-func readNumstat(ctx context.Context, rd *rawReader, total, from int, page []Change) error {
-	tok := rd.pending
-	for i := range total {
-		if i > 0 {
-			var err error
-			if tok, err = readToken(rd.br); err != nil {
-				return fmt.Errorf("git diff: numstat ended early: %w", err)
-			}
-		}
+// readNumstat reads the numstat records that follow the raw ones, one
+// "added\tdeleted\tpath\0" per change (for a rename
+// "added\tdeleted\t\0old\0new\0"; "-\t-" marks a binary file), in the
+// order of listed, the raw records, and fills in their counts. With -w a
+// change whose lines differ only in whitespace has no record (git counts
+// it as no change): its counts stay 0, as its patch has no line.
+func readNumstat(ctx context.Context, rd *rawReader, listed []Change) error {
+	tok, j := rd.pending, 0
+	for i := 0; tok != ""; i++ {
 		if i%checkEvery == checkEvery-1 {
 			if err := context.Cause(ctx); err != nil {
 				return err
@@ -385,24 +394,34 @@ func readNumstat(ctx context.Context, rd *rawReader, total, from int, page []Cha
 		if len(f) != 3 {
 			return fmt.Errorf("git diff: bad numstat record %q", tok)
 		}
+		old, path := f[2], f[2]
 		if f[2] == "" { // a rename: the two names follow
-			if _, err := readToken(rd.br); err != nil {
+			var err error
+			if old, err = readToken(rd.br); err != nil {
 				return err
 			}
-			if _, err := readToken(rd.br); err != nil {
+			if path, err = readToken(rd.br); err != nil {
 				return err
 			}
 		}
-		if i < from || i >= from+len(page) {
-			continue
+		for j < len(listed) && (listed[j].OldPath != old || listed[j].Path != path) {
+			j++
 		}
-		c := &page[i-from]
+		if j == len(listed) {
+			return fmt.Errorf("git diff: numstat record %q is not in the file list", tok)
+		}
+		c := &listed[j]
+		j++
 		if f[0] == "-" {
 			c.Binary = true
-			continue
+		} else {
+			c.Added, _ = strconv.Atoi(f[0])
+			c.Deleted, _ = strconv.Atoi(f[1])
 		}
-		c.Added, _ = strconv.Atoi(f[0])
-		c.Deleted, _ = strconv.Atoi(f[1])
+		var err error
+		if tok, err = readToken(rd.br); err != nil && (err != io.EOF || tok != "") {
+			return fmt.Errorf("git diff: numstat ended inside a record: %w", err)
+		}
 	}
 	return nil
 }

@@ -142,6 +142,69 @@ func TestPatchIsGitsPatch(t *testing.T) {
 	}
 }
 
+// IgnoreWhitespace is git's -w everywhere: the patch is `git diff -w`, and
+// the line counts are `git diff -w --numstat`'s, a change in whitespace
+// only counted as no line (git gives it no numstat record and no section,
+// but it stays in the file list, as --raw lists it).
+func TestIgnoreWhitespaceIsGitsDashW(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("spaces.txt", "a b\nc\n")
+	r.Write("mixed.txt", "one\ntwo\n")
+	r.Write("moved.txt", numbered(30))
+	base := r.Commit("base")
+	r.Write("spaces.txt", "a  b \n\tc\n")      // whitespace only
+	r.Write("mixed.txt", "one \ntwo\nthree\n") // a space and a line
+	r.Git("mv", "moved.txt", "renamed.txt")
+	r.Write("renamed.txt", strings.Replace(numbered(30), "line 7\n", "line  7\n", 1))
+	head := r.Commit("head")
+	g := open(t, r)
+	opts := DiffOptions{From: base, To: head, Context: 3, IgnoreWhitespace: true}
+	var patch string
+	if err := g.Patch(context.Background(), opts, func(p io.Reader) error {
+		data, err := io.ReadAll(p)
+		patch = string(data)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := r.Git("diff", "-M", "-w", base, head); patch != want || patch == r.Git("diff", "-M", base, head) {
+		t.Fatalf("patch differs from git diff -w (or is the plain diff)\ngot\n%s\nwant\n%s", patch, want)
+	}
+	changes, total, err := g.ChangedFilesPage(context.Background(), opts, 0, 10)
+	if err != nil || total != 3 || len(changes) != 3 {
+		t.Fatalf("%d of %d changes (%v), want the 3 of --raw", len(changes), total, err)
+	}
+	want := map[string]string{}
+	for _, rec := range strings.Split(strings.TrimSpace(r.Git("diff", "-M", "-w", "--numstat", base, head)), "\n") {
+		f := strings.SplitN(rec, "\t", 3)
+		want[f[2]] = f[0] + " " + f[1]
+	}
+	for _, c := range changes {
+		name := c.Path
+		if c.OldPath != c.Path {
+			name = c.OldPath + " => " + c.Path
+		}
+		w, ok := want[name]
+		if !ok {
+			w = "0 0" // no record: whitespace only
+		}
+		if got := strconv.Itoa(c.Added) + " " + strconv.Itoa(c.Deleted); got != w {
+			t.Errorf("%s: %s lines, git diff -w --numstat says %s", name, got, w)
+		}
+	}
+	if _, ok := want["spaces.txt"]; ok {
+		t.Fatal("fixture: git -w counts spaces.txt")
+	}
+}
+
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		b.WriteString("line " + strconv.Itoa(i) + "\n")
+	}
+	return b.String()
+}
+
 func TestPatchStopsGit(t *testing.T) {
 	r, base, head := diffRange(t)
 	g := open(t, r)

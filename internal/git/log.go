@@ -2,10 +2,12 @@ package git
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +61,9 @@ type LogOptions struct {
 	// (0: all of them), so that a page of commits with thousands of parents
 	// each stays small; ParentCount still counts them all.
 	MaxParents int
+	// Follow follows the one path of Paths through its renames, as
+	// git log --follow does.
+	Follow bool
 }
 
 // Limits of what Log keeps of one commit. Past them a field is cut and the
@@ -95,7 +100,8 @@ func logFieldLimits(withBody bool) []int {
 //   - --encoding=UTF-8: i18n.logOutputEncoding (say UTF-16) would
 //     re-encode every record, NULs and all.
 //   - --no-follow: log.follow would follow renames of a single path, which
-//     git rev-list (CountCommits) does not.
+//     git rev-list (CountCommits) does not; --follow only when asked
+//     (Follow), counted by git log itself (countFollowed).
 //   - --no-decorate, --no-show-signature, --no-color: log.decorate would
 //     read every ref, log.showSignature run gpg.program.
 //   - GIT_FLUSH=0 (fullyBuffered): the page is read whole, so git need not
@@ -113,15 +119,26 @@ func logFieldLimits(withBody bool) []int {
 //     it lists. Without Paths there is nothing to simplify: the commits
 //     are the same, and a second git process would cost as much as the log
 //     itself (issue 14).
+//
+// With Follow, the files are counted apart (git refuses --full-diff with
+// --follow), and Log passes over the first skip commits and turns the page
+// around itself: git's --skip and --reverse drop the commits where the
+// rename is seen, and with it the rest of the history (git 2.39: "--follow
+// --reverse" lists only the commits after the rename).
 func logCommand(o LogOptions, skip, n int) *command {
 	c := gitCommand("log", "-z", "--no-color", "--no-decorate", "--no-show-signature",
-		"--no-mailmap", "--no-follow", "--encoding=UTF-8").fullyBuffered()
+		"--no-mailmap", "--encoding=UTF-8").fullyBuffered()
+	if o.Follow {
+		c.flags("--follow")
+	} else {
+		c.flags("--no-follow")
+	}
 	if o.WithBody {
 		c.flags(logFormatBody)
 	} else {
 		c.flags(logFormat)
 	}
-	if o.WithFileCount {
+	if o.WithFileCount && !o.Follow {
 		c.flags(fileCountFlags...).flags("--full-diff")
 		if mergesApart(o) {
 			c.flags("--diff-merges=off")
@@ -129,7 +146,7 @@ func logCommand(o LogOptions, skip, n int) *command {
 			c.flags("--diff-merges=first-parent")
 		}
 	}
-	if o.Reverse {
+	if o.Reverse && !o.Follow {
 		c.flags("--reverse")
 	}
 	if oneCommit(o, skip, n) {
@@ -137,7 +154,11 @@ func logCommand(o LogOptions, skip, n int) *command {
 		// first, thousands of objects for a hostile octopus.
 		c.flags("--no-walk")
 	}
-	c.flags(intArg("--skip=", skip), intArg("--max-count=", n))
+	if o.Follow {
+		c.flags(intArg("--max-count=", skip+n)) // Log passes over the first skip
+	} else {
+		c.flags(intArg("--skip=", skip), intArg("--max-count=", n))
+	}
 	return c.revs(rangeRevs(o.From, o.To)...).paths(o.Paths...)
 }
 
@@ -149,6 +170,7 @@ func oneCommit(o LogOptions, skip, n int) bool {
 
 // mergesApart tells that a Log's merges have their files counted by a
 // second git process (mergeFileCounts): only when Paths select commits.
+// When following a rename, every commit's are.
 func mergesApart(o LogOptions) bool { return o.WithFileCount && len(o.Paths) > 0 }
 
 // fileCountFlags make git log print each commit's changed files.
@@ -186,7 +208,7 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	}
 	skip, n := o.Skip, o.Limit
 	if o.Reverse {
-		total, err := r.CountCommits(ctx, o.From, o.To, o.Paths)
+		total, err := r.CountLog(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -201,11 +223,15 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	var merges []string
 	err := r.stream(ctx, logCommand(o, skip, n), func(stdout io.Reader) error {
 		rr := newRecordReader(ctx, stdout, logFieldLimits(o.WithBody), o.WithFileCount)
-		kept := 0
+		kept, passed := 0, 0
 		for len(commits) < n {
 			c, ok, err := rr.commit()
 			if err != nil || !ok {
 				return readError(ctx, err)
+			}
+			if o.Follow && passed < skip {
+				passed++
+				continue
 			}
 			if o.MaxParents > 0 && len(c.Parents) > o.MaxParents {
 				c.Parents = firstParents(c.Parents, o.MaxParents)
@@ -213,7 +239,7 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 			if kept += commitBytes(c); kept > maxOutput {
 				return fmt.Errorf("git log: over %d bytes for %d commits: ask for fewer", maxOutput, len(commits)+1)
 			}
-			if len(c.Parents) > 1 && mergesApart(o) {
+			if (len(c.Parents) > 1 || o.Follow) && mergesApart(o) {
 				merges = append(merges, c.SHA)
 			}
 			commits = append(commits, c)
@@ -222,6 +248,9 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	})
 	if err != nil {
 		return nil, missingRevision(err)
+	}
+	if o.Reverse && o.Follow {
+		slices.Reverse(commits)
 	}
 	if len(merges) > 0 {
 		counts, err := r.mergeFileCounts(ctx, merges)
@@ -238,7 +267,7 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 }
 
 // mergeFileCounts counts the files of each merge against its first
-// parent, in one git process.
+// parent, in one git process (any commit's: all of a root commit's).
 func (r *Repo) mergeFileCounts(ctx context.Context, merges []string) (map[string]int, error) {
 	counts := map[string]int{}
 	for len(merges) > 0 {
@@ -274,6 +303,51 @@ func readError(ctx context.Context, err error) error {
 	return err
 }
 
+// CountLog is the number of commits Log lists for o, without paging.
+func (r *Repo) CountLog(ctx context.Context, o LogOptions) (int, error) {
+	if o.Follow {
+		if len(o.Paths) != 1 {
+			return 0, fmt.Errorf("git log --follow: %d paths: it follows exactly one", len(o.Paths))
+		}
+		if err := checkRange(o.From, o.To, o.Paths); err != nil {
+			return 0, err
+		}
+		return r.countFollowed(ctx, o.From, o.To, o.Paths[0])
+	}
+	return r.CountCommits(ctx, o.From, o.To, o.Paths)
+}
+
+// countFollowed counts the commits of git log --follow for path: git
+// rev-list has no --follow, so git log lists their ids (41 bytes each,
+// counted, not kept). Kept, like CountCommits' counts.
+func (r *Repo) countFollowed(ctx context.Context, from, to, path string) (int, error) {
+	key := "count follow\x00" + from + "\x00" + to + "\x00" + path
+	if n, ok := r.memo.get(key); ok {
+		return n.(int), nil
+	}
+	n := 0
+	c := gitCommand("log", "--no-color", "--no-decorate", "--no-show-signature", "--no-mailmap", "--follow", "--format=%H").
+		fullyBuffered().revs(rangeRevs(from, to)...).paths(path)
+	err := r.stream(ctx, c, func(stdout io.Reader) error {
+		buf := make([]byte, 64<<10)
+		for {
+			k, err := stdout.Read(buf)
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return readError(ctx, err)
+			}
+		}
+	})
+	if err != nil {
+		return 0, missingRevision(err)
+	}
+	r.memo.put(key, n, len(key)+16)
+	return n, nil
+}
+
 // CountCommits is the number of commits Log would list for the range and
 // paths, without paging (git rev-list --count, which walks the same
 // history). Counts between commit ids never change: they are kept.
@@ -297,7 +371,46 @@ func (r *Repo) CountCommits(ctx context.Context, from, to string, paths []string
 	return n, nil
 }
 
+// FirstParentDescendant is the oldest commit of base's first-parent line
+// that has head as an ancestor: where head came into base (a merge, or
+// head's own child when head is on that line), found by git rev-list
+// --first-parent --ancestry-path base ^head, streamed with only its last
+// line kept. It is "" when head is base itself (or no such commit is on
+// the line). Kept per commit ids, which never change.
+func (r *Repo) FirstParentDescendant(ctx context.Context, base, head string) (string, error) {
+	if err := checkRange(head, base, nil); err != nil {
+		return "", err
+	}
+	key := "fpdesc\x00" + base + "\x00" + head
+	if id, ok := r.memo.get(key); ok {
+		return id.(string), nil
+	}
+	var last string
+	err := r.stream(ctx, gitCommand("rev-list", "--first-parent", "--ancestry-path").revs(base, "^"+head).paths(), func(stdout io.Reader) error {
+		sc := bufio.NewScanner(stdout)
+		for n := 0; sc.Scan(); n++ {
+			if n%checkEvery == 0 {
+				if err := context.Cause(ctx); err != nil {
+					return err
+				}
+			}
+			if id := sc.Text(); IsObjectID(id) {
+				last = id
+			}
+		}
+		return readError(ctx, sc.Err())
+	})
+	if err != nil {
+		return "", missingRevision(err)
+	}
+	r.memo.put(key, last, len(key)+len(last)+16)
+	return last, nil
+}
+
 func checkLog(o LogOptions) error {
+	if o.Follow && len(o.Paths) != 1 {
+		return fmt.Errorf("git log --follow: %d paths: it follows exactly one", len(o.Paths))
+	}
 	if o.Limit < 1 || o.Skip < 0 {
 		return fmt.Errorf("git log: skip %d, limit %d: the limit must be at least 1 and the skip not negative", o.Skip, o.Limit)
 	}
@@ -496,4 +609,40 @@ func parseISODate(s string) time.Time {
 		return time.Time{}
 	}
 	return t
+}
+
+// RenameStop tells where the history of path (the commits reachable from
+// to and not from from that touch it) stops at a rename: the oldest of
+// those commits, when against its first parent it renamed oldPath to
+// path, with rename detection over the whole commit as every diff here
+// does; "" when the history does not stop at a rename. Log with Follow
+// goes on through it. Commits never change, so answers are kept.
+func (r *Repo) RenameStop(ctx context.Context, from, to, path string) (commit, oldPath string, err error) {
+	key := "rename stop\x00" + from + "\x00" + to + "\x00" + path
+	if v, ok := r.memo.get(key); ok {
+		stop := v.([2]string)
+		return stop[0], stop[1], nil
+	}
+	total, err := r.CountCommits(ctx, from, to, []string{path})
+	if err != nil || total == 0 {
+		return "", "", err
+	}
+	oldest, err := r.Log(ctx, LogOptions{From: from, To: to, Paths: []string{path}, Skip: total - 1, Limit: 1})
+	if err != nil || len(oldest) == 0 {
+		return "", "", err
+	}
+	if c := oldest[0]; len(c.Parents) > 0 {
+		_, err = r.EachChange(ctx, DiffOptions{From: c.Parents[0], To: c.SHA}, func(_ int, ch Change) error {
+			if ch.Status == 'R' && ch.Path == path {
+				commit, oldPath = c.SHA, ch.OldPath
+				return ErrStop
+			}
+			return nil
+		})
+		if err != nil {
+			return "", "", err
+		}
+	}
+	r.memo.put(key, [2]string{commit, oldPath}, len(key)+len(commit)+len(oldPath)+32)
+	return commit, oldPath, nil
 }

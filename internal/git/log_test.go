@@ -705,3 +705,176 @@ func BenchmarkLog(b *testing.B) {
 		})
 	}
 }
+
+// FirstParentDescendant finds where a commit came into a branch: the merge
+// commit for a side branch's commit, the next commit of the line for one on
+// the first-parent line, nothing for the branch's own tip.
+func TestFirstParentDescendant(t *testing.T) {
+	r, ids := logHistory(t)
+	g := open(t, r)
+	ctx := context.Background()
+	for _, c := range []struct{ head, want string }{
+		{"side", ids["merge"]},
+		{"two", ids["rename"]},
+		{"root", ids["two"]},
+		{"last", ""},
+	} {
+		got, err := g.FirstParentDescendant(ctx, ids["last"], ids[c.head])
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.head, got, err, c.want)
+		}
+	}
+	if _, err := g.FirstParentDescendant(ctx, ids["last"], "--all"); err == nil {
+		t.Error("an option as a commit id is not refused")
+	}
+}
+
+// followHistory is a file renamed twice (with edits beside each rename),
+// changed on a side branch that a merge brings in, and a second file that
+// takes the first one's old name afterwards.
+func followHistory(t testing.TB) (r *testrepo.Repo, ids map[string]string) {
+	t.Helper()
+	r = testrepo.New(t)
+	ids = map[string]string{}
+	body := func(n int) string {
+		return strings.Repeat("a line long enough to be similar\n", 20) + fmt.Sprintf("edit %d\n", n)
+	}
+	ids["add"] = commitFile(r, "one.txt", body(0), "add one")
+	ids["edit"] = commitFile(r, "one.txt", body(1), "edit one")
+	r.Git("mv", "one.txt", "two.txt")
+	ids["two"] = commitFile(r, "two.txt", body(2), "one becomes two")
+	r.Git("branch", "side")
+	r.Git("switch", "-q", "side")
+	ids["side"] = commitFile(r, "two.txt", body(3), "side edit")
+	r.Git("switch", "-q", "main")
+	ids["other"] = commitFile(r, "other.txt", "other\n", "other file")
+	r.Git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	ids["merge"] = r.Head()
+	r.Git("rm", "-q", "two.txt")
+	ids["three"] = commitFile(r, "dir/three.txt", body(4), "two becomes three")
+	ids["again"] = commitFile(r, "one.txt", "a new one\n", "a new one.txt")
+	ids["last"] = commitFile(r, "dir/three.txt", body(5), "edit three")
+	return r, ids
+}
+
+// TestLogFollowMatchesGit: Log with Follow lists what git log --follow
+// lists, in every window and in both orders (oldest first is git's list
+// turned around: git's own --reverse does not follow), with the same file
+// counts; CountLog counts them.
+func TestLogFollowMatchesGit(t *testing.T) {
+	r, ids := followHistory(t)
+	g := open(t, r)
+	ctx := context.Background()
+	files := map[string]int{}
+	for _, rg := range []struct{ from, to, path string }{
+		{"", ids["last"], "dir/three.txt"},
+		{"", ids["merge"], "two.txt"},
+		{"", ids["last"], "one.txt"},
+		{ids["edit"], ids["last"], "dir/three.txt"},
+		{"", ids["last"], "other.txt"},
+		{"", ids["last"], "nothing.txt"},
+	} {
+		args := []string{"--follow", rg.to}
+		if rg.from != "" {
+			args = append(args, "^"+rg.from)
+		}
+		args = append(args, "--", rg.path)
+		newest := gitLog(t, r, files, args...)
+		oldest := slices.Clone(newest)
+		slices.Reverse(oldest)
+		base := LogOptions{From: rg.from, To: rg.to, Paths: []string{rg.path}, Follow: true}
+		if n, err := g.CountLog(ctx, base); err != nil || n != len(newest) {
+			t.Errorf("CountLog(%v) = %d, %v; git log lists %d", args, n, err, len(newest))
+		}
+		for _, reverse := range []bool{false, true} {
+			all := newest
+			if reverse {
+				all = oldest
+			}
+			for _, skip := range []int{0, 1, len(all) - 1, len(all)} {
+				for _, limit := range []int{1, 2, len(all) + 1} {
+					if skip < 0 {
+						continue
+					}
+					o := base
+					o.Reverse, o.Skip, o.Limit, o.WithBody, o.WithFileCount = reverse, skip, limit, skip%2 == 0, limit%2 == 1
+					got, err := g.Log(ctx, o)
+					if err != nil {
+						t.Fatalf("Log(%+v): %v", o, err)
+					}
+					sameCommits(t, fmt.Sprintf("Log(%v reverse=%v skip=%d limit=%d)", args, reverse, skip, limit), got, logPage(all, o))
+				}
+			}
+		}
+	}
+	// The history that follows renames goes on to the first one.txt.
+	if all, err := g.Log(ctx, LogOptions{To: ids["last"], Paths: []string{"dir/three.txt"}, Follow: true, Limit: 100}); err != nil ||
+		len(all) == 0 || all[len(all)-1].SHA != ids["add"] {
+		t.Errorf("dir/three.txt followed: %s, %v; want it to end at %s", shortIDs(all), err, ids["add"][:7])
+	}
+	for _, n := range [][]string{nil, {"a", "b"}} {
+		if _, err := g.Log(ctx, LogOptions{To: ids["last"], Paths: n, Follow: true, Limit: 1}); err == nil {
+			t.Errorf("Follow with %d paths: no error", len(n))
+		}
+		if _, err := g.CountLog(ctx, LogOptions{To: ids["last"], Paths: n, Follow: true}); err == nil {
+			t.Errorf("CountLog: Follow with %d paths: no error", len(n))
+		}
+	}
+}
+
+// TestRenameStop: the history of a path stops at a rename where the
+// commit git log --follow goes on from shows the path renamed
+// (--name-status: R<score> old new); nowhere for a path never renamed, or
+// whose rename is outside the range.
+func TestRenameStop(t *testing.T) {
+	r, ids := followHistory(t)
+	g := open(t, r)
+	ctx := context.Background()
+	// oracle: the rename git log --follow shows for path at the oldest
+	// commit of its history without --follow.
+	oracle := func(from, to, path string) (string, string) {
+		revs := []string{to}
+		if from != "" {
+			revs = append(revs, "^"+from)
+		}
+		plain := strings.Fields(r.Git(append(append([]string{"log", "--format=%H"}, revs...), "--", path)...))
+		if len(plain) == 0 {
+			return "", ""
+		}
+		oldest := plain[len(plain)-1]
+		out := r.Git(append(append([]string{"log", "--follow", "-M", "--name-status", "--format=%x01%H"}, revs...), "--", path)...)
+		for _, rec := range strings.Split(out, "\x01")[1:] {
+			lines := strings.Split(strings.TrimSpace(rec), "\n")
+			if lines[0] != oldest {
+				continue
+			}
+			for _, l := range lines[1:] {
+				if f := strings.Split(l, "\t"); len(f) == 3 && strings.HasPrefix(f[0], "R") && f[2] == path {
+					return oldest, f[1]
+				}
+			}
+		}
+		return "", ""
+	}
+	for _, tc := range []struct {
+		from, to, path string
+		want           bool // the history stops at a rename
+	}{
+		{"", ids["last"], "dir/three.txt", true},
+		{"", ids["merge"], "two.txt", true},
+		{"", ids["last"], "one.txt", false}, // the new one.txt was added, not renamed
+		{"", ids["last"], "other.txt", false},
+		{ids["three"], ids["last"], "dir/three.txt", false}, // the rename is outside the range
+		{"", ids["last"], "dir", false},                     // a directory: git renames files
+		{"", ids["last"], "nothing.txt", false},
+	} {
+		commit, old, err := g.RenameStop(ctx, tc.from, tc.to, tc.path)
+		wantCommit, wantOld := oracle(tc.from, tc.to, tc.path)
+		if err != nil || commit != wantCommit || old != wantOld || (commit != "") != tc.want {
+			t.Errorf("RenameStop(%s..%s, %s) = %q, %q, %v; git log --follow says %q, %q", tc.from, tc.to, tc.path, commit, old, err, wantCommit, wantOld)
+		}
+	}
+	if commit, old, _ := g.RenameStop(ctx, "", ids["last"], "dir/three.txt"); commit != ids["three"] || old != "two.txt" {
+		t.Errorf("dir/three.txt stops at %q from %q, want %s from two.txt", commit, old, ids["three"])
+	}
+}

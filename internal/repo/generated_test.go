@@ -26,7 +26,7 @@ func TestIsGeneratedName(t *testing.T) {
 	no := []string{
 		"main.go", "README.md", "vendor", "node_modules", "src/vendor", "vendor.go", "src/vendored/a.go",
 		"myvendor/a.go", "vendors/a.go", "Vendor/a.go", "package-lock.json.bak", "go.summary",
-		"go.sum/x", "Cargo.lock.old", "cargo.lock", "min.js", "x.min.jsx", "x.min.js.map", "a.js",
+		"go.sum/x", "Cargo.lock.old", "cargo.lock", "min.js", "x.min.jsx", "a.js",
 	}
 	for _, p := range yes {
 		if !IsGeneratedName(p) {
@@ -36,6 +36,62 @@ func TestIsGeneratedName(t *testing.T) {
 	for _, p := range no {
 		if IsGeneratedName(p) {
 			t.Errorf("IsGeneratedName(%q) = true", p)
+		}
+	}
+}
+
+// TestIsGeneratedNameLinguist: the names GitHub Linguist v9.6.0 flags as
+// generated without reading the file, each case of its
+// test/test_generated.rb that reads no data (test_check_generated) and
+// the rules of lib/linguist/generated.rb it has no case for; and what it
+// does not flag.
+func TestIsGeneratedNameLinguist(t *testing.T) {
+	yes := []string{
+		// test_check_generated, generated_*_without_loading_data.
+		"Binary/MainMenu.nib", "Dummy/foo.xcworkspacedata", "Dummy/foo.xcuserstate",
+		"Pods/Pods.xcodeproj", "Pods/SwiftDependency/foo.swift", "Pods/ObjCDependency/foo.h", "Dummy/Pods/ObjCDependency/foo.m",
+		"Carthage/Build/.Dependency.version", "Carthage/Build/iOS/Dependency.framework", "src/Carthage/Build/Mac/Dependency.framework",
+		"go/vendor/github.com/foo.go", "go/vendor/golang.org/src/foo.c", "go/vendor/gopkg.in/some/nested/path/foo.go",
+		"Dummy/foo.designer.cs", "Dummy/foo.Designer.cs", "Dummy/foo.designer.vb", "Dummy/foo.Designer.vb",
+		"JSON/composer.lock", "Dummy/node_modules/foo.js", "Dummy/npm-shrinkwrap.json", "Dummy/package-lock.json",
+		"Dummy/pnpm-lock.yaml", "JSON/filenames/bun.lock", ".pnp.js", ".pnp.cjs", ".pnp.mjs", ".pnp.loader.mjs",
+		"Godeps/Godeps.json", "Godeps/_workspace/src/github.com/kr/s3/sign.go",
+		"C/exception.zep.c", "C/exception.zep.h", "PHP/exception.zep.php",
+		"Data/bootstrap.css.map", "Generated/linked.css.map", "Features/BindingCulture.feature.cs",
+		"Javascript/__generated__/App_user.graphql.js", "Dummy/Pipfile.lock", "TOML/filenames/Cargo.toml.orig",
+		"JSON/filenames/Package.resolved", "TOML/filenames/poetry.lock", "TOML/filenames/pdm.lock", "TOML/filenames/uv.lock",
+		"htmlcov/index.html", "htmlcov/coverage_html.js", "Dummy/htmlcov/style.css", "Dummy/htmlcov/status.json",
+		"Shell/filenames/gradlew", "Batchfile/filenames/gradlew.bat", "Shell/filenames/mvnw", "Batchfile/filenames/mvnw.cmd",
+		"TOML/filenames/mise.lock", "TOML/filenames/mise.local.lock", "TOML/filenames/mise.test.lock", "TOML/filenames/mise.test.local.lock",
+		"TOML/filenames/Manifest.toml", "TOML/filenames/JuliaManifest.toml", "TOML/filenames/Manifest-v1.12.toml", "TOML/filenames/JuliaManifest-v1.12.toml",
+		// Rules of generated.rb without a case there.
+		".idea/workspace.xml", "app/.idea/modules.xml", "flake.lock", "nix/flake.lock", "deno.lock", "MODULE.bazel.lock",
+		"Gopkg.lock", "glide.lock", "pixi.lock", "esy.lock", "foo.esy.lock", "bun.lockb", "infra/.terraform.lock.hcl",
+		"src/Unit_tlb.pas", "GRADLEW.BAT", "app/dist/app.js.map",
+		".sqlx/query-" + strings.Repeat("ab", 32) + ".json",
+		// vendor.yml's minified files, flagged here as generated.
+		"jquery-1.6.1.min.js", "x-min.css",
+		// protoc's output, which Linguist tells by its banner.
+		"api/v1/service.pb.go", "proto/api_pb2.py", "proto/api_pb2_grpc.py", "proto/api_pb2.pyi",
+	}
+	no := []string{
+		// test_check_not_generated.
+		"Jest Snapshot/css.test.tsx.snap",
+		// Names that only hold one of the above.
+		"uv.lock.bak", "my-uv.lock", "poetry.locked", "docs/flake.lock.md", "Cargo.toml", "package.json", "Pipfile",
+		"idea/x.xml", "xPods/a.m", "Pod/a.m", "Carthage/Checkouts/x.swift", "generated/x.js", "__generated__",
+		"designer.cs", "x.feature", "gradlew.sh", "mvnw.bat", "mise.toml", "Manifest.json", "Manifest-v1.toml",
+		".sqlx/query-abc.json", "x.zep", "exception.zep.cc", "pnp.js", "htmlcov", "js.map", "x.map",
+		"pb.go", "main.pb.golden", "api_pb2.pyc", "vendor.yml",
+	}
+	for _, p := range yes {
+		if !IsGeneratedName(p) {
+			t.Errorf("IsGeneratedName(%q) = false, Linguist flags it", p)
+		}
+	}
+	for _, p := range no {
+		if IsGeneratedName(p) {
+			t.Errorf("IsGeneratedName(%q) = true, Linguist does not flag it", p)
 		}
 	}
 }
@@ -227,7 +283,7 @@ func TestGeneratedRules(t *testing.T) {
 	// Paths not asked about, and a nil Generated, go by name.
 	g := generatedRules(t, repo, one, []string{"main.go"}, nil)
 	var none *Generated
-	if g.Is("a.pb.go") || !g.Is("go.sum") || none.Is("a.pb.go") || !none.Is("vendor/x") {
+	if g.Is("notes.txt") || !g.Is("go.sum") || none.Is("notes.txt") || !none.Is("vendor/x") {
 		t.Error("paths not asked about are not judged by name")
 	}
 }

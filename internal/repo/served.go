@@ -464,6 +464,9 @@ func isDir(p string) bool {
 }
 
 // describe says what is served, for errors about names.
+// describeRoom bounds the names describe lists.
+const describeRoom = 2000
+
 func (s *Served) describe(ctx context.Context) string {
 	if s.source != nil {
 		return s.source.Describe()
@@ -480,13 +483,19 @@ func (s *Served) describe(ctx context.Context) string {
 	case len(list) == 0:
 		return "no repositories are served under the root"
 	}
-	names := make([]string, 0, min(len(list), 20))
+	// At most 20 names and describeRoom bytes of them: names may be long,
+	// and the error this ends must stay short enough to be read whole.
+	names, size := make([]string, 0, min(len(list), 20)), 0
 	for _, r := range list[:min(len(list), 20)] {
-		names = append(names, r.Owner+"/"+r.Name)
+		name := r.Owner + "/" + r.Name
+		if size += len(name) + 2; size > describeRoom {
+			break
+		}
+		names = append(names, name)
 	}
 	more := ""
-	if len(list) > 20 {
-		more = fmt.Sprintf(" and %d more; list_repositories lists them all", len(list)-20)
+	if len(names) < len(list) {
+		more = fmt.Sprintf(" and %d more; list_repositories lists them all", len(list)-len(names))
 	}
 	return "served: " + strings.Join(names, ", ") + more
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -562,5 +563,30 @@ func TestServeRootWithOneRepositoryNeedsNoName(t *testing.T) {
 	two := serveRoot(t, root)
 	if _, err := two.Get(context.Background(), "", "", false); errcode.Of(err) != errcode.InvalidArgument {
 		t.Fatalf("two repositories, no name: %v", err)
+	}
+}
+
+// An unknown name under a root lists the served names it can, within
+// describeRoom however long they are, and says how many more there are.
+func TestServeRootUnknownNameListsBoundedNames(t *testing.T) {
+	root := t.TempDir()
+	long := strings.Repeat("n", 200)
+	src := testrepo.New(t)
+	src.Write("a.txt", "a\n")
+	src.Commit("first")
+	for i := range 25 {
+		src.CloneBare(filepath.Join(root, "owner"+strconv.Itoa(i), long+".git"))
+	}
+	s := serveRoot(t, root)
+	if _, err := s.List(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Get(context.Background(), "nobody", "nothing", true)
+	if err == nil {
+		t.Fatal("an unknown name was found")
+	}
+	msg := err.Error()
+	if len(msg) > describeRoom+300 || !strings.Contains(msg, "more; list_repositories lists them all") {
+		t.Errorf("the error is %d bytes (names within %d):\n%s", len(msg), describeRoom, msg)
 	}
 }

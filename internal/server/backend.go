@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
@@ -66,4 +67,27 @@ func (b localBackend) repositoryPage(ctx context.Context, offset, limit int) ([]
 // (cached for the TTL), not for its whole listing.
 func (b forgeBackend) repositoryPage(ctx context.Context, offset, limit int) ([]repo.Info, int, error) {
 	return b.f.ListPage(ctx, offset, limit)
+}
+
+// servedNames fills in owner and name, when both are left out, with the
+// one repository served (by --repo, alone under --root, or alone on the
+// forge), as repo.Served.Get does for the tools that read with git: the
+// forge-compatible tools need the names themselves, for the forge's API
+// and their headers, before any repository is opened. With more or fewer
+// repositories served they are required.
+func (s *Server) servedNames(ctx context.Context, owner, name *string) error {
+	if *owner != "" || *name != "" {
+		return nil // both, or one missing: Get says which
+	}
+	list, err := s.served.List(ctx)
+	switch {
+	case err != nil:
+		return err
+	case len(list) == 1:
+		*owner, *name = list[0].Owner, list[0].Name
+		return nil
+	case len(list) == 0:
+		return errcode.New(errcode.InvalidArgument, "owner and repo are required, and no repository is served")
+	}
+	return errcode.New(errcode.InvalidArgument, "owner and repo are required: %d repositories are served; list_repositories lists them", len(list))
 }

@@ -67,8 +67,9 @@ type blameOut struct {
 var blameTool = defineTool(toolSpec{
 	Name:  "blame",
 	Title: "Blame lines",
-	Description: "Tell, for lines start_line..end_line (1-based, inclusive) of a file at a ref (default HEAD), the commit that last changed each line and the line's number there; each commit's author, date and summary once. " +
-		"At most 500 lines per call, fewer when they do not fit one reply: a partial reply ends with the call that returns the next lines (at the same commit)." + atPullHead,
+	Description: "Blame lines start_line..end_line (1-based, inclusive) of a file at a ref: for each line the commit that last changed it and its line number there, each commit's author, date and summary once, and the file's older name across a rename. " +
+		"Use it for who changed given lines and why; list_commits with paths lists a file's whole history, get_commit shows a commit." + omittedRef +
+		" At most 500 lines per call, fewer when they do not fit one reply: a partial reply ends with the call that returns the next lines (at the same commit); a reply ends with notes on hidden characters and bytes not UTF-8." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "start_line", 1, 1, 1<<31-1)
 		setInt(in, "end_line", 0, 1, 1<<31-1)

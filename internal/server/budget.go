@@ -23,6 +23,10 @@ const (
 	// errorReserve is what an error listing files keeps free for the rest
 	// of its message; the list takes half of what is left.
 	errorReserve = 1024
+	// maxErrorChars bounds an error's text whatever the reply limit:
+	// Claude Code cuts error text near 11,000 characters, and an error
+	// that lists files points to the call that lists them instead.
+	maxErrorChars = 8000
 	// lineSlack covers what a listed entry adds besides its name: status,
 	// counts, separators and the text line that repeats it.
 	lineSlack = 64
@@ -32,8 +36,9 @@ const (
 // would make the reply smaller: only the operator's limit can help.
 const noNarrowing = "no argument makes it smaller: the server's reply limit (--max-bytes) is too small for it"
 
-// errorRoom is how much of an error message a file list may take.
-func (s *Server) errorRoom() int { return (s.cfg.MaxBytes - errorReserve) / 2 }
+// errorRoom is how much of an error message a file list may take: half of
+// what the reply limit leaves, and half of maxErrorChars.
+func (s *Server) errorRoom() int { return min(s.cfg.MaxBytes-errorReserve, maxErrorChars) / 2 }
 
 // replySize measures a reply as it would be sent, with room for notes: the
 // size tools fit their replies to.

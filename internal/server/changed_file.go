@@ -21,7 +21,7 @@ type changedFile struct {
 	Deletions *int    `json:"deletions" jsonschema:"lines deleted; null when additions is"`
 	IsBinary  *bool   `json:"isBinary" jsonschema:"null when not known (as additions, or a forge that does not say)"`
 	IsTest    bool    `json:"isTest" jsonschema:"the path follows a common test convention"`
-	Generated bool    `json:"generated" jsonschema:"generated or vendored: a lock file, under vendor/ or node_modules/, minified, or marked linguist-generated or linguist-vendored in the commit's .gitattributes; flagged, never hidden"`
+	Generated bool    `json:"generated" jsonschema:"generated or vendored, as GitHub Linguist tells by path (lock files, vendor/, node_modules/, minified files, protoc's output, .idea/, …) or marked linguist-generated or linguist-vendored in the commit's .gitattributes; flagged, never hidden"`
 }
 
 // changedFile lists a change; a hidden one shows its names and status only:
@@ -39,7 +39,11 @@ func (s *Server) changedFile(c git.Change) changedFile {
 
 // line is the file's line in a text listing:
 // "modified     +12 -3         path (from old) [test]".
-func (f changedFile) line() string {
+func (f changedFile) line() string { return f.lineWith("") }
+
+// lineWith is line with more beside the line counts (a patch's size):
+// "modified     +12 -3         340 bytes    path".
+func (f changedFile) lineWith(more string) string {
 	counts := "hidden"
 	switch {
 	case f.IsBinary != nil && *f.IsBinary:
@@ -48,6 +52,9 @@ func (f changedFile) line() string {
 		counts = fmt.Sprintf("+%d -%d", *f.Additions, *f.Deletions)
 	}
 	s := fmt.Sprintf("%-12s %-14s %s", f.Status, counts, text.Name(f.Path))
+	if more != "" {
+		s = fmt.Sprintf("%-12s %-14s %-12s %s", f.Status, counts, more, text.Name(f.Path))
+	}
 	if f.OldPath != nil {
 		s += " (from " + text.Name(*f.OldPath) + ")"
 	}

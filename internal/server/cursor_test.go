@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -150,8 +151,8 @@ func resign(t *testing.T, h *harness, cur, fullName string, edit func(*cursor)) 
 }
 
 // cursorRepo is a pagingRepo with pull request #9 besides: two commits, the
-// second with a message larger than a reply, so that get_pull_request and
-// list_commits index=9 answer in parts.
+// second with a message larger than a reply, then 300 empty ones, so that
+// get_pull_request and list_commits index=9 answer in parts.
 func cursorRepo(t *testing.T) *pagingRepo {
 	t.Helper()
 	r := newPagingRepo(t)
@@ -160,7 +161,10 @@ func cursorRepo(t *testing.T) *pagingRepo {
 	r.Commit("pr9: one")
 	r.Write("g.txt", "two\n")
 	r.Commit("pr9: two\n\n" + numberedLines(2000))
-	r.Git("update-ref", "refs/pull/9/head", "HEAD")
+	fastCommits(r.Repo, "refs/heads/pr9", r.Head(), 300, func(i int) (string, map[string]string) {
+		return "pr9: empty " + strconv.Itoa(i) + "\n", nil
+	})
+	r.Git("update-ref", "refs/pull/9/head", "pr9")
 	r.Git("checkout", "-q", "main")
 	return r
 }

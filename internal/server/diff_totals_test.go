@@ -207,13 +207,6 @@ func TestDiffTotalsWithRenames(t *testing.T) {
 	}
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // A diff too large to count within the call's time says no total rather
 // than a wrong one, and its parts still come whole.
 func TestDiffTotalNotCountedInTime(t *testing.T) {

@@ -78,6 +78,10 @@ type diffPart struct {
 	// skipped are the part's changes too large to diff, by path, with the
 	// size of the blob that is.
 	skipped map[string]int64
+	// bare are the changes the part passes that git printed no section
+	// for, and did not skip: with -w, those whose changes are all
+	// whitespace (bareNote).
+	bare []git.Change
 }
 
 // maxDiffBlob is the largest file a part's git diff is given: git holds
@@ -177,7 +181,7 @@ func (q partRequest) cacheKey() string {
 	if q.only != nil {
 		only = q.only.key
 	}
-	return strings.Join([]string{q.repo.Git.GitDir(), o.From, o.To, strconv.Itoa(o.Context), strings.Join(o.Paths, "\x00"), only}, "\x01")
+	return strings.Join([]string{q.repo.Git.GitDir(), o.From, o.To, strconv.Itoa(o.Context), strconv.FormatBool(o.IgnoreWhitespace), strings.Join(o.Paths, "\x00"), only}, "\x01")
 }
 
 func (q partRequest) pageOptions() diff.PageOptions {
@@ -701,6 +705,11 @@ func (p *diffPart) place(first, firstSection int, kept []git.Change, total int) 
 	for path := range p.skipped {
 		if !slices.ContainsFunc(kept[:passed], func(c git.Change) bool { return c.Path == path }) {
 			delete(p.skipped, path)
+		}
+	}
+	for _, c := range kept[:passed] {
+		if _, skip := p.skipped[c.Path]; !skip && !slices.Contains(p.changes, c) {
+			p.bare = append(p.bare, c)
 		}
 	}
 	return nil

@@ -3,14 +3,20 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // maxDiffPaths bounds the paths filter of a diff.
 const maxDiffPaths = 200
+
+// defaultContextLines is git's: a forge's diff has as many.
+const defaultContextLines = 3
 
 // Diff modes.
 const (
@@ -32,6 +38,7 @@ type diffRequest struct {
 	owner, name, base, head, mode string
 	paths                         []string
 	contextLines                  int
+	ignoreWhitespace              bool
 	// cur is the cursor of the call, if any: the base and head commits it
 	// pinned are used instead of resolving base and head again, which may
 	// have moved.
@@ -54,7 +61,7 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 	if err != nil {
 		return nil, err
 	}
-	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: q.contextLines}}
+	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: q.contextLines, IgnoreWhitespace: q.ignoreWhitespace}}
 	if q.cur != nil {
 		pins, err := checkPins(ctx, r, q.cur, 2)
 		if err != nil {
@@ -125,3 +132,104 @@ func (s *Server) deniedChange(c git.Change) bool {
 }
 
 func short(id string) string { return id[:min(12, len(id))] }
+
+// renamePairs selects the changes get_diff's paths name, keeping a rename
+// whole when paths name one side of it, and remembers those it paired.
+type renamePairs struct {
+	paths  []string
+	paired []string // the first maxPaired
+	count  int
+}
+
+const maxPaired = 50
+
+func (rp *renamePairs) under(p string) bool {
+	for _, q := range rp.paths {
+		if p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// selects: c is on a path of paths, on either side (only, without
+// noting the renames it pairs).
+func (rp *renamePairs) selects(c git.Change) bool {
+	return rp.under(c.Path) || rp.under(c.OldPath)
+}
+
+func (rp *renamePairs) only(c git.Change) bool {
+	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
+	if in != oldIn {
+		if rp.count++; rp.count <= maxPaired {
+			rp.paired = append(rp.paired, text.Name(c.OldPath)+" → "+text.Name(c.Path))
+		}
+	}
+	return in || oldIn
+}
+
+// note says which renames paths named one side of.
+func (rp *renamePairs) note() string {
+	if rp == nil || len(rp.paired) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", fileList(rp.paired, nil, rp.count, noteListRoom))
+}
+
+// pathsFilter is the selection a diff tool's paths make of the diff's
+// file list, in each part: the changes at or under them, a rename whole
+// when they name one side of it (renamePairs, which notes those). nil for
+// no paths. get_diff and get_pull_request_diff share it.
+func pathsFilter(paths []string) (*changeFilter, *renamePairs) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	pairs := &renamePairs{paths: paths}
+	return &changeFilter{key: "paths with the other side of renames", keep: pairs.only, again: pairs.selects}, pairs
+}
+
+// Why a diff tool's reply holds no file (the emptyReason of its
+// structured output): the commits' trees do not differ, or paths were
+// given and no changed file is at or under them.
+const (
+	emptyNoChange      = "noChange"
+	emptyNoPathMatched = "noPathMatched"
+)
+
+// whyNoFile says why a selection (opts, with its paths) that holds no file
+// is empty, and how many files the diff without the paths has: an agent
+// that gave globs, or a path that is not in the diff, must not read "no
+// file differs".
+func whyNoFile(ctx context.Context, r *repo.Repository, opts git.DiffOptions) (string, int, error) {
+	if len(opts.Paths) == 0 {
+		return emptyNoChange, 0, nil
+	}
+	all := opts
+	all.Paths = nil
+	n, err := r.Git.EachChange(ctx, all, func(int, git.Change) error { return nil })
+	if err != nil || n == 0 {
+		return emptyNoChange, 0, err
+	}
+	return emptyNoPathMatched, n, nil
+}
+
+// noPathMatchedText is the text of a selection whose paths matched none
+// of the diff's all changed files.
+func noPathMatchedText(all int) string {
+	return fmt.Sprintf("No changed file is at or under the paths given (the diff without paths has %s): paths are literal paths, not globs; list_files with pathGlobs finds files by glob.\n", count(all, "changed file"))
+}
+
+// bareNote names the part's files that have no patch because, with
+// ignoreWhitespace, their changes are all in whitespace: git diff -w
+// prints no section for them, and git diff -w --numstat no line (between
+// two trees that is the only file of the list without one).
+func bareNote(p *diffPart) string {
+	if len(p.bare) == 0 {
+		return ""
+	}
+	names := make([]string, len(p.bare))
+	for i, c := range p.bare {
+		names[i] = text.Name(c.Path)
+	}
+	return fmt.Sprintf("[no patch, the changes are all in whitespace (ignoreWhitespace): %s]\n", fileList(names, nil, len(names), noteListRoom))
+}

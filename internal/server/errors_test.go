@@ -124,8 +124,8 @@ func TestArgumentErrorMessages(t *testing.T) {
 			`INVALID_ARGUMENT: with_metadata must be true or false (got the string "yes")`},
 		{"filePath an object", "get_file_content", `{"owner":"acme","repo":"widgets","filePath":{"path":"../x"}}`,
 			"INVALID_ARGUMENT: filePath must be a string (got an object)"},
-		{"paths a string", "get_diff", `{"base":"main","paths":"cmd"}`,
-			`INVALID_ARGUMENT: paths must be an array of strings (got the string "cmd")`},
+		{"paths a number", "get_diff", `{"base":"main","paths":7}`,
+			`INVALID_ARGUMENT: paths must be an array of strings (got the number 7)`},
 		{"paths with a number", "get_diff", `{"base":"main","paths":["cmd",1]}`,
 			"INVALID_ARGUMENT: paths[1] must be a string (got the number 1)"},
 		{"paths too many", "get_diff", `{"base":"main","paths":[` + strings.TrimSuffix(strings.Repeat(`"a",`, 201), ",") + `]}`,
@@ -141,12 +141,12 @@ func TestArgumentErrorMessages(t *testing.T) {
 		// Names: unknown, missing.
 		{"unknown parameter", "read_file", `{"path": "README.md", "bogus": 1}`,
 			`INVALID_ARGUMENT: there is no parameter "bogus" (the parameters are owner, repo, path, ref, startLine, endLine)`},
-		{"unknown parameters", "get_file_content", `{` + gfc + `,"path":"x","start":1}`,
-			`INVALID_ARGUMENT: there are no parameters "path", "start"; did you mean "start_line" for "start"? (the parameters are owner, repo, ref, filePath, start_line, end_line, with_metadata)`},
+		{"unknown parameters", "get_file_content", `{` + gfc + `,"bogus":"x","start":1}`,
+			`INVALID_ARGUMENT: there are no parameters "bogus", "start"; did you mean "start_line" for "start"? (the parameters are owner, repo, ref, filePath, start_line, end_line, with_metadata)`},
 		{"missing path", "read_file", `{}`,
 			"INVALID_ARGUMENT: path is required (file path relative to the repository root)"},
 		{"missing owner", "get_file_content", `{"repo":"widgets","filePath":"README.md"}`,
-			"INVALID_ARGUMENT: owner is required (repository owner)"},
+			"INVALID_ARGUMENT: owner and repo are required (this server serves acme/widgets; list_repositories lists them)"},
 
 		// Arguments that are not an object.
 		{"arguments an array", "read_file", `[]`,
@@ -305,7 +305,7 @@ func TestEmptyPullRequestDiffSaysSo(t *testing.T) {
 
 	t.Run("head is the base", func(t *testing.T) {
 		got := h.ok("get_pull_request_diff", prArgs(20))
-		want := "The diff of acme/widgets#20 is empty: its head " + main[:12] + " is already part of its base (it is the merge base), so no file differs.\n"
+		want := "The diff of acme/widgets#20 is empty: its head " + main[:12] + " is already part of its base (it is the merge base), so no file differs; list_commits with index=20 lists the commits its merge brought in (or says why a fast-forward cannot tell them).\n"
 		if got != want {
 			t.Fatalf("got  %q\nwant %q", got, want)
 		}
@@ -319,7 +319,7 @@ func TestEmptyPullRequestDiffSaysSo(t *testing.T) {
 	})
 	t.Run("file_path in an empty diff", func(t *testing.T) {
 		got := h.fails("get_pull_request_diff", prArgs(20, "file_path", "cmd/main.go"), "NOT_FOUND")
-		want := `NOT_FOUND: file_path "cmd/main.go" is not in the diff of acme/widgets#20: its head ` + main[:12] + " is already part of its base (it is the merge base), so no file differs"
+		want := `NOT_FOUND: file_path "cmd/main.go" is not in the diff of acme/widgets#20: its head ` + main[:12] + " is already part of its base (it is the merge base), so no file differs; list_commits with index=20 lists the commits its merge brought in (or says why a fast-forward cannot tell them)"
 		if got != want {
 			t.Fatalf("got  %q\nwant %q", got, want)
 		}

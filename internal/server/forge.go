@@ -41,6 +41,12 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return textReply{}, err
 	}
+	if in.gitOptions() {
+		// The forge's diff has no paths, context or whitespace options:
+		// git diffs the pull request's commits in the mirror, as
+		// list_commits index reads them.
+		return localBackend{s: b.s}.pullRequestDiff(ctx, in, path)
+	}
 	s := b.s
 	const tool = "get_pull_request_diff"
 	digest := argsDigest(in, "cursor")
@@ -84,10 +90,10 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	defer body.Close()
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
 	var src io.Reader = body
-	names := fileTally{room: s.errorRoom()}
+	near := newPathsNear(path)
 	if path != "" {
 		src = diff.Filter(body, func(h diff.Header) bool {
-			names.add(h.NewPath, 0, false)
+			near.add(h.OldPath, sectionName(h))
 			return h.Matches(path)
 		})
 	}
@@ -112,7 +118,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	switch {
 	case path != "" && len(page.Files) == 0 && first:
-		return textReply{}, errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s (%d files: %s)", path, name, names.count, names.String())
+		return textReply{}, near.notFound(name, "no file differs between its head and its merge base with its base", in, s.errorRoom())
 	case path != "" && hidden:
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	case first && page.Next == nil && !hidden && !needsNotes(page) && !hasHiddenChars(page):

@@ -33,7 +33,7 @@ func TestGeneratedFilesAreFlagged(t *testing.T) {
 	h.structured("list_pull_request_files", prArgs(1), &prs)
 	var d getDiffOut
 	diffText := h.structured("get_diff", args("base", base, "head", head), &d)
-	for tool, files := range map[string][]changedFile{"list_changed_files": list.Files, "list_pull_request_files": prs.Files, "get_diff": diffFileList(d)} {
+	for tool, files := range map[string][]changedFile{"list_changed_files": list.Files, "list_pull_request_files": prs.changedFiles(), "get_diff": diffFileList(d)} {
 		if len(files) != len(want) {
 			t.Fatalf("%s: %d files, want %d", tool, len(files), len(want))
 		}

@@ -22,8 +22,13 @@ type getCommitIn struct {
 	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes in one part; can't exceed what the server's reply limit leaves (larger values are clamped)"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
-	ContextLines int    `json:"contextLines" jsonschema:"lines of context around each change of the patch"`
-	Cursor       string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part of the patch starts, at the same commit; leave out for the first part"`
+	ContextLines int `json:"contextLines" jsonschema:"lines of context around each change of the patch"`
+	// IgnoreWhitespace is git's -w, in the patch and the line counts.
+	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
+	// Patch is nil when left out, which means true: a next call then
+	// carries it only when false.
+	Patch  *bool  `json:"patch,omitempty" jsonschema:"false leaves the patch out: the message, parents and file list only; true when left out"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts (message, parents or patch), at the same commit"`
 }
 
 type getCommitOut struct {
@@ -54,12 +59,16 @@ type getCommitOut struct {
 var getCommitTool = defineTool(toolSpec{
 	Name:  "get_commit",
 	Title: "Get commit",
-	Description: "Get one commit: its message, author, committer, parents, the files it changes and its patch against its first parent (a merge is diffed against its first parent; a root commit against the empty tree), as git diff prints it. " +
-		"The first part holds the message (as much as fits a third of a reply) and the first files; parents and a message the first part cannot hold go on in the next parts, then the patch; a patch larger than one reply comes in parts, as get_diff's: " +
-		"a partial reply ends with the exact call that returns the next part (same commit), also in _meta \"" + MetaKeyNext + "\". list_commits finds commits, with index those of a pull request.",
+	Description: "Get one commit by SHA, branch or tag: its message, author, committer, parents, changed files and patch against its first parent (a root commit against the empty tree), as git diff prints it. " +
+		"list_commits finds commits (with index, a pull request's); for a range use get_diff, for a whole pull request get_pull_request_diff. " +
+		"patch=false gives the message and file list only; contextLines and ignoreWhitespace shape the hunks. " +
+		"The first part holds the message and the first files; a long message, many parents and a large patch go on in parts, the patch split between hunks as get_diff's." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
-		setInt(in, "contextLines", 3, 0, 10000)
+		setInt(in, "contextLines", defaultContextLines, 0, 10000)
+		// A *bool would be null or boolean: patch is a boolean, true
+		// when left out.
+		prop(in, "patch").Types, prop(in, "patch").Type = nil, "boolean"
 		in.Required = slices.DeleteFunc(in.Required, func(p string) bool { return p == "contextLines" })
 	},
 }, (*Server).getCommit)
@@ -125,7 +134,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	case len(c.Parents) == 1:
 		diffBase, against = c.Parents[0], "its parent "+short(c.Parents[0])
 	}
-	opts := git.DiffOptions{From: diffBase, To: sha, Context: in.ContextLines}
+	opts := git.DiffOptions{From: diffBase, To: sha, Context: in.ContextLines, IgnoreWhitespace: in.IgnoreWhitespace}
 	out := getCommitOut{
 		SHA: sha, Parents: c.Parents[:min(len(c.Parents), histListParents)], ParentCount: len(c.Parents),
 		Author: newHistPerson(c.Author), Committer: newHistPerson(c.Committer),
@@ -142,6 +151,8 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		return stage.parentsPart()
 	case cur.Message > 0:
 		return stage.messagePart()
+	case !first && !in.withPatch():
+		return reply[getCommitOut]{}, errCursor("points into a patch that patch=false leaves out")
 	}
 	nextProbe := continueWith(tool, getCommitWithCursor(in, strings.Repeat("x", 400)))
 	// roomAfter is what a part that starts with preamble leaves for its
@@ -183,6 +194,10 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		if len(out.Parents) < len(c.Parents) || left > 0 {
 			return stage.firstBeforePatch(preamble, against, out, total), nil
 		}
+		if !in.withPatch() {
+			out.TotalFiles = total
+			return reply[getCommitOut]{text: preamble + noPatchLine, out: out}, nil
+		}
 	}
 	room := roomAfter(preamble, out)
 	patchBytes := cur.Bytes // the whole patch's, counted by the part it starts in
@@ -196,7 +211,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	}
 	notes := func(p *diffPart) string {
 		s.flagGenerated(ctx, r, sha, p)
-		return s.partNotes(p, sha)
+		return bareNote(p) + s.partNotes(p, sha)
 	}
 	// A first part that, fitted (fitPart), still leaves out a line or a
 	// file's header lines puts its patch off: a later part, without the
@@ -283,10 +298,17 @@ type commitStage struct {
 	cur    cursor
 }
 
+// noPatchLine ends the text of get_commit's last part with patch=false.
+const noPatchLine = "The patch is left out (patch=false).\n"
+
 // next is the call of the part after one that ends with parent parent
-// and message offset message still to show (0 for none).
+// and message offset message still to show (0 for none): nil when that is
+// the patch and patch=false leaves it out.
 func (st commitStage) next(parent, message, files int) *nextCall {
 	const tool = "get_commit"
+	if parent == 0 && message == 0 && !st.in.withPatch() {
+		return nil
+	}
 	cur := cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
 	return continueWith(tool, getCommitWithCursor(st.in, st.s.cursors.encode(cur, st.r.FullName())))
 }
@@ -306,6 +328,9 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 		rest = append(rest, "message")
 	}
 	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s.\n", against, count(total, "file"), strings.Join(rest, " and of the "))
+	if !st.in.withPatch() {
+		text = preamble + fmt.Sprintf("The rest of the %s goes on in the next part; the patch is left out (patch=false).\n", strings.Join(rest, " and of the "))
+	}
 	return reply[getCommitOut]{text: text, out: out, next: st.next(parent, message, total)}
 }
 
@@ -328,6 +353,9 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 		next := st.next(0, st.cur.Message, st.cur.Files)
 		if from+n < len(all) {
 			next = st.next(from+n, st.cur.Message, st.cur.Files)
+		}
+		if out.Truncated = next != nil; next == nil {
+			b.WriteString(noPatchLine)
 		}
 		return reply[getCommitOut]{text: b.String(), out: out, next: next}
 	}
@@ -356,7 +384,11 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		if left > 0 {
 			next = st.next(0, from+len(piece), st.cur.Files)
 		}
-		return reply[getCommitOut]{text: header + histMessageText(piece, left) + histHiddenNote(piece, line), out: out, next: next}
+		end := ""
+		if out.Truncated = next != nil; next == nil {
+			end = noPatchLine
+		}
+		return reply[getCommitOut]{text: header + histMessageText(piece, left) + histHiddenNote(piece, line) + end, out: out, next: next}
 	}
 	probe := render("", 0)
 	probe.text += strings.Repeat("x", 300+len(st.r.FullName()))
@@ -370,6 +402,9 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		return res, nil
 	}
 }
+
+// withPatch: the call asks for the patch (patch left out or true).
+func (in getCommitIn) withPatch() bool { return in.Patch == nil || *in.Patch }
 
 func getCommitWithCursor(in getCommitIn, c string) getCommitIn {
 	in.Cursor = c

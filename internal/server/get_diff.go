@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 type getDiffIn struct {
@@ -22,14 +21,16 @@ type getDiffIn struct {
 	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs); one side of a rename brings its other side, so the rename is seen as one"`
 	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes in one part; can't exceed what the server's reply limit leaves (larger values are clamped)"`
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"lines of context around each change"`
-	Cursor       string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part starts, at the same commits; leave out for the first part"`
+	// IgnoreWhitespace is git's -w, in the patch and the line counts.
+	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
+	Cursor           string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same commits, so a branch that moves cannot mix parts"`
 }
 
 // diffFile is one file of a diff with its patch.
 type diffFile struct {
 	changedFile
 	Patch        *string `json:"patch" jsonschema:"the file's diff --git section as git diff prints it (this part's share of it), or null"`
-	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied (hidden by the secrets policy), tooLarge (its header lines alone are longer than a whole reply), or size_limit (a file after this part's, which the next parts hold); else null"`
+	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied (hidden by the secrets policy), tooLarge (its header lines alone are longer than a whole reply), whitespace (with ignoreWhitespace, its changes are all in whitespace; listed after the part's other files), or size_limit (a file after this part's, which the next parts hold; listed last); else null"`
 	// Partial: the patch is this part's share of the file's section; the
 	// rest is in the parts before or after it.
 	Partial bool `json:"partial" jsonschema:"patch holds only part of the file's section: the rest is in the previous or next part"`
@@ -88,6 +89,8 @@ type getDiffOut struct {
 	// after is the index of the first change after this part's (-1:
 	// none), whose files are listed as size_limit.
 	after int
+	// EmptyReason tells an empty diff from paths that matched nothing.
+	EmptyReason string `json:"emptyReason,omitempty" jsonschema:"set when the diff holds no file: noChange (no file differs between the commits) or noPathMatched (no changed file is at or under paths: they are literal paths, not globs; list_files with pathGlobs finds files by glob)"`
 	paged
 }
 
@@ -95,22 +98,24 @@ type getDiffOut struct {
 var getDiffTool = defineTool(toolSpec{
 	Name:  "get_diff",
 	Title: "Get diff",
-	Description: "Get the unified diff between two commits, as git diff prints it. Defaults to pull-request semantics (changes on head since it branched from base). " +
-		"A diff larger than one reply comes in parts, files in git's order, a large file's patch split between hunks (a huge hunk at line boundaries, with valid @@ headers): " +
-		"a partial reply ends with the exact call that returns the next part (same commits), also in _meta \"" + MetaKeyNext + "\". paths narrows the diff to files or directories.",
+	Description: "Get the unified diff between two commits, split per file, as git diff prints it. " +
+		"Defaults to pull-request semantics: the changes on head since it branched from base (mode=direct: the two commits as they are). " +
+		"For a pull request by number use get_pull_request_diff, for one commit get_commit; list_changed_files lists files only. " +
+		"paths keeps files or directories (literal; search_code and list_files take globs); contextLines and ignoreWhitespace shape the hunks." + omittedRef +
+		" Output is capped (maxBytes, at most the server's limit): files that don't fit have patchOmitted: \"size_limit\" and come in later parts." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
 		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
 		setInt(in, "maxBytes", 0, 0, 1<<31-1)
-		setInt(in, "contextLines", 3, 0, 10000)
+		setInt(in, "contextLines", defaultContextLines, 0, 10000)
 		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
 	},
 }, (*Server).getDiff)
 
 func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], error) {
 	const tool = "get_diff"
-	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths, contextLines: in.ContextLines}
+	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths, contextLines: in.ContextLines, ignoreWhitespace: in.IgnoreWhitespace}
 	digest := argsDigest(in, "cursor")
 	var start partPos
 	var split splitPos
@@ -155,10 +160,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		// after it carry the count in their cursors.
 		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection, split: split,
 			countRest: in.Cursor == "" && patchBytes == 0}
-		if len(sel.opts.Paths) > 0 {
-			pairs = &renamePairs{paths: sel.opts.Paths}
-			q.only = &changeFilter{key: "paths with the other side of renames", keep: pairs.only, again: pairs.selects}
-		}
+		q.only, pairs = pathsFilter(sel.opts.Paths)
 		return q
 	}
 	read := func(room int) (*diffPart, error) {
@@ -170,21 +172,37 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	notes := func(p *diffPart) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
-		return pairs.note() + s.partNotes(p, sel.head)
+		return pairs.note() + bareNote(p) + s.partNotes(p, sel.head)
 	}
+	empty := "No file differs.\n"
 	build := func(part *diffPart, partNotes string) reply[getDiffOut] {
 		out.PatchBytes = patchBytes
-		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), part, partNotes))
+		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), empty, part, partNotes))
 	}
-	r, err := fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
-	if err != nil || !s.cfg.Structured || r.out.after < 0 {
-		return r, err
+	res, err := fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
+	switch {
+	case err != nil:
+		return res, err
+	case res.out.TotalFiles == 0:
+		reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
+		if err != nil {
+			return reply[getDiffOut]{}, err
+		}
+		if reason == emptyNoPathMatched {
+			// A short reply: it fits as the empty one did.
+			empty = noPathMatchedText(all)
+			res = build(&diffPart{page: &diff.Page{}}, "")
+		}
+		res.out.EmptyReason = reason
+		return res, nil
+	case !s.cfg.Structured || res.out.after < 0:
+		return res, nil
 	}
 	later := request(0)
 	if later.only != nil {
-		later.only = &changeFilter{keep: pairs.selects}
+		later.only = &changeFilter{keep: later.only.again}
 	}
-	return s.withOmitted(ctx, later, sel.head, r)
+	return s.withOmitted(ctx, later, sel.head, res)
 }
 
 // maxOmittedListed bounds the files a part lists as size_limit, as a part
@@ -233,13 +251,14 @@ func (s *Server) withOmitted(ctx context.Context, q partRequest, head string, r 
 	}), nil
 }
 
-// partNotesText is a part's text: its header, the patch and notes.
-func partNotesText(header string, part *diffPart, notes string) string {
+// partNotesText is a part's text: its header, the patch (or empty, when
+// the part's diff has no file) and notes.
+func partNotesText(header, empty string, part *diffPart, notes string) string {
 	var b strings.Builder
-	b.Grow(len(header) + len(part.page.Text) + len(notes) + 32)
+	b.Grow(len(header) + len(part.page.Text) + len(notes) + len(empty))
 	b.WriteString(header)
 	if part.total == 0 {
-		b.WriteString("No file differs.\n")
+		b.WriteString(empty)
 	}
 	b.Write(part.page.Text)
 	b.WriteString(notes)
@@ -291,48 +310,6 @@ func (s *Server) hiddenSection(h diff.Header) bool {
 	return s.cfg.Policy.Denied(h.OldPath) || s.cfg.Policy.Denied(h.NewPath)
 }
 
-// renamePairs selects the changes get_diff's paths name, keeping a rename
-// whole when paths name one side of it, and remembers those it paired.
-type renamePairs struct {
-	paths  []string
-	paired []string // the first maxPaired
-	count  int
-}
-
-const maxPaired = 50
-
-func (rp *renamePairs) under(p string) bool {
-	for _, q := range rp.paths {
-		if p == q || strings.HasPrefix(p, q+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// selects: c is on a path of paths, on either side.
-func (rp *renamePairs) selects(c git.Change) bool {
-	return rp.under(c.Path) || rp.under(c.OldPath)
-}
-
-func (rp *renamePairs) only(c git.Change) bool {
-	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
-	if in != oldIn {
-		if rp.count++; rp.count <= maxPaired {
-			rp.paired = append(rp.paired, text.Name(c.OldPath)+" → "+text.Name(c.Path))
-		}
-	}
-	return in || oldIn
-}
-
-// note says which renames paths named one side of.
-func (rp *renamePairs) note() string {
-	if rp == nil || len(rp.paired) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", fileList(rp.paired, nil, rp.count, noteListRoom))
-}
-
 // partFiles is the structured form of a part's files; none without
 // --structured, where nothing sends it.
 func (s *Server) partFiles(p *diffPart) []diffFile {
@@ -340,7 +317,7 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 		return nil
 	}
 	texts := filesOf(p.page.Text)
-	var files []diffFile
+	files := []diffFile{}
 	ti := 0
 	for i, f := range p.page.Files {
 		c := p.changes[i]
@@ -384,6 +361,12 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 				e.Additions, e.Deletions = ptr(f.Added), ptr(f.Deleted)
 			}
 		}
+		files = append(files, e)
+	}
+	for _, c := range p.bare {
+		e := diffFile{changedFile: s.changedFile(c), PatchOmitted: ptr("whitespace")}
+		e.Generated = p.generated != nil && p.generated(c.Path)
+		e.Additions, e.Deletions = ptr(0), ptr(0)
 		files = append(files, e)
 	}
 	for i, f := range files {

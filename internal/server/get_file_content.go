@@ -17,8 +17,8 @@ import (
 )
 
 type getFileContentIn struct {
-	Owner        string `json:"owner" jsonschema:"repository owner"`
-	Repo         string `json:"repo" jsonschema:"repository name"`
+	Owner        string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo         string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Ref          string `json:"ref,omitempty" jsonschema:"branch, tag or commit; default: the default branch (HEAD)"`
 	FilePath     string `json:"filePath" jsonschema:"path of the file, relative to the repository root"`
 	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line, 1-based, inclusive (text mode only); values below 1 clamp to 1"`
@@ -30,15 +30,18 @@ type getFileContentIn struct {
 var getFileContentTool = defineTool(toolSpec{
 	Name:  "get_file_content",
 	Title: "Get file content",
-	Description: "Get a file's content at a ref as plain text, or lines start_line..end_line of it (1-based, inclusive, split on \\n). " +
-		"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself. " +
-		"with_metadata=true returns Gitea's ContentsResponse JSON instead (a directory returns its listing)." + atPullHead,
+	Description: "Get a file's content at a ref as plain text, whole or lines start_line..end_line (1-based, inclusive, split on \\n), as Gitea's API does; with_metadata=true returns Gitea's ContentsResponse JSON instead (base64 content, sha, size; a directory gives its listing). " +
+		"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself and can read the work tree; a binary file is refused unless with_metadata." + omittedRef +
+		" A reply ends with a note when the text holds hidden characters (bidi, zero-width)." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "with_metadata", false)
 	},
 }, (*Server).getFileContent)
 
 func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textReply, error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return textReply{}, err
+	}
 	path, err := s.cfg.Policy.Check(in.FilePath)
 	if err != nil {
 		return textReply{}, err

@@ -13,14 +13,15 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 type getPullRequestIn struct {
-	Owner  string `json:"owner" jsonschema:"repository owner"`
-	Repo   string `json:"repo" jsonschema:"repository name"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the description (forge) or the commits (local) go on, at the same head; leave out for the first part"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the description (forge) or the commits (local) go on, at the same head"`
 }
 
 // getPullRequestOut is what a reviewer reads first. In forge mode the
@@ -56,27 +57,28 @@ type getPullRequestOut struct {
 	paged
 }
 
-// prCommit is one commit of a local pull request, with its message or,
-// when the message is larger than a reply, this part's share of it.
+// prCommit is one commit of a local pull request: the first ones with
+// their whole messages, the others as one line (subject and files).
 type prCommit struct {
-	SHA           string `json:"sha"`
-	Author        string `json:"author" jsonschema:"the author's name"`
-	Date          string `json:"date" jsonschema:"the author date, RFC 3339"`
-	Message       string `json:"message" jsonschema:"the subject, then the body after a blank line (this part's share of it when partial or messageOffset is not 0)"`
-	MessageOffset int    `json:"messageOffset" jsonschema:"where message starts in the whole message, in bytes"`
-	Partial       bool   `json:"partial" jsonschema:"the message goes on in the next part"`
-	// MessageHidden: the bidi controls and invisible characters of message.
-	MessageHidden *hiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the whole message, the subject line 1), shown as they are; absent when none"`
+	SHA          string  `json:"sha"`
+	Author       string  `json:"author" jsonschema:"the author's name"`
+	Date         string  `json:"date" jsonschema:"the author date, RFC 3339"`
+	FilesChanged int     `json:"filesChanged" jsonschema:"files it changes against its first parent (all its files for a root commit), renames found as in the diff"`
+	Message      *string `json:"message,omitempty" jsonschema:"the whole message: the subject, then the body after a blank line; given for the first commits only (at most 16, as many as fill a quarter of a reply, an eighth with structured output), absent for the others, which have subject (get_commit shows any message)"`
+	Subject      *string `json:"subject,omitempty" jsonschema:"the message's first paragraph on one line (past 500 bytes cut, marked), for a commit shown on one line; absent when message is given"`
+	// MessageHidden and SubjectHidden: the bidi controls and invisible
+	// characters of message or subject.
+	MessageHidden *hiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the message, the subject line 1), shown as they are; absent when none"`
+	SubjectHidden []string     `json:"subjectHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters subject holds, by code point and name, shown as they are; absent when none"`
 }
 
 // getPullRequestTool is get_pull_request's definition (registry.go).
 var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
-	Description: "Get what a reviewer reads first about a pull request: its files changed, base, head and merge base commits, and branches; " +
-		"from a forge also its title, description, author, state, labels, mergeability, dates and URL; for a local pull request (refs/pull/N/head) its commits' messages, oldest first. " +
-		"A description or a list of commits larger than one reply comes in parts: a partial reply ends with the exact call that returns the next part (same head), also in _meta \"" + MetaKeyNext + "\". " +
-		"list_pull_request_files lists the files, get_pull_request_diff shows the changes.",
+	Description: "Get a pull request's overview by number: base, head and merge base commits, branches and files changed; from a forge also title, description, author, state, labels, mergeability, dates and URL; for a local pull request (refs/pull/N/head) its commits and their messages, oldest first. " +
+		"Call it first in a review, then list_pull_request_files for the files and get_pull_request_diff for the changes; list_commits with index lists the commits, get_commit shows one. " +
+		"A description or commit list larger than one reply comes in parts: a partial reply ends with the call for the next part (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 	},
@@ -85,6 +87,9 @@ var getPullRequestTool = defineTool(toolSpec{
 const getPullRequestName = "get_pull_request"
 
 func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply[getPullRequestOut], error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[getPullRequestOut]{}, err
+	}
 	var cur *cursor
 	if in.Cursor != "" {
 		c, err := s.cursors.decode(getPullRequestName, in.Cursor, argsDigest(in, "cursor"))
@@ -312,18 +317,30 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	return r
 }
 
-// commitsPerPart bounds the commits one part reads: a summary, and what
-// git log may hold at once (commit messages of up to 1 MiB each); when
+// wholeMessagesRead is the most first commits a part shows with their
+// whole messages: a few, to tell the pull request's story before its list
+// (and what git log may hold at once: messages of up to 1 MiB each); when
 // even those are too large for it, fewCommits.
 const (
-	commitsPerPart = 64
-	fewCommits     = 4
+	wholeMessagesRead = 16
+	fewCommits        = 4
 )
+
+// wholeShare is the share of a reply (1/wholeShare) that the first commits'
+// messages may fill, shown whole; every later commit is one line (its
+// subject and files changed), so that a pull request of hundreds of commits
+// costs a call or two, not one per few dozen messages.
+const wholeShare = 4
+
+// oneLineBytes is about the fewest bytes a commit's line takes: a part
+// reads at most a reply's worth of them.
+const oneLineBytes = 40
 
 // pullRequestDetails answers get_pull_request from git: the pull
 // request's commits (pinned by a cursor), how many files and commits it
-// has, and its commits' messages, oldest first, as many as fit; a message
-// larger than a reply goes on in the next part.
+// has, the first commits' messages whole (as many as fill a share of the
+// reply) and every other commit on one line, oldest first, as many as fit;
+// the next part goes on with the lines.
 func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error) {
 	var none reply[getPullRequestOut]
 	s := lb.s
@@ -350,31 +367,15 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	} else if err != nil {
 		return none, err
 	}
-	start, offset := 0, 0
+	start, whole := 0, -1 // whole: how many of the first commits have their messages shown; -1 until the first part decides
 	if cur != nil {
-		start, offset = cur.File, int(cur.Line)
-		if start >= total {
-			return none, errPullPosition()
-		}
-	}
-	var list []git.Commit
-	if total > 0 {
-		o := git.LogOptions{From: pr.MergeBase, To: pr.Head, Reverse: true, Skip: start, Limit: min(total-start, commitsPerPart), WithBody: true}
-		list, err = r.Git.Log(ctx, o)
-		if err != nil && o.Limit > fewCommits && ctx.Err() == nil {
-			// Messages too large to hold so many at once.
-			o.Limit = fewCommits
-			list, err = r.Git.Log(ctx, o)
-		}
-		if err != nil {
-			return none, err
-		}
-		if len(list) == 0 || offset >= len(pullCommitMessage(list[0])) || !utf8.RuneStart(pullCommitMessage(list[0])[offset]) {
+		start, whole = cur.File, int(cur.Line)
+		if start >= total || whole < 0 || whole > total {
 			return none, errPullPosition()
 		}
 	}
 	p := localPull{
-		in: in, files: files, total: total, start: start, offset: offset, baseRef: baseRef, baseWhy: why,
+		in: in, files: files, total: total, start: start, baseRef: baseRef, baseWhy: why,
 		seal:   func(c cursor) string { return s.cursors.encode(c, r.FullName()) },
 		header: pullHeader(in.Owner, in.Repo, in.Index, files, pr.Base, pr.MergeBase, pr.Head),
 		out: getPullRequestOut{
@@ -384,48 +385,99 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	}
 	if total == 0 {
 		p.empty = whyEmpty(pr)
+		return p.render(nil), nil
 	}
-	fits := func(r reply[getPullRequestOut]) bool { return s.replySize(r) <= s.cfg.MaxBytes }
-	shares := func(n int) []commitShare {
-		out := make([]commitShare, n)
-		for i := range out {
-			out[i] = commitShare{c: list[i], from: 0, msg: pullCommitMessage(list[i])}
-		}
-		if n > 0 {
-			out[0].from, out[0].msg = offset, out[0].msg[offset:]
-		}
-		return out
+	list, err := s.pullCommits(ctx, r.Git, pr, total, start, &whole)
+	if err != nil {
+		return none, err
 	}
-	res := fitPage(s, len(list), func(n int) reply[getPullRequestOut] { return p.render(shares(n)) })
-	if len(list) > 0 && len(res.out.Commits) == 0 {
-		// Not one whole message fits: as much of the first as does.
-		first := shares(1)[0]
-		cut := fitText(first.msg, s.cfg.MaxBytes, func(m string) bool {
-			return fits(p.render([]commitShare{{c: first.c, from: offset, msg: m, partial: len(m) < len(first.msg)}}))
-		})
-		res = p.render([]commitShare{{c: first.c, from: offset, msg: cut, partial: len(cut) < len(first.msg)}})
+	p.whole = whole
+	res := fitPage(s, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
+	if len(res.out.Commits) == 0 && start < whole {
+		// A whole message that does not fit a part (one of control
+		// characters, each escaped in six bytes): from it on, one line each.
+		p.whole = start
+		for i := range list {
+			list[i].whole = false
+		}
+		res = fitPage(s, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
 	}
 	return res, nil
+}
+
+// pullCommits reads the commits a part may show, from commit start on:
+// the first *whole of the pull request with their messages, the later ones
+// (as many as a reply could hold) with their subjects. In the first part
+// (*whole < 0) it decides *whole: the longest run of first commits whose
+// messages, as a part shows them, fill at most 1/wholeShare of a reply.
+// Each commit's files are counted in the same git log (--name-only), not
+// one git process per commit.
+func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequest, total, start int, whole *int) ([]pullEntry, error) {
+	var list []pullEntry
+	if *whole < 0 || start < *whole {
+		n := wholeMessagesRead
+		if *whole >= 0 {
+			n = *whole - start
+		}
+		o := git.LogOptions{From: pr.MergeBase, To: pr.Head, Reverse: true, Skip: start, Limit: min(total-start, n), WithBody: true, WithFileCount: true}
+		read, err := g.Log(ctx, o)
+		if err != nil && o.Limit > fewCommits && ctx.Err() == nil {
+			// Messages too large to hold so many at once.
+			o.Limit = fewCommits
+			read, err = g.Log(ctx, o)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if *whole < 0 {
+			room, used := s.cfg.MaxBytes/wholeShare, 0
+			if s.cfg.Structured {
+				room /= 2 // the messages are in the structured content too
+			}
+			for len(list) < len(read) {
+				if used += text.JSONLen(wholeCommitText(read[len(list)], start+len(list)+1, total)); used > room {
+					break
+				}
+				list = append(list, pullEntry{c: read[len(list)], whole: true})
+			}
+			*whole = len(list)
+		} else {
+			for _, c := range read {
+				list = append(list, pullEntry{c: c, whole: true})
+			}
+		}
+	}
+	from := start + len(list)
+	if from < *whole || from >= total {
+		return list, nil // a part of whole messages, or the last commits
+	}
+	lines, err := g.Log(ctx, git.LogOptions{From: pr.MergeBase, To: pr.Head, Reverse: true, Skip: from,
+		Limit: min(total-from, max(1, s.cfg.MaxBytes/oneLineBytes)), WithFileCount: true, MaxParents: 1})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range lines {
+		list = append(list, pullEntry{c: c})
+	}
+	return list, nil
 }
 
 // localPull is what every rendering of a local pull request's part shares.
 type localPull struct {
 	in                       getPullRequestIn
 	files, total             int
-	start, offset            int // the part's first commit and where its message starts
+	start                    int // the part's first commit
+	whole                    int // the first commits shown with their messages
 	header, baseRef, baseWhy string
 	empty                    string // why there are no commits
 	out                      getPullRequestOut
 	seal                     func(cursor) string // signs the next part's cursor
 }
 
-// commitShare is a commit of a part and the share of its message shown:
-// msg, from byte from, followed by more when partial.
-type commitShare struct {
-	c       git.Commit
-	from    int
-	msg     string
-	partial bool
+// pullEntry is a commit of a part: with its whole message, or one line.
+type pullEntry struct {
+	c     git.Commit
+	whole bool
 }
 
 // pullCommitMessage is a commit's message as a part shows it: its subject
@@ -437,13 +489,47 @@ func pullCommitMessage(c git.Commit) string {
 	return c.Subject + "\n\n" + c.Body
 }
 
-// render is the part holding shares, the commits from p.start on.
-func (p localPull) render(shares []commitShare) reply[getPullRequestOut] {
+// wholeCommitText is commit n of total with its whole message, as a part
+// shows it: a heading, the author and date, the message indented.
+func wholeCommitText(c git.Commit, n, total int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\ncommit %s (%d of %d)\n", c.SHA, n, total)
+	fmt.Fprintf(&b, "Author: %s, %s; %s changed\n\n", text.Line(c.Author.Name), commitDate(c.Author.Date), count(c.FilesChanged, "file"))
+	subject := true
+	for line := range strings.Lines(pullCommitMessage(c)) {
+		if subject {
+			// Written as every one-line field is; the body as it is.
+			body, nl := strings.CutSuffix(line, "\n")
+			if line, subject = text.Line(body), false; nl {
+				line += "\n"
+			}
+		}
+		if line != "\n" {
+			b.WriteString("    ")
+		}
+		b.WriteString(line)
+	}
+	if !strings.HasSuffix(c.Body, "\n") && c.Body != "" {
+		b.WriteString("\n") // a message that does not end its line
+	}
+	return b.String()
+}
+
+// oneLineCommit is a commit shown on one line, as list_commits lists it
+// but with the author's date, which get_pull_request gives every commit.
+func oneLineCommit(c git.Commit) histCommit {
+	e := newHistCommit(c)
+	e.Date = commitDate(c.Author.Date)
+	return e
+}
+
+// render is the part holding list, the commits from p.start on.
+func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 	var b strings.Builder
 	out := p.out
-	out.Commits = make([]prCommit, 0, len(shares))
+	out.Commits = make([]prCommit, 0, len(list))
 	b.WriteString(p.header + "\n")
-	first := p.start == 0 && p.offset == 0
+	first := p.start == 0
 	if first {
 		fmt.Fprintf(&b, "Base: %s at %s (%s)\n", text.Name(p.baseRef), out.Base, p.baseWhy)
 		fmt.Fprintf(&b, "Head: %s at %s\n", out.HeadRef, out.Head)
@@ -453,68 +539,61 @@ func (p localPull) render(shares []commitShare) reply[getPullRequestOut] {
 	switch {
 	case p.total == 0:
 		fmt.Fprintf(&b, "Commits: none: %s.\n", p.empty)
-	case len(shares) == p.total && first:
-		fmt.Fprintf(&b, "Commits: %d from the merge base to the head, oldest first:\n", p.total)
-	case len(shares) == 0:
-		fmt.Fprintf(&b, "Commits: %d from the merge base to the head, oldest first; this part: none, the next part goes on from commit %d\n", p.total, p.start+1)
 	default:
-		fmt.Fprintf(&b, "Commits: %d from the merge base to the head, oldest first; this part: %s\n", p.total, commitRange(p.start, len(shares)))
+		fmt.Fprintf(&b, "Commits: %d from the merge base to the head, oldest first", p.total)
+		if p.whole < p.total {
+			fmt.Fprintf(&b, "; %s, then one line each (author date, author, subject, files changed; get_commit shows one whole)", wholeWords(p.whole))
+		}
+		if len(list) < p.total {
+			b.WriteString("; this part: " + commitRange(p.start, len(list)))
+		}
+		b.WriteString(":\n")
 	}
-	for i, sh := range shares {
-		b.WriteString("\n")
+	var lines []histCommit
+	for i, e := range list {
 		n := p.start + i + 1
-		if sh.from > 0 {
-			fmt.Fprintf(&b, "commit %s (%d of %d), its message from byte %d:\n", sh.c.SHA, n, p.total, sh.from)
-		} else {
-			fmt.Fprintf(&b, "commit %s (%d of %d)\n", sh.c.SHA, n, p.total)
-			fmt.Fprintf(&b, "Author: %s, %s\n\n", text.Line(sh.c.Author.Name), commitDate(sh.c.Author.Date))
-		}
-		subject := sh.from == 0
-		for line := range strings.Lines(sh.msg) {
-			if subject {
-				// Written as every one-line field is; the body as it is.
-				body, nl := strings.CutSuffix(line, "\n")
-				if line, subject = text.Line(body), false; nl {
-					line += "\n"
-				}
+		pc := prCommit{SHA: e.c.SHA, Author: e.c.Author.Name, Date: commitDate(e.c.Author.Date), FilesChanged: e.c.FilesChanged}
+		if !e.whole {
+			if len(lines) == 0 {
+				b.WriteString("\n")
 			}
-			if line != "\n" {
-				b.WriteString("    ")
-			}
-			b.WriteString(line)
+			h := oneLineCommit(e.c)
+			lines = append(lines, h)
+			b.WriteString(h.line())
+			pc.Subject, pc.SubjectHidden = ptr(h.Subject), h.SubjectHidden
+			out.Commits = append(out.Commits, pc)
+			continue
 		}
-		if !strings.HasSuffix(sh.msg, "\n") {
-			b.WriteString("\n")
-		}
-		full := pullCommitMessage(sh.c)
-		hidden := text.ScanText([]byte(sh.msg), strings.Count(full[:sh.from], "\n")+1)
+		b.WriteString(wholeCommitText(e.c, n, p.total))
+		msg := pullCommitMessage(e.c)
+		hidden := text.ScanText([]byte(msg), 1)
 		if hidden.Found() {
-			b.WriteString("[" + hiddenNote("the message of "+short(sh.c.SHA), hidden, text.Hidden{}, false) + "]\n")
+			b.WriteString("[" + hiddenNote("the message of "+short(e.c.SHA), hidden, text.Hidden{}, false) + "]\n")
 		}
-		if sh.partial {
-			fmt.Fprintf(&b, "[the message goes on in the next part, from byte %d of %d]\n", sh.from+len(sh.msg), len(full))
-		}
-		out.Commits = append(out.Commits, prCommit{SHA: sh.c.SHA, Author: sh.c.Author.Name, Date: commitDate(sh.c.Author.Date),
-			Message: sh.msg, MessageOffset: sh.from, Partial: sh.partial, MessageHidden: newHiddenChars(hidden, text.Hidden{})})
+		pc.Message, pc.MessageHidden = ptr(msg), newHiddenChars(hidden, text.Hidden{})
+		out.Commits = append(out.Commits, pc)
 	}
-	// Where the next part starts: the same commit's message further on, or
-	// the commit after the last one shown.
-	next, line := p.start+len(shares), 0
-	if len(shares) > 0 && shares[len(shares)-1].partial {
-		last := shares[len(shares)-1]
-		next, line = p.start+len(shares)-1, last.from+len(last.msg)
-	} else if len(shares) == 0 {
-		line = p.offset
-	}
+	b.WriteString(subjectsNote(lines))
 	r := reply[getPullRequestOut]{text: b.String(), out: out}
-	if next < p.total {
+	if next := p.start + len(list); next < p.total {
 		r.out.Truncated = true
 		n := p.in
 		n.Cursor = p.seal(cursor{Tool: getPullRequestName, Args: argsDigest(p.in, "cursor"), Commits: []string{out.Base, out.MergeBase, out.Head},
-			File: next, Line: int64(line), Files: p.files})
+			File: next, Line: int64(p.whole), Files: p.files})
 		r.next = continueWith(getPullRequestName, n)
 	}
 	return r
+}
+
+// wholeWords says how many first commits a part shows whole.
+func wholeWords(n int) string {
+	switch n {
+	case 0:
+		return "none with its message (too large for a share of a reply)"
+	case 1:
+		return "the first with its message"
+	}
+	return fmt.Sprintf("the first %d with their messages", n)
 }
 
 // commitRange says which commits a part holds: "commits 3–5", "commit 3".

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -14,31 +15,53 @@ import (
 )
 
 type getPullRequestDiffIn struct {
-	Owner    string `json:"owner" jsonschema:"repository owner"`
-	Repo     string `json:"repo" jsonschema:"repository name"`
+	Owner    string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo     string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index    int    `json:"index" jsonschema:"pull request number"`
 	FilePath string `json:"file_path,omitempty" jsonschema:"return only this file's diff --git section (either side of a rename matches); omit for the whole diff"`
-	Cursor   string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: where the next part starts, at the same commits; leave out for the first part"`
+	// Paths, ContextLines and IgnoreWhitespace are get_diff's.
+	Paths []string `json:"paths,omitempty" jsonschema:"only these files or directories of the diff (literal paths, not globs), as get_diff's paths: one side of a rename brings its other side; not with file_path, which names one file"`
+	// ContextLines is always sent, 0 too: a next call that left 0 out
+	// would get the default and no longer match its cursor.
+	ContextLines     int    `json:"contextLines" jsonschema:"lines of context around each change"`
+	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
+	Cursor           string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same base, head and merge base, so a pull request that moves cannot mix parts"`
 }
 
 // getPullRequestDiffTool is get_pull_request_diff's definition (registry.go).
 var getPullRequestDiffTool = defineTool(toolSpec{
 	Name:  "get_pull_request_diff",
 	Title: "Get pull request diff",
-	Description: "Get a pull request's unified diff (from the merge base of its base and head, as the forge shows it), or with file_path only that file's diff --git section. " +
-		"A diff (or a file's section) that fits comes exactly as git prints it; a larger one comes in parts, files in git's order, a large file's patch split between hunks (a huge hunk at line boundaries, with valid @@ headers), " +
-		"each part headed by the pull request's base, head and merge base: a partial reply ends with the exact call that returns the next part (same commits), also in _meta \"" + MetaKeyNext + "\". list_pull_request_files lists the files.",
+	Description: "Get a pull request's unified diff by number, from the merge base of its base and head as the forge shows it: the whole diff, one file (file_path, either side of a rename), or files and directories (paths). " +
+		"Read list_pull_request_files first: from its total patch bytes, fewer than 3 parts (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff than file by file. " +
+		"For two refs use get_diff, for one commit get_commit. contextLines and ignoreWhitespace shape the hunks. " +
+		"What fits comes exactly as git prints it; a larger diff comes in parts, each headed by the base, head and merge base, a big file's patch split between hunks with valid @@ headers." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
+		setInt(in, "contextLines", defaultContextLines, 0, 10000)
+		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+		in.Required = slices.DeleteFunc(in.Required, func(p string) bool { return p == "contextLines" })
 	},
 }, (*Server).getPullRequestDiff)
 
 func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn) (textReply, error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return textReply{}, err
+	}
 	path, err := s.checkFilePath(in.FilePath)
 	if err != nil {
 		return textReply{}, err
 	}
+	if path != "" && len(in.Paths) > 0 {
+		return textReply{}, errcode.New(errcode.InvalidArgument, "file_path and paths cannot be given together: file_path names one file, paths files or directories (put file_path in paths)")
+	}
 	return s.backend.pullRequestDiff(ctx, in, path)
+}
+
+// gitOptions: the call asks for what only git's diff gives (a forge's diff
+// of the pull request has no such options).
+func (in getPullRequestDiffIn) gitOptions() bool {
+	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace
 }
 
 func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
@@ -58,20 +81,30 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	if err != nil {
 		return textReply{}, err
 	}
+	if opts.Paths, err = cleanList("paths", in.Paths); err != nil {
+		return textReply{}, err
+	}
+	opts.Context, opts.IgnoreWhitespace = in.ContextLines, in.IgnoreWhitespace
 	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
-	var only *changeFilter
-	if path != "" {
+	// selection is what the call selects of the diff's file list, made
+	// again for each read (a new tally of the renames paths paired).
+	selection := func() (*changeFilter, *renamePairs) {
+		if path == "" {
+			return pathsFilter(opts.Paths)
+		}
 		// Either side of a rename names it; the file list, with rename
 		// detection over the whole pull request, finds the other side.
-		only = &changeFilter{key: "file_path " + path, keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}
+		return &changeFilter{key: "file_path " + path, keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}, nil
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
 	first := in.Cursor == ""
 	q := partRequest{
-		repo: r, opts: opts, only: only, hide: s.hiddenSection,
+		repo: r, opts: opts, hide: s.hiddenSection,
 		start: partPos{change: cur.File, section: cur.Section, line: cur.Line}, split: splitOf(cur),
 	}
+	var pairs *renamePairs
+	q.only, pairs = selection()
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
 	if first {
 		// A diff that fits comes whole, exactly as git prints it, with no
@@ -85,10 +118,14 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		if err != nil {
 			return textReply{}, err
 		}
-		if part.next == nil && !needsNotes(part.page) && !anyHidden(part.page) && !hasHiddenChars(part.page) && (path == "" || part.total > 0) {
-			if part.total == 0 {
-				return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
-			}
+		// Notes make a part: renames paths paired, files whose changes
+		// are all whitespace (with ignoreWhitespace git prints nothing of
+		// them), and what partNotes says.
+		fits := part.next == nil && !needsNotes(part.page) && !anyHidden(part.page) && !hasHiddenChars(part.page) && pairs.note() == "" && len(part.bare) == 0
+		switch {
+		case fits && part.total == 0 && path == "":
+			return s.emptyPull(ctx, r, pr, opts)
+		case fits && part.total > 0:
 			return textReply{text: string(part.page.Text)}, nil
 		}
 		if files, size = part.total, 0; part.counted != nil {
@@ -97,19 +134,23 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	read := func(room int) (*diffPart, error) {
 		q.room = room
+		q.only, pairs = selection()
 		return s.readPart(ctx, q)
 	}
 	notes := func(p *diffPart) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
-		return s.partNotes(p, pr.Head)
+		return pairs.note() + bareNote(p) + s.partNotes(p, pr.Head)
 	}
 	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)})
 	part, partNotes, _, err := partWithNotes(room, 0, read, notes)
 	if err != nil {
 		return textReply{}, err
 	}
-	if path != "" && part.total == 0 {
-		return textReply{}, s.fileNotInPull(ctx, r, pr, opts, path)
+	switch {
+	case path != "" && part.total == 0:
+		return textReply{}, s.fileNotInPull(ctx, r, pr, opts, in, path)
+	case part.total == 0:
+		return s.emptyPull(ctx, r, pr, opts)
 	}
 	if path != "" && len(part.page.Files) > 0 && part.page.Files[0].Hidden {
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
@@ -122,6 +163,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)
 	case path != "":
 		fmt.Fprintf(&b, "; %s", text.Name(path))
+	case size > 0 && len(opts.Paths) > 0:
+		fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", count(files, "file"), size)
 	case size > 0:
 		fmt.Fprintf(&b, "; %s, %d bytes of patch", count(files, "file"), size)
 	}
@@ -139,16 +182,98 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 }
 
 // fileNotInPull: file_path names no file of the pull request's diff.
-func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions, path string) error {
-	_, _, total, names, err := s.findChange(ctx, r, opts, path)
-	if err != nil {
+func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions, in getPullRequestDiffIn, path string) error {
+	near := newPathsNear(path)
+	if _, err := r.Git.EachChange(ctx, opts, func(_ int, c git.Change) error {
+		near.add(c.OldPath, c.Path)
+		return nil
+	}); err != nil {
 		return err
 	}
-	if total == 0 {
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d: %s", path, r.FullName(), pr.Index, whyEmpty(pr))
-	}
-	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s#%d (%d files: %s)", path, r.FullName(), pr.Index, total, names)
+	return near.notFound(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.errorRoom())
 }
+
+// maxClosest is how many close names a file_path not in the diff gets;
+// nameCompared bounds the bytes of a name compared (the edit distance
+// costs their product).
+const (
+	maxClosest   = 5
+	nameCompared = 256
+)
+
+// pathsNear tallies, as a diff's files stream by, what they say of a
+// file_path that is none of them: how many there are, how many are under
+// it as a directory (either side of a rename), and the maxClosest names
+// closest to it: by the edit distance of their last segments (a file
+// named as path's, in another directory, first), then of the whole paths;
+// only names within half of path's last segment are close. Its memory is
+// that of the names it keeps.
+type pathsNear struct {
+	path, base   string
+	limit        int
+	total, under int
+	best         []nearName
+}
+
+type nearName struct {
+	path        string
+	base, whole int
+}
+
+func newPathsNear(path string) *pathsNear {
+	base := lastSegment(path)
+	return &pathsNear{path: path, base: base, limit: max(2, len(base)/2)}
+}
+
+// add tallies a file of the diff (a rename's both paths).
+func (n *pathsNear) add(oldPath, newPath string) {
+	n.total++
+	if strings.HasPrefix(newPath, n.path+"/") || strings.HasPrefix(oldPath, n.path+"/") {
+		n.under++
+	}
+	dist := func(a, b string) int {
+		return levenshtein(a[:min(len(a), nameCompared)], b[:min(len(b), nameCompared)])
+	}
+	c := nearName{path: newPath, base: dist(n.base, lastSegment(newPath))}
+	if c.base > n.limit {
+		return
+	}
+	c.whole = dist(n.path, newPath)
+	at := len(n.best)
+	for at > 0 && (n.best[at-1].base > c.base || (n.best[at-1].base == c.base && n.best[at-1].whole > c.whole)) {
+		at--
+	}
+	if at < maxClosest {
+		n.best = slices.Insert(n.best, at, c)[:min(len(n.best)+1, maxClosest)]
+	}
+}
+
+// notFound is NOT_FOUND for file_path, in the diff of pull request name
+// (empty says why it has no file). A directory of the diff is said to be
+// one, with the call that gives its files; another path gets the names
+// closest to it, not the whole list (a pull request of 700 files made a
+// 14 KB error), in room bytes (names can be long).
+func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room int) error {
+	switch {
+	case n.total == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s: %s", n.path, name, empty)
+	case n.under > 0:
+		call := in
+		call.FilePath, call.Paths, call.Cursor = "", []string{n.path}, ""
+		return errcode.New(errcode.NotFound, "file_path %q is a directory of the diff of %s, with %s under it; file_path names one file, paths takes directories: get_pull_request_diff %s gives them",
+			n.path, name, count(n.under, "changed file"), plainJSONText(continueWith("get_pull_request_diff", call).Arguments))
+	case len(n.best) == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.path, name, count(n.total, "file"))
+	}
+	closest := make([]string, len(n.best))
+	for i, b := range n.best {
+		closest[i] = text.Name(b.path)
+	}
+	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
+		n.path, name, count(n.total, "file"), fileList(closest, nil, len(closest), room))
+}
+
+func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 // checkFilePath cleans file_path ("" when omitted) and applies the policy.
 func (s *Server) checkFilePath(p string) (string, error) {
@@ -168,30 +293,24 @@ func (s *Server) checkFilePath(p string) (string, error) {
 	return path, nil
 }
 
-// findChange looks for path on either side of a change in the diff's file
-// list, streamed: it returns the change, or else how many files the diff
-// has and as many of their names as an error message can hold.
-func (s *Server) findChange(ctx context.Context, r *repo.Repository, opts git.DiffOptions, path string) (git.Change, bool, int, string, error) {
-	var found git.Change
-	names := fileTally{room: s.errorRoom()}
-	total, err := r.Git.EachChange(ctx, opts, func(_ int, c git.Change) error {
-		if c.Path == path || c.OldPath == path {
-			found = c
-			return git.ErrStop
-		}
-		names.add(c.Path, 0, false)
-		return nil
-	})
-	if err != nil || found.Path != "" {
-		return found, found.Path != "", total, "", err
+// emptyPull is the reply of a pull request's diff, or selection of it by
+// paths, that holds no file: why.
+func (s *Server) emptyPull(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (textReply, error) {
+	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
+	reason, all, err := whyNoFile(ctx, r, opts)
+	if err != nil {
+		return textReply{}, err
 	}
-	return git.Change{}, false, total, names.String(), nil
+	if reason == emptyNoPathMatched {
+		return textReply{text: name + ": " + noPathMatchedText(all)}, nil
+	}
+	return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
 }
 
 // whyEmpty says why a pull request's diff is empty, with its commits.
 func whyEmpty(pr *repo.PullRequest) string {
 	if pr.Head == pr.MergeBase {
-		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs", short(pr.Head))
+		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs; list_commits with index=%d lists the commits its merge brought in (or says why a fast-forward cannot tell them)", short(pr.Head), pr.Index)
 	}
 	return fmt.Sprintf("no file differs between its merge base %s and its head %s", short(pr.MergeBase), short(pr.Head))
 }

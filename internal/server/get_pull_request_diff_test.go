@@ -173,7 +173,7 @@ func TestListPullRequestFiles(t *testing.T) {
 	}
 	byPath := map[string]changedFile{}
 	for _, f := range out.Files {
-		byPath[f.Path] = f
+		byPath[f.Path] = f.changedFile
 	}
 	if f := byPath["new.go"]; f.Status != "renamed" || f.OldPath == nil || *f.OldPath != "old.go" || *f.Additions != 1 || *f.Deletions != 1 {
 		t.Errorf("rename: %+v", f)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
 // get_pull_request on a local pull request: what git knows, with git as
@@ -48,9 +51,12 @@ func TestGetPullRequestLocal(t *testing.T) {
 	var shas, subjects []string
 	for _, c := range out.Commits {
 		shas = append(shas, c.SHA)
-		subjects = append(subjects, strings.SplitN(c.Message, "\n", 2)[0])
-		if c.Partial || c.MessageOffset != 0 || c.Author != "Test Author" || c.Date == "" {
-			t.Errorf("commit %+v", c)
+		if c.Message == nil || c.Subject != nil || c.Author != "Test Author" || c.Date == "" {
+			t.Fatalf("commit %+v: a small pull request's messages come whole", c)
+		}
+		subjects = append(subjects, strings.SplitN(*c.Message, "\n", 2)[0])
+		if n := gitFilesChanged(r.Repo, c.SHA); c.FilesChanged != n {
+			t.Errorf("commit %s: filesChanged %d, git diff-tree lists %d", c.SHA, c.FilesChanged, n)
 		}
 	}
 	if want := strings.Fields(rev("rev-list", "--reverse", mb+".."+head)); !slices.Equal(shas, want) {
@@ -59,16 +65,18 @@ func TestGetPullRequestLocal(t *testing.T) {
 	if want := strings.Split(rev("log", "--reverse", "--format=%s", mb+".."+head), "\n"); !slices.Equal(subjects, want) {
 		t.Fatalf("subjects %q, git log says %q", subjects, want)
 	}
-	if got := out.Commits[2].Message; got != "Grow more.txt\n\nBecause one line\nwas not enough.\n" {
+	if got := *out.Commits[2].Message; got != "Grow more.txt\n\nBecause one line\nwas not enough.\n" {
 		t.Fatalf("message with its body: %q", got)
 	}
 	if out.Title != nil || out.State != nil || out.Body != nil || out.Truncated || out.Next != nil || len(out.Labels) != 0 {
 		t.Fatalf("a local pull request has no forge fields: %+v", out)
 	}
-	// The text: list_pull_request_files' header first, then the commits.
+	// The text: list_pull_request_files' header first (but the patch's
+	// size, which only the file list reads), then the commits.
 	files := h.ok("list_pull_request_files", prArgs(7))
-	if first := strings.SplitN(text, "\n", 2)[0]; first != strings.SplitN(files, "\n", 2)[0] {
-		t.Fatalf("first line %q, list_pull_request_files says %q", first, strings.SplitN(files, "\n", 2)[0])
+	listed := regexp.MustCompile(`, \d+ bytes of patch`).ReplaceAllString(strings.SplitN(files, "\n", 2)[0], "")
+	if first := strings.SplitN(text, "\n", 2)[0]; first != listed {
+		t.Fatalf("first line %q, list_pull_request_files says %q", first, listed)
 	}
 	for _, want := range []string{"Base: main at " + base, "Head: refs/pull/7/head at " + head, "Merge base: " + mb,
 		"Commits: 3 from the merge base to the head, oldest first:\n", "commit " + head + " (3 of 3)\n", "    Grow more.txt\n\n    Because one line\n    was not enough.\n"} {
@@ -90,9 +98,11 @@ func TestGetPullRequestLocal(t *testing.T) {
 	}
 }
 
-// A local pull request with more commits, or a longer message, than a
-// reply holds comes in parts; followed to the end, they hold every commit
-// once, in order, and every message whole.
+// A local pull request with more commits than a reply holds comes in
+// parts: the first commits with their whole messages (as many as fill a
+// share of a reply), every later one on one line; followed to the end,
+// the parts hold every commit once, in order, and what they show of each
+// is git's.
 func TestGetPullRequestLocalParts(t *testing.T) {
 	r := newPRRepo(t)
 	r.Git("checkout", "-q", "feature")
@@ -100,14 +110,13 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 	for i := range 200 {
 		fmt.Fprintf(&long, "Line %d of a long commit message, ünïcode included.\n", i)
 	}
-	huge := strings.Repeat("ß", 6000) + "\n" // one line longer than a reply
-	for i := range 30 {
+	for i := range 120 {
 		msg := fmt.Sprintf("Commit %d", i)
 		switch i {
-		case 10:
+		case 1:
+			msg += "\n\nA short body."
+		case 3:
 			msg += "\n\n" + long.String()
-		case 20:
-			msg += "\n\n" + huge + "after the huge line\n"
 		}
 		r.Git("commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", msg)
 	}
@@ -116,6 +125,7 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 	rev := func(args ...string) string { return strings.TrimSpace(r.Git(args...)) }
 	head := rev("rev-parse", "refs/pull/7/head")
 	want := strings.Fields(rev("rev-list", "--reverse", r.mergeBase+".."+head))
+	subjects := strings.Split(rev("log", "--reverse", "--format=%s", r.mergeBase+".."+head), "\n")
 
 	for _, structured := range []bool{false, true} {
 		t.Run(fmt.Sprintf("structured=%v", structured), func(t *testing.T) {
@@ -125,17 +135,12 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 			}
 			h := serve(t, r.Repo, opts...)
 			var shas []string
-			messages := map[string]string{}
-			type cut struct {
-				sha    string
-				offset int
-			}
-			var cuts []cut // where a message went on in the next part
+			whole, oneLine := 0, 0
 			a := prArgs(7)
 			parts := 0
 			for ; a != nil; parts++ {
-				if parts > 500 {
-					t.Fatal("more than 500 parts")
+				if parts > 100 {
+					t.Fatal("more than 100 parts")
 				}
 				res := h.call("get_pull_request", a)
 				if res.IsError {
@@ -156,20 +161,40 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 						t.Fatalf("part %d: truncated %v, next %v, %d commits", parts, out.Truncated, n, len(out.Commits))
 					}
 					for _, c := range out.Commits {
-						if len(messages[c.SHA]) != c.MessageOffset {
-							t.Fatalf("part %d: commit %s goes on from byte %d, %d bytes were shown", parts, c.SHA, c.MessageOffset, len(messages[c.SHA]))
+						i := len(shas)
+						shas = append(shas, c.SHA)
+						if files := gitFilesChanged(r.Repo, c.SHA); c.FilesChanged != files {
+							t.Fatalf("commit %s: filesChanged %d, git diff-tree lists %d", c.SHA, c.FilesChanged, files)
 						}
-						if c.MessageOffset == 0 {
-							shas = append(shas, c.SHA)
-						} else {
-							cuts = append(cuts, cut{c.SHA, c.MessageOffset})
+						switch {
+						case c.Message != nil && c.Subject == nil:
+							if oneLine > 0 {
+								t.Fatalf("commit %d has its message after %d one-line commits: only the first come whole", i+1, oneLine)
+							}
+							whole++
+							if w := rev("log", "-1", "--format=%s%n%n%b", c.SHA); strings.TrimRight(*c.Message, "\n") != strings.TrimRight(w, "\n") {
+								t.Fatalf("the message of %s is not git's:\n%q\nwant\n%q", c.SHA, *c.Message, w)
+							}
+						case c.Subject != nil && c.Message == nil:
+							oneLine++
+							if i < len(subjects) && *c.Subject != subjects[i] {
+								t.Fatalf("commit %d: subject %q, git says %q", i+1, *c.Subject, subjects[i])
+							}
+						default:
+							t.Fatalf("commit %+v: a message or a subject, one of them", c)
 						}
-						messages[c.SHA] += c.Message
 					}
 				} else {
 					for _, line := range strings.Split(text, "\n") {
-						if sha, ok := strings.CutPrefix(line, "commit "); ok && !strings.Contains(line, "its message from byte") {
+						if sha, ok := strings.CutPrefix(line, "commit "); ok {
 							shas = append(shas, strings.Fields(sha)[0])
+							whole++
+						} else if f := strings.Fields(line); len(f) > 3 && len(f[0]) == 12 && strings.HasPrefix(want[min(len(shas), len(want)-1)], f[0]) {
+							shas = append(shas, want[len(shas)])
+							oneLine++
+							if !strings.HasSuffix(line, "(0 files)") || !strings.Contains(line, " Test Author "+subjects[len(shas)-1]+" ") {
+								t.Fatalf("one-line commit %d: %q", len(shas), line)
+							}
 						}
 					}
 				}
@@ -185,24 +210,12 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 			if !slices.Equal(shas, want) {
 				t.Fatalf("%d parts listed %d commits, git lists %d:\n%v\n%v", parts, len(shas), len(want), shas, want)
 			}
-			if parts < 4 {
-				t.Fatalf("only %d parts at the smallest reply limit", parts)
-			}
-			if structured {
-				inLine := 0
-				for _, c := range cuts {
-					if messages[c.sha][c.offset-1] != '\n' {
-						inLine++
-					}
-				}
-				if len(cuts) < 3 || inLine == 0 {
-					t.Fatalf("messages were cut %d times, %d of them inside a line: the long messages did not take parts", len(cuts), inLine)
-				}
-				for _, sha := range want {
-					if got, w := messages[sha], rev("log", "-1", "--format=%s%n%n%b", sha); strings.TrimRight(got, "\n") != strings.TrimRight(w, "\n") {
-						t.Fatalf("the message of %s, put together, is not git's:\n%q\nwant\n%q", sha, got[:min(200, len(got))], w[:min(200, len(w))])
-					}
-				}
+			// The long message of the fifth commit is over a quarter of a
+			// reply: the first four come whole, the rest one line each
+			// (with --structured, which holds the messages twice, an eighth
+			// of a reply: fewer).
+			if whole != 4 && !(structured && whole >= 1 && whole < 4) || oneLine != len(want)-whole || parts < 2 {
+				t.Fatalf("%d whole, %d one-line commits in %d parts; want 4 whole in parts", whole, oneLine, parts)
 			}
 		})
 	}
@@ -216,6 +229,111 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 	if out.Head != head || len(out.Commits) == 0 {
 		t.Fatalf("after the head moved, the next part is not of the pinned head: %+v", out)
 	}
+}
+
+// The issue's target: a pull request of 700 commits, each changing a file,
+// takes at most 2 calls and 100 KB at the default reply limit, with every
+// commit listed once and its files counted as git counts them.
+func TestGetPullRequest700CommitsInTwoCalls(t *testing.T) {
+	r := newPRRepo(t)
+	const commits = 700
+	fastCommits(r.Repo, "refs/pull/7/head", r.mergeBase, commits, func(i int) (string, map[string]string) {
+		msg := fmt.Sprintf("Change %d: tune the widget's frobnicator for case %d\n\nA body of a few lines\nthat explains commit %d.\n", i, i, i)
+		files := map[string]string{fmt.Sprintf("f%d.txt", i%50): fmt.Sprintf("version %d\n", i)}
+		if i%7 == 0 {
+			files[fmt.Sprintf("g%d.txt", i)] = "new\n"
+		}
+		return msg, files
+	})
+	rev := func(args ...string) string { return strings.TrimSpace(r.Git(args...)) }
+	head := rev("rev-parse", "refs/pull/7/head")
+	want := strings.Fields(rev("rev-list", "--reverse", r.mergeBase+".."+head))
+	if len(want) != commits {
+		t.Fatalf("the pull request has %d commits", len(want))
+	}
+	for _, structured := range []bool{false, true} {
+		t.Run(fmt.Sprintf("structured=%v", structured), func(t *testing.T) {
+			opts := []option{}
+			if !structured {
+				opts = append(opts, withTextOnly())
+			}
+			h := serve(t, r.Repo, opts...)
+			var shas []string
+			calls, bytes := 0, 0
+			for a := prArgs(7); a != nil; calls++ {
+				res := h.call("get_pull_request", a)
+				if res.IsError {
+					t.Fatalf("call %d: %s", calls, textOf(res))
+				}
+				data, _ := json.Marshal(res)
+				bytes += len(data)
+				var out getPullRequestOut
+				if structured {
+					data, _ := json.Marshal(res.StructuredContent)
+					if err := json.Unmarshal(data, &out); err != nil {
+						t.Fatal(err)
+					}
+					for _, c := range out.Commits {
+						i := len(shas)
+						shas = append(shas, c.SHA)
+						if w := 1 + btoi(i%7 == 0); c.FilesChanged != w {
+							t.Fatalf("commit %d: filesChanged %d, want %d", i+1, c.FilesChanged, w)
+						}
+					}
+				} else {
+					for _, line := range strings.Split(textOf(res), "\n") {
+						f := strings.Fields(line)
+						if len(f) > 0 && len(shas) < len(want) && (f[0] == "commit" && len(f) > 1 && f[1] == want[len(shas)] || f[0] == short(want[len(shas)])) {
+							shas = append(shas, want[len(shas)])
+						}
+					}
+				}
+				a = nil
+				if n := nextOf(t, res); n != nil {
+					a = n.Arguments
+				}
+			}
+			if !slices.Equal(shas, want) {
+				t.Fatalf("%d calls listed %d of the %d commits", calls, len(shas), len(want))
+			}
+			t.Logf("structured=%v: %d calls, %d bytes", structured, calls, bytes)
+			if !structured && (calls > 2 || bytes > 100_000) {
+				t.Fatalf("%d calls and %d bytes for %d commits; want at most 2 calls and 100 KB", calls, bytes, commits)
+			}
+		})
+	}
+}
+
+// fastCommits makes n commits on ref from commit from with git
+// fast-import (one process, where n git commits would take seconds): commit
+// i has the message and writes the files commit(i) gives. The dates go up
+// a second a commit.
+func fastCommits(r *testrepo.Repo, ref, from string, n int, commit func(i int) (msg string, files map[string]string)) {
+	var stream strings.Builder
+	fmt.Fprintf(&stream, "reset %s\nfrom %s\n\n", ref, from)
+	for i := range n {
+		msg, files := commit(i)
+		fmt.Fprintf(&stream, "commit %s\nauthor Ann Author <ann@example.com> %d +0000\ncommitter Ann Author <ann@example.com> %d +0000\ndata %d\n%s",
+			ref, 1700000000+i, 1700000000+i, len(msg), msg)
+		for _, p := range slices.Sorted(maps.Keys(files)) {
+			fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s", p, len(files[p]), files[p])
+		}
+		stream.WriteString("\n")
+	}
+	r.GitInput(stream.String(), "fast-import", "--quiet", "--force")
+}
+
+// gitFilesChanged is how many files git diff-tree lists for commit sha
+// against its first parent, renames found.
+func gitFilesChanged(r *testrepo.Repo, sha string) int {
+	return strings.Count(r.Git("diff-tree", "-z", "--no-commit-id", "-r", "--name-only", "-M", sha+"^", sha), "\x00")
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fakePull serves one pull request on a fake forge; its fields can change

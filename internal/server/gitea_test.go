@@ -51,7 +51,7 @@ func TestGitea(t *testing.T) {
 		h.structured("list_pull_request_files", prArgs(pr), &out)
 		names := map[string]changedFile{}
 		for _, f := range out.Files {
-			names[f.Path] = f
+			names[f.Path] = f.changedFile
 		}
 		// Gitea's own words: "changed" for a modified file, and a changed
 		// binary file comes back "unchanged" with 0/0.

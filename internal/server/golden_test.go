@@ -61,6 +61,9 @@ const goldenSmallMaxBytes = MinMaxBytes
 //   - pr10 (refs/pull/10/head) rewrites every line of big.txt.
 //   - refs/pull/11/head is the base commit itself: an empty pull request.
 //   - pr12 (refs/pull/12/head) adds 60 files with long names.
+//   - pr13 (refs/pull/13/head) changes only the whitespace of
+//     src/util.go, and cmd/main.go's whitespace and one line.
+//   - pr14 (refs/pull/14/head) has 40 commits, each changing counter.txt.
 func goldenRepo(t *testing.T) *testrepo.Repo {
 	r := testrepo.New(t)
 	r.Write("cmd/main.go", "package main\n\nfunc main() {\n\tprintln(\"one\")\n}\n")
@@ -105,6 +108,23 @@ func goldenRepo(t *testing.T) *testrepo.Repo {
 		r.Write(fmt.Sprintf("many/a-file-with-a-rather-long-name-to-fill-a-page-%02d.txt", i), fmt.Sprintf("file %d\n", i))
 	}
 	r.Git("update-ref", "refs/pull/12/head", r.Commit("pr12"))
+
+	r.Git("checkout", "-q", "-b", "pr13", base)
+	r.Write("src/util.go", "package src\n\n// Util  helps.\nfunc Util() string {  return \"util\" }\n\n// Other helps too.\nfunc Other() string { return \"other\" }\n")
+	r.Write("cmd/main.go", "package main\n\nfunc main() {\n    println(\"one\")\n\tprintln(\"more\")\n}\n")
+	r.Git("update-ref", "refs/pull/13/head", r.Commit("pr13"))
+
+	// #14: 40 commits, the first two with bodies: more than a small reply holds.
+	r.Git("checkout", "-q", "-b", "pr14", base)
+	for i := 1; i <= 40; i++ {
+		r.Write("counter.txt", fmt.Sprintf("%d\n", i))
+		msg := fmt.Sprintf("Count to %d", i)
+		if i <= 2 {
+			msg += "\n\nWhy: the counter must reach forty, one commit at a time."
+		}
+		r.Commit(msg)
+	}
+	r.Git("update-ref", "refs/pull/14/head", "HEAD")
 
 	r.Git("checkout", "-q", "main")
 	return r
@@ -161,7 +181,10 @@ func goldenCases() []goldenCase {
 	gfc("", "error-range-on-empty-file", fileArgs("empty.txt", "start_line", 1))
 	gfc("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "filePath", "cmd/main.go"))
 	gfc("", "error-owner-missing", args("repo", "widgets", "filePath", "cmd/main.go"))
-	gfc("", "error-unknown-parameter", fileArgs("cmd/main.go", "path", "x"))
+	gfc("", "error-unknown-parameter", fileArgs("cmd/main.go", "lines", "1-5"))
+	gfc("", "error-alias-given-twice", fileArgs("cmd/main.go", "path", "x"))
+	gfc("", "aliases", args("owner", "acme", "repo", "widgets", "file_path", "cmd/main.go", "startLine", 2, "endLine", 3))
+	gfc("", "no-names-one-repository", args("filePath", "cmd/main.go", "end_line", 2))
 	gfc("", "error-string-line", fileArgs("cmd/main.go", "start_line", "five"))
 	gfc("small", "too-large-file", fileArgs("big.txt"))
 	gfc("small", "too-large-range", fileArgs("big.txt", "start_line", 100, "end_line", 600))
@@ -206,6 +229,8 @@ func goldenCases() []goldenCase {
 	gd("", "partial-max-bytes", args("base", "main", "head", "feature", "maxBytes", 400))
 	gd("small", "partial-files-not-listed", args("base", "main", "head", "feature"))
 	gd("small", "partial-big-patch", args("base", "main", "head", "pr10"))
+	gd("", "ignore-whitespace", args("base", "main", "head", "pr13", "ignoreWhitespace", true))
+	gd("", "paths-match-no-changed-file", args("base", "main", "head", "feature", "paths", []string{"*.go", "src/util.go"}))
 	gd("", "error-base-missing", args("head", "feature"))
 	gd("", "error-unknown-ref", args("base", "no-such-branch"))
 	gd("", "error-ref-option", args("base", "--output=x"))
@@ -225,6 +250,7 @@ func goldenCases() []goldenCase {
 	lc("", "page-last", args("base", "main", "head", "feature", "offset", 4, "limit", 2))
 	lc("", "page-past-the-end", args("base", "main", "head", "feature", "offset", 50))
 	lc("small", "partial-cut-by-size", args("base", "main", "head", "pr12"))
+	lc("", "paths-match-no-changed-file", args("base", "main", "head", "feature", "paths", []string{"*.go"}))
 	lc("", "error-base-missing", args())
 	lc("", "error-unknown-ref", args("base", "main", "head", "no-such-branch"))
 	lc("", "error-limit-zero", args("base", "main", "limit", 0))
@@ -241,6 +267,15 @@ func goldenCases() []goldenCase {
 	prd("", "file-deleted", prArgs(7, "file_path", "a.txt"))
 	prd("", "file-next-to-hidden", prArgs(9, "file_path", "ok.txt"))
 	prd("", "empty", prArgs(11))
+	prd("", "paths-directory", prArgs(7, "paths", []string{"docs", "src"}))
+	prd("", "paths-rename-one-side", prArgs(7, "paths", []string{"old.go"}))
+	prd("", "paths-match-no-changed-file", prArgs(7, "paths", []string{"*.go"}))
+	prd("", "context-lines-zero", prArgs(7, "file_path", "cmd/main.go", "contextLines", 0))
+	prd("", "ignore-whitespace", prArgs(13, "ignoreWhitespace", true))
+	prd("", "ignore-whitespace-file", prArgs(13, "file_path", "src/util.go", "ignoreWhitespace", true))
+	prd("small", "partial-paths-context-lines", prArgs(10, "paths", []string{"big.txt"}, "contextLines", 1))
+	prd("", "error-file-path-directory", prArgs(7, "file_path", "src"))
+	prd("", "error-file-path-and-paths", prArgs(7, "file_path", "new.go", "paths", []string{"src"}))
 	prd("", "error-hidden-whole", prArgs(9))
 	prd("", "error-hidden-file", prArgs(9, "file_path", ".env"))
 	prd("", "error-file-not-in-diff", prArgs(7, "file_path", "nope.txt"))
@@ -258,6 +293,7 @@ func goldenCases() []goldenCase {
 	gpr("", "hidden-file", prArgs(9))
 	gpr("", "empty", prArgs(11))
 	gpr("small", "many-files", prArgs(12))
+	gpr("small", "many-commits", prArgs(14))
 	gpr("", "error-no-such-pull-request", prArgs(99))
 	gpr("", "error-index-zero", prArgs(0))
 	gpr("", "error-index-word", args("owner", "acme", "repo", "widgets", "index", "seven"))
@@ -274,9 +310,11 @@ func goldenCases() []goldenCase {
 	lpf("", "hidden-file", prArgs(9))
 	lpf("", "empty", prArgs(11))
 	lpf("", "error-no-such-pull-request", prArgs(99))
-	lpf("", "error-limit-too-large", prArgs(7, "limit", 101))
+	lpf("", "offset", prArgs(7, "offset", 3, "limit", 2))
+	lpf("", "error-page-and-offset-disagree", prArgs(7, "page", 2, "offset", 3, "limit", 2))
+	lpf("", "error-limit-too-large", prArgs(7, "limit", 5001))
 	lpf("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets", "index", 7))
-	lpf("small", "too-large-page", prArgs(12))
+	lpf("small", "partial-cut-by-size", prArgs(12))
 
 	// search_code
 	sc := func(on, name string, a map[string]any) { add("search_code", on, name, a) }
@@ -303,9 +341,10 @@ func goldenCases() []goldenCase {
 	lf("", "root", args())
 	lf("", "directory-at-ref", repoArgs("path", "src", "ref", "feature"))
 	lf("", "recursive", args("recursive", true))
-	lf("", "glob-any-depth", args("glob", []string{"*.go"}, "ref", "feature"))
-	lf("", "glob-anchored", args("glob", []string{"src/*.go"}, "ref", "feature"))
-	lf("", "glob-no-match", args("glob", []string{"*.rs"}))
+	lf("", "glob-any-depth", args("pathGlobs", []string{"*.go"}, "ref", "feature"))
+	lf("", "glob-as-an-alias", args("glob", "*.go", "ref", "feature"))
+	lf("", "glob-anchored", args("pathGlobs", []string{"src/*.go"}, "ref", "feature"))
+	lf("", "glob-no-match", args("pathGlobs", []string{"*.rs"}))
 	lf("", "page-first", args("recursive", true, "limit", 3))
 	lf("", "page-past-the-end", args("offset", 50))
 	lf("small", "partial-cut-by-size", args("recursive", true, "ref", "pr12"))
@@ -315,8 +354,8 @@ func goldenCases() []goldenCase {
 	lf("", "error-traversal", args("path", "../outside"))
 	lf("", "error-unknown-ref", args("ref", "no-such-branch"))
 	lf("", "error-ref-option", args("ref", "--output=x"))
-	lf("", "error-glob-unclosed", args("glob", []string{"src/[ab.go"}))
-	lf("", "error-glob-too-long", args("glob", []string{strings.Repeat("a", 300)}))
+	lf("", "error-glob-unclosed", args("pathGlobs", []string{"src/[ab.go"}))
+	lf("", "error-glob-too-long", args("pathGlobs", []string{strings.Repeat("a", 300)}))
 	lf("", "error-limit-over-max", args("limit", 2001))
 	lf("", "error-wrong-repository", args("owner", "acme", "repo", "gadgets"))
 
@@ -348,7 +387,11 @@ func goldenCases() []goldenCase {
 	lcm("", "range-merge-base", args("base", "main", "head", "feature"))
 	lcm("", "range-direct", args("base", "feature", "head", "main", "mode", "direct"))
 	lcm("", "pull-request-oldest-first", args("index", 7, "order", "oldest"))
+	lcm("", "pull-request-head-in-base", args("index", 11))
 	lcm("", "paths", args("ref", "feature", "paths", []string{"old.go", "new.go"}))
+	lcm("", "path-renamed", args("ref", "feature", "paths", []string{"new.go"}))
+	lcm("", "path-renamed-follow", args("ref", "feature", "paths", []string{"new.go"}, "follow", true))
+	lcm("", "error-follow-two-paths", args("ref", "feature", "paths", []string{"old.go", "new.go"}, "follow", true))
 	lcm("", "page-first", args("ref", "pr12", "limit", 1))
 	lcm("", "page-past-the-end", args("offset", 10))
 	lcm("", "empty", args("base", "main", "head", "main"))
@@ -368,6 +411,8 @@ func goldenCases() []goldenCase {
 	gcm("", "hidden-file", args("ref", "pr9"))
 	gcm("", "many-files", repoArgs("ref", "pr12"))
 	gcm("", "context-lines-zero", args("ref", "feature", "contextLines", 0))
+	gcm("", "no-patch", args("ref", "feature", "patch", false))
+	gcm("", "ignore-whitespace", args("ref", "pr13", "ignoreWhitespace", true))
 	gcm("small", "partial-big-patch", args("ref", "pr10"))
 	gcm("", "error-ref-missing", args())
 	gcm("", "error-range-as-ref", args("ref", "main..feature"))

@@ -466,7 +466,7 @@ func TestHostileInputs(t *testing.T) {
 		{name: "get_diff maxBytes 1e300", tool: "get_diff", args: a("base", "main", "maxBytes", 1e300), code: "INVALID_ARGUMENT"},
 		{name: "get_diff contextLines 1e18", tool: "get_diff", args: a("base", "main", "contextLines", 1e18), code: "INVALID_ARGUMENT"},
 		{name: "get_diff base a number", tool: "get_diff", args: a("base", 123), code: "INVALID_ARGUMENT"},
-		{name: "get_diff paths a string", tool: "get_diff", args: a("base", "main", "paths", "cmd"), code: "INVALID_ARGUMENT"},
+		{name: "get_diff paths a number", tool: "get_diff", args: a("base", "main", "paths", 7), code: "INVALID_ARGUMENT"},
 		{name: "list_changed_files limit -1", tool: "list_changed_files", args: a("base", "main", "limit", -1), code: "INVALID_ARGUMENT"},
 		{name: "list_changed_files offset 1e18", tool: "list_changed_files", args: a("base", "main", "offset", 1e18), code: "INVALID_ARGUMENT"},
 		{name: "list_pull_request_files page 0", tool: "list_pull_request_files", args: pr(7, "page", 0), code: "INVALID_ARGUMENT"},
@@ -513,8 +513,8 @@ func TestHostileInputs(t *testing.T) {
 		{name: "get_diff unknown gitDir", tool: "get_diff", args: a("base", "main", "gitDir", "/etc"), code: "INVALID_ARGUMENT"},
 		{name: "search_code unknown noIndex", tool: "search_code", args: q("x", "noIndex", true), code: "INVALID_ARGUMENT"},
 		{name: "list_repositories unknown root", tool: "list_repositories", args: a("root", "/"), code: "INVALID_ARGUMENT"},
-		{name: "get_pull_request_diff filePath wrong spelling", tool: "get_pull_request_diff", args: pr(7, "filePath", "cmd/main.go"), code: "INVALID_ARGUMENT"},
-		{name: "get_file_content file_path wrong spelling", tool: "get_file_content", args: a("owner", "acme", "repo", "widgets", "file_path", "cmd/main.go"), code: "INVALID_ARGUMENT"},
+		{name: "get_pull_request_diff filePath wrong spelling", tool: "get_pull_request_diff", args: pr(7, "filepath", "cmd/main.go"), code: "INVALID_ARGUMENT"},
+		{name: "get_file_content file_path wrong spelling", tool: "get_file_content", args: a("owner", "acme", "repo", "widgets", "filepath", "cmd/main.go"), code: "INVALID_ARGUMENT"},
 
 		// --- Missing required parameters.
 		{name: "get_file_content no filePath", tool: "get_file_content", args: a("owner", "acme", "repo", "widgets"), code: "INVALID_ARGUMENT"},

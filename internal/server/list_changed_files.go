@@ -17,7 +17,7 @@ type listChangedFilesIn struct {
 	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs)"`
 	Offset int      `json:"offset,omitempty" jsonschema:"files to skip (nextOffset of the previous call)"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"most files to return"`
-	Cursor string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commits its first page listed"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commits the first page listed, so a branch that moves cannot shift the pages"`
 }
 
 type listChangedFilesOut struct {
@@ -27,6 +27,8 @@ type listChangedFilesOut struct {
 	Files      []changedFile `json:"files"`
 	TotalFiles int           `json:"totalFiles"`
 	NextOffset *int          `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	// EmptyReason: as get_diff's.
+	EmptyReason string `json:"emptyReason,omitempty" jsonschema:"set when the diff holds no file: noChange (no file differs between the commits) or noPathMatched (no changed file is at or under paths: they are literal paths, not globs; list_files with pathGlobs finds files by glob)"`
 	paged
 }
 
@@ -34,8 +36,9 @@ type listChangedFilesOut struct {
 var listChangedFilesTool = defineTool(toolSpec{
 	Name:  "list_changed_files",
 	Title: "List changed files",
-	Description: "List the files changed between two commits (path, previous path, status, lines added and deleted, binary, test file), without patches. " +
-		"Same selection as get_diff; use it to choose which patches to fetch. Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commits).",
+	Description: "List the files changed between two commits, without patches: path, previous path, status, lines added and deleted, binary, test and generated flags. " +
+		"The same selection as get_diff (base, head, mode, paths): read it to choose the patches to ask get_diff for. For a pull request by number use list_pull_request_files; for a file's history, list_commits." + omittedRef +
+		" Files come in git's order, renames detected over the whole range, those the secrets policy hides by name and status only; paged with offset and limit (up to 5,000, cut to fit one reply): a partial reply ends with the call for the next page (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "head", "HEAD")
 		setDefault(in, "mode", modeMergeBase)
@@ -66,6 +69,16 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		return reply[listChangedFilesOut]{}, goneCommit(sel.repo, in.Cursor != "", err)
 	}
 	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: total}
+	var empty string // what the text says of a diff without files
+	if total == 0 {
+		reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
+		if err != nil {
+			return reply[listChangedFilesOut]{}, err
+		}
+		if out.EmptyReason = reason; reason == emptyNoPathMatched {
+			empty = noPathMatchedText(all)
+		}
+	}
 	from := min(in.Offset, total)
 	files := make([]changedFile, len(page))
 	for i, c := range page {
@@ -86,7 +99,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		if n < total {
 			b.WriteString("; " + shownRange(from, n, total, "file"))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + empty)
 		for _, f := range out.Files {
 			b.WriteString(f.line())
 		}

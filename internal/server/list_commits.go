@@ -21,12 +21,13 @@ type listCommitsIn struct {
 	Base   string   `json:"base,omitempty" jsonschema:"list the commits of a range instead: its base ref, e.g. main"`
 	Head   string   `json:"head,omitempty" jsonschema:"the range's head ref; defaults to HEAD (with base only)"`
 	Mode   string   `json:"mode,omitempty" jsonschema:"for a range: merge-base lists the commits on head since it branched off base (what a pull request shows); direct lists those reachable from head and not from base (git log base..head)"`
-	Index  int      `json:"index,omitempty" jsonschema:"list a pull request's commits instead (refs/pull/<index>/head since its merge base with its base)"`
+	Index  int      `json:"index,omitempty" jsonschema:"list a pull request's commits instead (refs/pull/<index>/head since its merge base with its base); of one already merged into its base, the commits its merge commit brought in (since that merge's first parent), or why they cannot be told (a fast-forward)"`
 	Paths  []string `json:"paths,omitempty" jsonschema:"only commits touching these files or directories (literal paths, not globs)"`
+	Follow bool     `json:"follow,omitempty" jsonschema:"with exactly one file in paths: go on through its renames to the commits of its older names, as git log --follow does; without it, a reply whose file was renamed says at which commit and from which name"`
 	Order  string   `json:"order,omitempty" jsonschema:"newest first (git log's order) or oldest first (a pull request's order)"`
 	Offset int      `json:"offset,omitempty" jsonschema:"commits to skip, in the order asked for (nextOffset of the previous call)"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"most commits to return"`
-	Cursor string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commits its first page listed"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commits the first page listed, so a branch that moves cannot shift the pages"`
 }
 
 // histPerson is who wrote or committed a commit, as the commit records
@@ -60,7 +61,19 @@ type listCommitsOut struct {
 	Commits      []histCommit `json:"commits"`
 	TotalCommits int          `json:"totalCommits" jsonschema:"commits in the whole selection"`
 	NextOffset   *int         `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
+	// RenameStop says where the history of the one path asked for stops.
+	RenameStop *histRenameStop `json:"renameStop,omitempty" jsonschema:"with one path and no follow: the oldest commit of its history renamed it from oldPath, and follow=true goes on from there; absent otherwise"`
+
+	// MergedBy and Since: a pull request whose head is already merged.
+	MergedBy *string `json:"mergedBy,omitempty" jsonschema:"for a pull request whose head is already merged into its base (index): the merge commit on the base's first-parent line that brought it in; absent otherwise"`
+	Since    *string `json:"since,omitempty" jsonschema:"with mergedBy: its first parent, the base before the merge; the commits listed are the head's not reachable from it"`
 	paged
+}
+
+// histRenameStop is the commit where a path's history stops at a rename.
+type histRenameStop struct {
+	SHA     string `json:"sha"`
+	OldPath string `json:"oldPath" jsonschema:"the path's name before that commit"`
 }
 
 // Orders of list_commits.
@@ -73,9 +86,9 @@ const (
 var listCommitsTool = defineTool(toolSpec{
 	Name:  "list_commits",
 	Title: "List commits",
-	Description: "List commits (SHA, date, author, subject, files changed; merges marked): the history of ref (default HEAD), the commits of a range (base, head, mode as get_diff), " +
-		"or a pull request's commits with index (order=oldest lists them as the pull request does). paths keeps only the commits touching those files or directories. " +
-		"Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commits). get_commit shows one commit whole.",
+	Description: "List commits (SHA, date, author, subject, files changed; merges marked): the history of ref, a range (base, head, mode as get_diff), or a pull request's commits (index; order=oldest as the pull request lists them). " +
+		"paths keeps the commits touching those files or directories; with one file the reply says where a rename stops its history, and follow=true goes on through renames (git log --follow). " +
+		"get_commit shows one commit's message and patch; blame tells who last changed given lines." + omittedRef + seeCursor,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "mode", modeMergeBase)
 		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
@@ -97,6 +110,10 @@ type histSelection struct {
 	mergeBase *string
 	pinned    []string // what a cursor pins to list the same commits again
 	what      string   // the header's words for the selection
+	// A merged pull request's: the merge and its first parent, or why its
+	// commits cannot be told (a line after the header).
+	mergedBy, since *string
+	note            string
 }
 
 func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listCommitsOut], error) {
@@ -114,29 +131,37 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 	if err != nil {
 		return reply[listCommitsOut]{}, err
 	}
+	if in.Follow && len(paths) != 1 {
+		return reply[listCommitsOut]{}, errcode.New(errcode.InvalidArgument, "follow follows one file through its renames: give exactly one path in paths (%d given)", len(paths))
+	}
 	sel, err := s.histSelect(ctx, in, pinned)
 	if err != nil {
 		return reply[listCommitsOut]{}, err
 	}
 	g := sel.repo.Git
-	total, err := g.CountCommits(ctx, sel.from, sel.to, paths)
+	opts := git.LogOptions{From: sel.from, To: sel.to, Paths: paths, Follow: in.Follow, Reverse: in.Order == histOldest,
+		Skip: in.Offset, Limit: in.Limit, WithFileCount: true, MaxParents: histListParents}
+	total, err := g.CountLog(ctx, opts)
 	if err != nil {
 		return reply[listCommitsOut]{}, err
 	}
 	var page []git.Commit
 	if in.Offset < total {
-		page, err = g.Log(ctx, git.LogOptions{From: sel.from, To: sel.to, Paths: paths, Reverse: in.Order == histOldest,
-			Skip: in.Offset, Limit: in.Limit, WithFileCount: true, MaxParents: histListParents})
-		if err != nil {
+		if page, err = g.Log(ctx, opts); err != nil {
 			return reply[listCommitsOut]{}, err
 		}
+	}
+	stop, err := histRenameStopOf(ctx, g, opts, total)
+	if err != nil {
+		return reply[listCommitsOut]{}, err
 	}
 	entries := make([]histCommit, len(page))
 	for i, c := range page {
 		entries[i] = newHistCommit(c)
 	}
 	from := min(in.Offset, total)
-	out := listCommitsOut{Head: sel.to, Base: sel.base, MergeBase: sel.mergeBase, Order: in.Order, TotalCommits: total}
+	out := listCommitsOut{Head: sel.to, Base: sel.base, MergeBase: sel.mergeBase, Order: in.Order, TotalCommits: total, RenameStop: stop,
+		MergedBy: sel.mergedBy, Since: sel.since}
 	order := "newest first"
 	if in.Order == histOldest {
 		order = "oldest first"
@@ -152,16 +177,22 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		if len(paths) > 0 {
 			b.WriteString(" touching " + histPaths(text.Names(paths)))
 		}
+		if in.Follow {
+			b.WriteString(" and its older names")
+		}
 		b.WriteString(", " + order)
 		if n < total {
 			b.WriteString("; " + shownRange(in.Offset, n, total, "commit"))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + sel.note)
 		if total == 0 {
 			b.WriteString("No commit.\n")
 		}
 		for _, e := range out.Commits {
 			b.WriteString(e.line())
+		}
+		if stop != nil {
+			fmt.Fprintf(&b, "The history of %s stops at %s, where it was renamed from %s; follow: true goes on.\n", text.Name(paths[0]), short(stop.SHA), text.Name(stop.OldPath))
 		}
 		b.WriteString(subjectsNote(out.Commits))
 		r := reply[listCommitsOut]{text: b.String(), out: out}
@@ -178,6 +209,20 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		return reply[listCommitsOut]{}, histTooLarge(entries[0].SHA, len(paths) > 0, s.cfg.MaxBytes)
 	}
 	return r, nil
+}
+
+// histRenameStopOf is where the history of the one path o lists, not
+// followed, stops at a rename; nil when it does not (or o lists more
+// paths, or follows).
+func histRenameStopOf(ctx context.Context, g *git.Repo, o git.LogOptions, total int) (*histRenameStop, error) {
+	if len(o.Paths) != 1 || o.Follow || total == 0 {
+		return nil, nil
+	}
+	sha, old, err := g.RenameStop(ctx, o.From, o.To, o.Paths[0])
+	if err != nil || sha == "" {
+		return nil, err
+	}
+	return &histRenameStop{SHA: sha, OldPath: old}, nil
 }
 
 // histTooLarge is list_commits' error for a commit that does not fit a
@@ -272,9 +317,25 @@ func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned *
 	if err != nil {
 		return nil, err
 	}
-	return &histSelection{repo: r, from: pr.MergeBase, to: pr.Head, base: ptr(pr.Base), mergeBase: ptr(pr.MergeBase),
+	sel := &histSelection{repo: r, from: pr.MergeBase, to: pr.Head, base: ptr(pr.Base), mergeBase: ptr(pr.MergeBase),
 		pinned: []string{pr.Base, pr.MergeBase, pr.Head},
-		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, short(pr.Head), short(pr.MergeBase), short(pr.Base))}, nil
+		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, short(pr.Head), short(pr.MergeBase), short(pr.Base))}
+	merged, err := mergedPullRequest(ctx, r, pr)
+	switch {
+	case err != nil:
+		return nil, err
+	case merged == nil:
+	case merged.onLine:
+		sel.note = fmt.Sprintf("Its head %s is already on its base %s's first-parent line (fast-forwarded or rebased onto it, or the base's own commit): its own commits cannot be told from the base's; list_commits ref=%s lists the head's history.\n",
+			short(pr.Head), short(pr.Base), pr.Head)
+	default:
+		// The commits the merge brought in: the head's, not the base's
+		// before the merge.
+		sel.from, sel.mergedBy, sel.since = merged.since, ptr(merged.merge), ptr(merged.since)
+		sel.what = fmt.Sprintf("of pull request #%d, already merged into its base %s by merge commit %s: head %s since %s, that merge's first parent (the base before the merge)",
+			pr.Index, short(pr.Base), short(merged.merge), short(pr.Head), short(merged.since))
+	}
+	return sel, nil
 }
 
 // histOneCommit refuses, in a parameter that names one commit, what could

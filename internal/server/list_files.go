@@ -26,10 +26,10 @@ type listFilesIn struct {
 	Path      string   `json:"path,omitempty" jsonschema:"directory to list, relative to the repository root; default the root"`
 	Ref       string   `json:"ref,omitempty" jsonschema:"branch, tag or commit to list; default HEAD (the commit checked out: uncommitted changes in the work tree are not listed)"`
 	Recursive bool     `json:"recursive,omitempty" jsonschema:"list every file, symlink and submodule below path (directories themselves are not listed), not only path's own entries"`
-	Glob      []string `json:"glob,omitempty" jsonschema:"only the entries these globs select, matched on the path from the repository root and read as .gitignore lines: without / a pattern matches a name at any depth (*.c, Makefile); with / it is anchored at the root (src/*.go, /Makefile); * stays within a directory, ** crosses directories (src/**/*_test.go); a trailing / selects a directory (docs/). With glob the listing is recursive"`
+	PathGlobs []string `json:"pathGlobs,omitempty" jsonschema:"only the entries these globs select, matched on the path from the repository root and read as .gitignore lines, as search_code's pathGlobs: without / a pattern matches a name at any depth (*.c, Makefile); with / it is anchored at the root (src/*.go, /Makefile); * stays within a directory, ** crosses directories (src/**/*_test.go); a trailing / selects a directory (docs/). With pathGlobs the listing is recursive"`
 	Offset    int      `json:"offset,omitempty" jsonschema:"entries to skip (from the next call of the previous reply)"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"most entries to return"`
-	Cursor    string   `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the commit its first page listed"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commit the first page listed, so a branch that moves cannot shift the pages"`
 }
 
 type fileEntry struct {
@@ -54,12 +54,12 @@ type listFilesOut struct {
 var listFilesTool = defineTool(toolSpec{
 	Name:  "list_files",
 	Title: "List files",
-	Description: "List the entries of a directory at a ref (default HEAD): path, type (file, dir, symlink, submodule), a file's size, and for a directory how many entries it has; " +
-		"recursive lists every file below it, and glob selects paths at any depth (*.c, src/**/*.go). Files hidden by the secrets policy are never listed. " +
-		"Paged with offset/limit: a partial reply ends with the call that returns the next page (at the same commit)." + atPullHead,
+	Description: "List a directory's entries at a ref: path, type (file, dir, symlink, submodule), a file's size and a directory's entry count. " +
+		"recursive lists every file below it; pathGlobs (also glob) selects paths at any depth (*.c, src/**/*.go) and lists recursively. " +
+		"Use it to find files by name; search_code finds text inside files, read_file reads one. Files the secrets policy hides are never listed." + omittedRef + seeCursor + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "recursive", false)
-		prop(in, "glob").MaxItems = ptr(maxGlobs)
+		prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
 		setInt(in, "offset", 0, 0, 1<<31-1)
 		setInt(in, "limit", 200, 1, 2000)
 	},
@@ -71,8 +71,8 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 	if err != nil {
 		return reply[listFilesOut]{}, err
 	}
-	if err := checkGlobs(in.Glob); err != nil {
-		return reply[listFilesOut]{}, renameGlobParam(err)
+	if err := checkGlobs(in.PathGlobs); err != nil {
+		return reply[listFilesOut]{}, err
 	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
@@ -94,8 +94,8 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		return reply[listFilesOut]{}, err
 	}
 
-	recursive := in.Recursive || len(in.Glob) > 0
-	selects := git.GlobFilter(in.Glob)
+	recursive := in.Recursive || len(in.PathGlobs) > 0
+	selects := git.GlobFilter(in.PathGlobs)
 	end := in.Offset + in.Limit // entries before end are read; one more tells that more follow
 	var kept []git.TreeEntry
 	seen, more := 0, false
@@ -163,8 +163,8 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		if recursive {
 			b.WriteString(", recursively")
 		}
-		if len(in.Glob) > 0 {
-			b.WriteString(", glob " + strings.Join(text.Names(in.Glob), " "))
+		if len(in.PathGlobs) > 0 {
+			b.WriteString(", pathGlobs " + strings.Join(text.Names(in.PathGlobs), " "))
 		}
 		b.WriteString(" — ")
 		switch {
@@ -182,8 +182,8 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		if uncounted := countUncounted(out.Entries); uncounted > 0 {
 			fmt.Fprintf(&b, "[%s on this page not counted (at most %d per page): list them to see their entries]\n", count(uncounted, "directory"), maxCountedDirs)
 		}
-		if total != nil && *total == 0 && len(in.Glob) > 0 {
-			b.WriteString(`[glob matched no path under ` + dirLabel(dir) + `: a pattern without "/" matches a name at any depth (*.c), one with "/" is anchored at the repository root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n")
+		if total != nil && *total == 0 && len(in.PathGlobs) > 0 {
+			b.WriteString(`[pathGlobs matched no path under ` + dirLabel(dir) + `: a pattern without "/" matches a name at any depth (*.c), one with "/" is anchored at the repository root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n")
 		}
 		rep := reply[listFilesOut]{text: b.String(), out: out}
 		if hasNext {
@@ -278,16 +278,6 @@ func pinGone(err error) bool {
 		return strings.HasPrefix(msg, "fatal: not a tree object") || strings.HasPrefix(msg, "fatal: bad object")
 	}
 	return errors.Is(err, git.ErrMissing)
-}
-
-// renameGlobParam makes checkGlobs' errors, written for search_code's
-// pathGlobs, name list_files' parameter.
-func renameGlobParam(err error) error {
-	var e *errcode.Error
-	if errors.As(err, &e) && strings.Contains(e.Msg, "pathGlobs[") {
-		return errcode.New(e.Code, "%s", strings.ReplaceAll(e.Msg, "pathGlobs[", "glob["))
-	}
-	return err
 }
 
 func dirLabel(dir string) string {

@@ -2,34 +2,50 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
 
 type listPullRequestFilesIn struct {
-	Owner string `json:"owner" jsonschema:"repository owner"`
-	Repo  string `json:"repo" jsonschema:"repository name"`
-	Index int    `json:"index" jsonschema:"pull request number"`
-	Page  int    `json:"page,omitempty" jsonschema:"1-based page"`
-	Limit int    `json:"limit,omitempty" jsonschema:"files per page"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Index  int    `json:"index" jsonschema:"pull request number"`
+	Page   int    `json:"page,omitempty" jsonschema:"1-based page of limit files: page p starts at offset (p-1)×limit; give page or offset (with both, offset must equal (page-1)×limit)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"files to skip, in git's order (nextOffset of the previous reply); instead of page"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most files to return; a reply too small for them all holds fewer and says where the next call goes on (a forge lists at most its own page size, 50 on Gitea)"`
 	// Cursor pins the commits of the first page, so that pages of a pull
 	// request whose head moves cannot mix.
-	Cursor string `json:"cursor,omitempty" jsonschema:"from the next call of a partial reply: pins the pull request's commits as its first page saw them"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the pull request's commits as the first page saw them, so a push cannot shift the pages"`
+}
+
+// pullFile is a file of a pull request: as every file list says it, and
+// the size of its patch.
+type pullFile struct {
+	changedFile
+	PatchBytes *int64 `json:"patchBytes" jsonschema:"bytes of the file's diff --git section in the pull request's patch, exactly as git prints it (get_pull_request_diff with file_path returns that section); null when the file is hidden by the secrets policy; from a forge, the size of its section in the forge's patch"`
 }
 
 type listPullRequestFilesOut struct {
-	Index      int           `json:"index"`
-	Base       string        `json:"base" jsonschema:"the base commit"`
-	Head       string        `json:"head" jsonschema:"the head commit"`
-	MergeBase  string        `json:"mergeBase" jsonschema:"where the pull request's diff starts"`
-	Files      []changedFile `json:"files"`
-	TotalCount int           `json:"totalCount"`
-	Page       int           `json:"page"`
-	HasMore    bool          `json:"hasMore" jsonschema:"true when later pages hold more files"`
+	Index      int        `json:"index"`
+	Base       string     `json:"base" jsonschema:"the base commit"`
+	Head       string     `json:"head" jsonschema:"the head commit"`
+	MergeBase  string     `json:"mergeBase" jsonschema:"where the pull request's diff starts"`
+	Files      []pullFile `json:"files"`
+	TotalCount int        `json:"totalCount"`
+	PatchBytes *int64     `json:"patchBytes" jsonschema:"bytes of the pull request's whole patch as git prints it (git diff -M merge-base head), hidden files included: what get_pull_request_diff's parts hold together; from a forge, its patch's size"`
+	Page       int        `json:"page" jsonschema:"the page asked for (1 when offset is given)"`
+	Offset     int        `json:"offset" jsonschema:"files before this reply's first"`
+	NextOffset *int       `json:"nextOffset" jsonschema:"offset of the next call, null at the end"`
+	HasMore    bool       `json:"hasMore" jsonschema:"true when more files follow this reply's"`
 	paged
 	// repoName is the repository the next page's cursor is made for.
 	repoName string
@@ -39,57 +55,103 @@ type listPullRequestFilesOut struct {
 var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
-	Description: "List the files a pull request changes (path, previous path, status, lines added and deleted) with the total count: " +
-		"read it before asking get_pull_request_diff for one file with file_path. Paged with page/limit: a partial reply ends with the call that returns the next page, pinned to the same commits.",
+	Description: "List the files a pull request changes, by number: path, previous path, status, lines added and deleted, each file's patch size in bytes; the first line gives the file count and total patch bytes. " +
+		"Read it before get_pull_request_diff: fewer than 3 parts of patch (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff; else ask file by file (file_path) or by directory (paths). " +
+		"For two refs use list_changed_files. Test and generated files are flagged. " +
+		"Paged with offset (or page) and limit, up to 5,000 files, cut to fit one reply: a partial reply ends with the call for the next page (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "index", 0, 1, 1<<31-1)
 		setInt(in, "page", 1, 1, 1<<31-1)
-		setInt(in, "limit", 50, 1, 100)
+		setInt(in, "offset", 0, 0, 1<<31-1)
+		setInt(in, "limit", 500, 1, 5000)
 	},
 }, (*Server).listPullRequestFiles)
 
+const listPullRequestFilesName = "list_pull_request_files"
+
 func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFilesIn) (reply[listPullRequestFilesOut], error) {
-	const tool = "list_pull_request_files"
-	digest := argsDigest(in, "cursor", "page")
+	const tool = listPullRequestFilesName
+	var none reply[listPullRequestFilesOut]
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return none, err
+	}
+	// page is a shorthand for an offset; the next call gives the offset.
+	if in.Page > 1 {
+		if in.Offset != 0 && in.Offset != (in.Page-1)*in.Limit {
+			return none, errcode.New(errcode.InvalidArgument, "page %d with limit %d starts at offset %d, but offset is %d: give page or offset (both only when they agree)", in.Page, in.Limit, (in.Page-1)*in.Limit, in.Offset)
+		}
+		in.Offset = (in.Page - 1) * in.Limit
+	}
+	digest := argsDigest(in, "cursor", "page", "offset")
 	var pinned *cursor
 	if in.Cursor != "" {
 		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
-			return reply[listPullRequestFilesOut]{}, err
+			return none, err
 		}
 		pinned = &cur
 	}
 	out, err := s.backend.pullRequestFiles(ctx, in, pinned)
 	if err != nil {
-		return reply[listPullRequestFilesOut]{}, err
+		return none, err
 	}
 	files := out.Files
-	from := (in.Page - 1) * in.Limit
-	// A page that does not fit is an error rather than a silent cut: pages
-	// are fixed by page and limit, so the next page could not follow on.
-	var b strings.Builder
-	b.WriteString(pullHeader(in.Owner, in.Repo, in.Index, out.TotalCount, out.Base, out.MergeBase, out.Head))
-	if len(files) < out.TotalCount {
-		fmt.Fprintf(&b, "; page %d: %s", in.Page, shownRange(from, len(files), out.TotalCount, "file"))
-	}
-	b.WriteString("\n")
-	for _, f := range files {
-		b.WriteString(f.line())
-	}
-	res := reply[listPullRequestFilesOut]{text: b.String(), out: out}
-	if out.HasMore {
-		next := in
-		next.Page++
-		next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: []string{out.Base, out.MergeBase, out.Head}}, out.repoName)
-		res.next = continueWith(tool, next)
-	}
-	if n := s.replySize(res); n > s.cfg.MaxBytes {
-		if len(files) == 1 { // a smaller limit cannot help
-			return reply[listPullRequestFilesOut]{}, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, n, s.cfg.MaxBytes, noNarrowing)
+	from := min(in.Offset, out.TotalCount)
+	render := func(n int) reply[listPullRequestFilesOut] {
+		o := out
+		o.Files, o.Offset, o.NextOffset = files[:n], in.Offset, nil
+		if next := from + n; next < o.TotalCount {
+			o.NextOffset = &next
 		}
-		return reply[listPullRequestFilesOut]{}, errcode.New(errcode.TooLarge, "%d files with their names take %d bytes, over the %d-byte reply limit; ask for fewer per page with a smaller limit", len(files), n, s.cfg.MaxBytes)
+		o.HasMore = o.NextOffset != nil
+		var b strings.Builder
+		b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
+		if n < o.TotalCount {
+			b.WriteString("; " + shownRange(in.Offset, n, o.TotalCount, "file"))
+		}
+		b.WriteString("\n")
+		for _, f := range o.Files {
+			b.WriteString(f.line())
+		}
+		res := reply[listPullRequestFilesOut]{text: b.String(), out: o}
+		if o.NextOffset != nil {
+			next := in
+			next.Page, next.Offset = 0, *o.NextOffset
+			c := cursor{Tool: tool, Args: digest, Commits: []string{o.Base, o.MergeBase, o.Head}}
+			if o.PatchBytes != nil {
+				c.Bytes = *o.PatchBytes
+			}
+			next.Cursor = s.cursors.encode(c, o.repoName)
+			res.next = continueWith(tool, next)
+		}
+		return res
+	}
+	res := fitPage(s, len(files), render)
+	if len(files) > 0 && len(res.out.Files) == 0 {
+		// Not one file's names fit: a smaller limit cannot help.
+		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.replySize(render(1)), s.cfg.MaxBytes, noNarrowing)
 	}
 	return res, nil
+}
+
+// pullHeaderBytes is pullHeader with the size of the whole patch, when
+// known: "owner/repo#N: K files changed, B bytes of patch (base …)".
+func pullHeaderBytes(owner, name string, index, files int, patch *int64, base, mergeBase, head string) string {
+	h := pullHeader(owner, name, index, files, base, mergeBase, head)
+	if patch == nil {
+		return h
+	}
+	at := strings.Index(h, " changed (base ") + len(" changed")
+	return h[:at] + fmt.Sprintf(", %s of patch", count(int(*patch), "byte")) + h[at:]
+}
+
+// line is the file's line in list_pull_request_files: a file list's line
+// with its patch's size beside its line counts.
+func (f pullFile) line() string {
+	if f.PatchBytes == nil {
+		return f.changedFile.line()
+	}
+	return f.lineWith(count(int(*f.PatchBytes), "byte"))
 }
 
 func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
@@ -98,23 +160,100 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	from := (in.Page - 1) * in.Limit
-	page, total, err := r.Git.ChangedFilesPage(ctx, opts, from, in.Limit)
+	page, total, err := r.Git.ChangedFilesPage(ctx, opts, in.Offset, in.Limit)
 	if err != nil {
 		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
 	}
-	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, repoName: r.FullName()}
-	out.Files = make([]changedFile, len(page))
-	for i, c := range page {
-		out.Files[i] = s.changedFile(c)
+	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: max(in.Page, 1), repoName: r.FullName()}
+	// A later part's cursor carries the total its first part measured:
+	// then the patch is read only up to the part's last file.
+	known := pinned != nil && pinned.Bytes > 0
+	sizes, patch, err := patchSizes(ctx, r.Git, opts, in.Offset, page, !known)
+	if err != nil {
+		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
 	}
-	s.markGenerated(ctx, r, pr.Head, out.Files)
-	out.HasMore = from+len(out.Files) < total
+	if known {
+		patch = pinned.Bytes
+	}
+	out.PatchBytes = &patch
+	files := make([]changedFile, len(page))
+	for i, c := range page {
+		files[i] = s.changedFile(c)
+	}
+	s.markGenerated(ctx, r, pr.Head, files)
+	out.Files = make([]pullFile, len(page))
+	for i, c := range page {
+		out.Files[i] = pullFile{changedFile: files[i]}
+		if sizes != nil && !s.deniedChange(c) {
+			out.Files[i].PatchBytes = ptr(sizes[i])
+		}
+	}
 	return out, nil
 }
 
+// patchSizes streams the pull request's patch once, as get_pull_request_diff
+// reads it, through the section splitter, and measures each file's
+// diff --git sections (a type change has two): the sizes of page, the
+// changes from index from on, and with whole the size of the whole patch
+// (else git is stopped after page's last file). Only one section's header
+// is held at a time. sizes is nil, and the total still counted, if the
+// sections do not match the file list (never seen: git prints them in its
+// order).
+func patchSizes(ctx context.Context, g *git.Repo, opts git.DiffOptions, from int, page []git.Change, whole bool) (sizes []int64, total int64, err error) {
+	if len(page) == 0 && !whole {
+		return nil, 0, nil
+	}
+	sizes = make([]int64, len(page))
+	matched := true
+	err = g.Patch(ctx, opts, func(patch io.Reader) error {
+		sp := diff.NewSplitter(patch)
+		i := -1 // the change of the section at hand
+		var prev diff.Header
+		for {
+			h, size, err := sp.NextHeader()
+			var bad *diff.HeaderError
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil && !errors.As(err, &bad) {
+				return err
+			}
+			if !(i >= 0 && typeChangeSecond(prev, h)) {
+				i++
+			}
+			prev = h
+			j := i - from
+			if j >= len(page) && !whole {
+				return nil // past the page: git is stopped
+			}
+			total += size
+			if j >= 0 && j < len(page) {
+				sizes[j] += size
+				matched = matched && sectionOf(h, page[j])
+			}
+		}
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if !matched {
+		sizes = nil
+	}
+	return sizes, total, nil
+}
+
+// typeChangeSecond tells the second section of a type change (a file
+// turned into a symlink, say), which git prints as a deletion and then an
+// addition of the same path: a tree diff without break detection deletes
+// and adds one path in no other case.
+func typeChangeSecond(prev, h diff.Header) bool {
+	return prev.IsDeleted && h.IsNew && prev.OldPath == h.NewPath
+}
+
 // pullRequestFiles reports what the forge says, status words included (a
-// changed binary file may come back as "unchanged" with 0/0).
+// changed binary file may come back as "unchanged" with 0/0). The forge
+// pages by page and limit, at most its own page size: an offset inside
+// one of its pages starts the reply there, with fewer files.
 func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return listPullRequestFilesOut{}, err
@@ -137,12 +276,13 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	if pinned != nil && pinned.Commits[2] != pr.Head.SHA {
 		return listPullRequestFilesOut{}, headMoved(in.Index, pinned.Commits[2], pr.Head.SHA)
 	}
-	files, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, in.Page, in.Limit)
+	files, total, err := forgeFilesAt(ctx, f, in, min(in.Limit, forgePageSize))
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	out := listPullRequestFilesOut{Index: in.Index, Base: pr.Base.SHA, Head: pr.Head.SHA, MergeBase: pr.MergeBase, TotalCount: total, Page: in.Page, Files: []changedFile{},
+	out := listPullRequestFilesOut{Index: in.Index, Base: pr.Base.SHA, Head: pr.Head.SHA, MergeBase: pr.MergeBase, TotalCount: total, Page: max(in.Page, 1), Files: []pullFile{},
 		repoName: forgeName(in.Owner, in.Repo)}
+	list := make([]changedFile, 0, len(files))
 	for _, cf := range files {
 		p := changedFile{Path: cf.Filename, Status: cf.Status, IsTest: isTestPath(cf.Filename)}
 		if cf.PreviousFilename != "" && cf.PreviousFilename != cf.Filename {
@@ -151,13 +291,85 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 		if !s.cfg.Policy.Denied(cf.Filename) && !s.cfg.Policy.Denied(cf.PreviousFilename) {
 			p.Additions, p.Deletions = ptr(cf.Additions), ptr(cf.Deletions)
 		}
-		out.Files = append(out.Files, p)
+		list = append(list, p)
 	}
 	// The forge's list says nothing of attributes: names decide.
-	s.markGenerated(ctx, nil, "", out.Files)
-	if total < 0 { // the forge sent no count
-		out.TotalCount = (in.Page-1)*in.Limit + len(files)
+	s.markGenerated(ctx, nil, "", list)
+	sizes, patch, err := b.forgePatchSizes(ctx, in, list)
+	if err != nil {
+		return listPullRequestFilesOut{}, err
 	}
-	out.HasMore = (in.Page-1)*in.Limit+len(files) < out.TotalCount
+	out.PatchBytes = &patch
+	for i, p := range list {
+		out.Files = append(out.Files, pullFile{changedFile: p, PatchBytes: sizes[i]})
+	}
+	if total < 0 { // the forge sent no count
+		out.TotalCount = in.Offset + len(files)
+	}
 	return out, nil
+}
+
+// forgePatchSizes measures the forge's own patch of the pull request (what
+// get_pull_request_diff shows in forge mode), streamed once through the
+// section splitter: the size of each of list's files' sections, matched
+// by path (the forge's list and its patch need not share an order; nil
+// for a file hidden by the secrets policy or not in the patch), and of the
+// whole patch.
+func (b forgeBackend) forgePatchSizes(ctx context.Context, in listPullRequestFilesIn, list []changedFile) ([]*int64, int64, error) {
+	policy := b.s.cfg.Policy
+	at := map[string]int{}
+	for i, f := range list {
+		if !policy.Denied(f.Path) && (f.OldPath == nil || !policy.Denied(*f.OldPath)) {
+			at[f.Path] = i
+		}
+	}
+	sizes := make([]*int64, len(list))
+	body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return nil, 0, pullNotFound(err, in.Owner, in.Repo, in.Index)
+	}
+	defer body.Close()
+	var total int64
+	sp := diff.NewSplitter(body)
+	for {
+		h, size, err := sp.NextHeader()
+		var bad *diff.HeaderError
+		if errors.Is(err, io.EOF) {
+			return sizes, total, nil
+		}
+		if err != nil && !errors.As(err, &bad) {
+			return nil, 0, err
+		}
+		total += size
+		if i, ok := at[h.NewPath]; ok {
+			if sizes[i] == nil {
+				sizes[i] = new(int64)
+			}
+			*sizes[i] += size // a type change's two sections
+		}
+	}
+}
+
+// forgePageSize is the most files a forge is asked for at once (Gitea's
+// default MAX_RESPONSE_ITEMS).
+const forgePageSize = 50
+
+// forgeFilesAt asks the forge for the files from in.Offset on, by its
+// pages of size files: those of the page the offset falls in, from the
+// offset. A forge whose pages are smaller than asked for is asked again by
+// its own page size.
+func forgeFilesAt(ctx context.Context, f *forge.Client, in listPullRequestFilesIn, size int) ([]forge.ChangedFile, int, error) {
+	for {
+		files, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, in.Offset/size+1, size)
+		if err != nil {
+			return nil, 0, err
+		}
+		start := in.Offset/size*size + len(files)
+		if n := len(files); n > 0 && n < size && (total < 0 || start < total) {
+			size = n // the forge's pages are n files
+			continue
+		}
+		skip := min(in.Offset%size, len(files))
+		return files[skip:], total, nil
+	}
 }

@@ -27,8 +27,9 @@ type listRepositoriesOut struct {
 var listRepositoriesTool = defineTool(toolSpec{
 	Name:  "list_repositories",
 	Title: "List repositories",
-	Description: "List the repositories this server serves (owner, repo, bare or not, default branch). Pass owner and repo from here to the other tools. " +
-		"Paged with offset/limit: a partial reply ends with the call that returns the next page.",
+	Description: "List the repositories this server serves: owner, repo, bare or not, default branch. " +
+		"Call it when owner and repo are unknown; with one repository served, the other tools may leave them out, and an unknown name's error also lists what is served. " +
+		"Paged with offset and limit: a partial reply ends with the call that returns the next page.",
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "offset", 0, 0, 1_000_000_000)
 		setInt(in, "limit", 100, 1, 500)

@@ -24,7 +24,7 @@ import (
 // content) and resolves; a text-only tool advertises none.
 func TestRegistryOutputSchemas(t *testing.T) {
 	for _, d := range Tools() {
-		tool := d.Listed(true)
+		tool := d.Listed(true, DefaultMaxBytes)
 		if tool.OutputSchema == nil {
 			continue
 		}
@@ -41,7 +41,7 @@ func TestRegistryOutputSchemas(t *testing.T) {
 // validated as they were sent, field order and all.
 func TestGoldenRepliesFitOutputSchemas(t *testing.T) {
 	for _, d := range Tools() {
-		schema := resolveOutputSchema(t, d.Name(), d.Listed(true).OutputSchema)
+		schema := resolveOutputSchema(t, d.Name(), d.Listed(true, DefaultMaxBytes).OutputSchema)
 		files, err := filepath.Glob(filepath.Join("testdata", "golden", d.Name(), "*.txt"))
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +136,7 @@ func TestFailedCallsLogged(t *testing.T) {
 func TestCheckStructuredRefuses(t *testing.T) {
 	schemas := map[string]*jsonschema.Resolved{}
 	for _, d := range Tools() {
-		schemas[d.Name()] = resolveOutputSchema(t, d.Name(), d.Listed(true).OutputSchema)
+		schemas[d.Name()] = resolveOutputSchema(t, d.Name(), d.Listed(true, DefaultMaxBytes).OutputSchema)
 	}
 	bad := []struct {
 		tool string

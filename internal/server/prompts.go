@@ -15,18 +15,19 @@ import (
 )
 
 // instructions are what a client shows a model about the server as a whole:
-// the review workflow, in at most 1,500 characters (TestInstructions).
-const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call that returns the next part (also in the result's _meta "` + MetaKeyNext + `"); follow it instead of guessing arguments.
+// the rules every tool shares and the review workflow, in at most 1,500
+// characters (TestInstructions).
+const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + MetaKeyNext + `"); make it as given, never guess arguments.` +
+	omittedRef + ` owner and repo may be left out when one repository is served.
 
 Reviewing a pull request:
-1. get_pull_request: title, description, base and head SHAs. list_pull_request_files: its files with status and line counts.
-2. get_pull_request_diff with file_path, file by file; a large diff comes in parts: follow next to the end.
-3. Read code at the pull request's head, not the default branch: read_file (or get_file_content) with ref=refs/pull/<index>/head or the head SHA.
-4. Look for callers and other uses at the head: search_code with the same ref (globs like *.c match at any depth).
-5. When a change needs its reason: list_commits with index=<index>, get_commit, blame.
+1. get_pull_request: its purpose, base and head SHAs. list_pull_request_files: its files, line counts and patch sizes; the first line gives the total patch bytes.
+2. get_pull_request_diff: the whole diff in parts when under 3 parts (~55,000 bytes a part) or mostly pure renames; else file by file (file_path), or a directory or group of files at once (paths).
+3. Read code at the pull request's head, not the default branch: read_file with ref=refs/pull/<index>/head or the head SHA.
+4. Callers and other uses, at the head: search_code with the same ref (*.c matches at any depth).
+5. When a change needs its reason: list_commits with index=<index>, get_commit, blame; list_commits with one path and follow=true goes on through renames.
 
-Comparing two refs instead: list_changed_files, then get_diff with base and head.
-list_files finds files by name (glob **/name*). list_repositories lists what is served; owner and repo may be left out when one repository is served. The prompts review_pull_request and review_changes lay this out for one request.`
+Comparing two refs instead: list_changed_files, then get_diff with base and head. list_files finds files by name, search_code text in them, list_repositories what is served. The prompts review_pull_request and review_changes lay this out for one request.`
 
 // prompts are the server's MCP prompts: the review workflow with the
 // actual calls for one request (Claude Code offers them as slash commands).
@@ -36,8 +37,8 @@ func (s *Server) addPrompts() {
 		Title:       "Review a pull request",
 		Description: "Review pull request <index> of <owner>/<repo> with this server's tools: the calls, in order.",
 		Arguments: []*mcp.PromptArgument{
-			{Name: "owner", Description: "repository owner", Required: true},
-			{Name: "repo", Description: "repository name", Required: true},
+			{Name: "owner", Description: "repository owner (optional when one repository is served)"},
+			{Name: "repo", Description: "repository name (optional when one repository is served)"},
 			{Name: "index", Description: "pull request number", Required: true},
 		},
 	}, invalidParams(s.reviewPullRequest))
@@ -97,11 +98,32 @@ func (s *Server) workflow(intro string, steps []step, outro string) *mcp.GetProm
 	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}}}
 }
 
+// partPatchBytes is about how many bytes of patch one part of a diff
+// holds at the reply limit maxBytes: the rest is the header, the notes,
+// the next call and JSON's escapes (a newline, a tab or a quote costs two
+// bytes). Measured: 467,820 bytes of tab-indented C with quotes came in 9
+// parts of at most 55,393 characters at the default 65,536.
+func partPatchBytes(maxBytes int) int {
+	return max(1000, maxBytes*85/100/1000*1000)
+}
+
+// thousands writes n with commas: 55000 → "55,000".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 const followNext = "When a reply is partial, its last line (and _meta \"" + MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
 
-func (s *Server) reviewPullRequest(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	a := req.Params.Arguments
 	owner, name := a["owner"], a["repo"]
+	if err := s.servedNames(ctx, &owner, &name); err != nil {
+		return nil, err
+	}
 	if !repo.ValidName(owner) || !repo.ValidName(name) {
 		return nil, errcode.New(errcode.InvalidArgument, "owner and repo must be a repository's names (letters, digits, '-', '_', '.'), got %q/%q", owner, name)
 	}
@@ -118,16 +140,22 @@ func (s *Server) reviewPullRequest(_ context.Context, req *mcp.GetPromptRequest)
 		return m
 	}
 	head := fmt.Sprintf("refs/pull/%d/head", index)
+	part := partPatchBytes(s.cfg.MaxBytes)
 	steps := []step{
 		{"get_pull_request", pr, "What the pull request is for: title, description, base and head SHAs."},
-		{"list_pull_request_files", pr, "The files it changes, with status and line counts (isTest, generated flagged)."},
-		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "Each file's changes, one file at a time. " + followNext},
+		{"list_pull_request_files", pr, "The files it changes, with status, line counts and patch sizes (isTest, generated flagged). " +
+			"Its first line gives the file count and the total patch bytes: choose the next step from them."},
+		{"get_pull_request_diff", pr, fmt.Sprintf("The whole diff, in parts, when that costs fewer calls than file by file (one call a file at least): a part holds about %s bytes of patch at this server's reply limit, "+
+			"so the whole diff costs the total patch bytes ÷ %s calls, rounded up (e.g. %s bytes: 2 calls). Take it whole when that number is under 3 or under the number of files, "+
+			"or when most files are pure renames (a call each file by file, a few hundred bytes each in the whole diff). ", thousands(part), thousands(part), thousands(2*part)) + followNext},
+		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "Otherwise file by file: each file's changes, one call each (more for a large file)."},
+		{"get_pull_request_diff", with("index", index, "paths", []string{"<DIR>/", "<PATH>"}), "Or a directory, or a group of files, in one go: paths takes files and directories (both sides of a rename)."},
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the pull request's head (not the default branch)."},
 		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at the head."},
 		{"list_commits", with("index", index), "The commits, when a change needs its reason; get_commit shows one."},
 		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit."},
 	}
-	return s.workflow(fmt.Sprintf("Review pull request #%d of %s/%s. Use the mcp-repo-tools tools in this order (replace <PATH> and <NAME>):", index, owner, name),
+	return s.workflow(fmt.Sprintf("Review pull request #%d of %s/%s. Use the mcp-repo-tools tools in this order (replace <PATH>, <DIR> and <NAME>):", index, owner, name),
 		steps, "Then write the review: for each problem, the file and line at the head, what is wrong, and a fix. Say what you did not read."), nil
 }
 

@@ -41,8 +41,10 @@ type readFileOut struct {
 var readFileTool = defineTool(toolSpec{
 	Name:  "read_file",
 	Title: "Read file",
-	Description: "Read lines of a file (1-based, inclusive), from the work tree or at a ref. " +
-		"Returns as many of the requested lines as fit in one reply; a partial reply ends with the call that reads on (startLine after the last line shown, at the same commit). Binary files are detected and not dumped." + atPullHead,
+	Description: "Read lines of a file (1-based, inclusive), as many as fit one reply, with the file's line count. " +
+		"Use it to read code around a change or a match; get_file_content is the Gitea-compatible sibling (a whole file or range, refused when too large, or ContentsResponse JSON). " +
+		"startLine and endLine pick the lines; leave endLine out to read as far as fits." + omittedRef +
+		" A binary file is named, not shown. A reply ends with a note on hidden characters (bidi, zero-width) when there are any; a partial reply ends with the call that reads on (startLine after the last line shown, at the same commit)." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setInt(in, "startLine", 1, 1, 1<<31-1)
 		setInt(in, "endLine", 0, 1, 1<<31-1)

@@ -85,3 +85,26 @@ func inputParams(t *testing.T, d *ToolDef) []string {
 	sort.Strings(names)
 	return names
 }
+
+// The README's "Parameter names" table names every spelling of the alias
+// table.
+func TestReadmeListsEveryAlias(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n### Parameter names\n")
+	if !ok {
+		t.Fatal(`README.md has no "### Parameter names" section`)
+	}
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	for _, group := range aliasGroups {
+		for _, name := range group {
+			if !strings.Contains(section, "`"+name+"`") {
+				t.Errorf("README.md, Parameter names: %s is not named", name)
+			}
+		}
+	}
+}

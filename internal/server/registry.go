@@ -124,12 +124,30 @@ func (d *ToolDef) Tool() *mcp.Tool {
 	return t
 }
 
-// Listed is the tool as an MCP client lists it from a server started with
-// or without --structured: its schemas are plain JSON values, as they
-// arrive over the wire, and the output schema is there only with
-// --structured. `tools --json` prints these.
-func (d *ToolDef) Listed(structured bool) *mcp.Tool {
+// MetaKeyMaxResultSize is the key of a tool's _meta in tools/list that
+// declares the most characters one of its results holds. Claude Code keeps
+// a result of up to that many characters in the conversation (50,000 when
+// a tool declares nothing, at most 500,000 whatever it declares) and
+// writes a larger one to a file, giving the model a preview and the path.
+const MetaKeyMaxResultSize = "anthropic/maxResultSizeChars"
+
+// served is the tool as a server with the reply limit maxBytes registers
+// it: it declares that limit as its results' most characters. A result is
+// held to maxBytes bytes of JSON (Server.resultSize, the backstop in
+// callTool), and no text has more characters than bytes: neither in UTF-8
+// nor counted in UTF-16 code units, as JavaScript does.
+func (d *ToolDef) served(maxBytes int) *mcp.Tool {
 	t := d.Tool()
+	t.Meta = mcp.Meta{MetaKeyMaxResultSize: maxBytes}
+	return t
+}
+
+// Listed is the tool as an MCP client lists it from a server started with
+// or without --structured and with the reply limit maxBytes: its schemas
+// are plain JSON values, as they arrive over the wire, and the output
+// schema is there only with --structured. `tools --json` prints these.
+func (d *ToolDef) Listed(structured bool, maxBytes int) *mcp.Tool {
+	t := d.served(maxBytes)
 	t.InputSchema = plainJSON(t.InputSchema)
 	if t.OutputSchema != nil && structured {
 		t.OutputSchema = plainJSON(t.OutputSchema)

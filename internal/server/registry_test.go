@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // The registry is sorted by name, as clients list tools, and names are
@@ -48,42 +51,149 @@ func TestRegistryAnnotations(t *testing.T) {
 	}
 }
 
-// Every reply is bounded, so every description tells an agent how to get
-// what a partial reply left out: the words it must contain, per tool. A
-// new tool needs its entry here, and so a sentence in its description.
+// inputProps is a tool's input schema's properties, by name.
+func inputProps(t *testing.T, d *ToolDef) map[string]*jsonschema.Schema {
+	t.Helper()
+	in, ok := d.Tool().InputSchema.(*jsonschema.Schema)
+	if !ok {
+		t.Fatalf("%s: input schema %T", d.Name(), d.Tool().InputSchema)
+	}
+	return in.Properties
+}
+
+// Every reply is bounded, so an agent must learn how to get what a partial
+// reply left out. Where a tool takes a cursor, its description says only
+// that a partial reply ends with the next call and points at cursor, whose
+// own description carries the details (issue 23, item 7): where the call
+// is, that it is made as given, and what the cursor pins. A tool without a
+// cursor says how it goes on in its description: the words it must hold.
 func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 	continues := map[string][]string{
-		"blame":                   {"a partial reply ends with the call that returns the next lines"},
-		"get_commit":              {"a partial reply ends with the exact call that returns the next part", MetaKeyNext, "list_commits", "index"},
-		"get_diff":                {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
-		"get_file_content":        {"ask for a range, or use read_file"},
-		"get_pull_request":        {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
-		"get_pull_request_diff":   {"a partial reply ends with the exact call that returns the next part", MetaKeyNext},
-		"list_changed_files":      {"a partial reply ends with the call that returns the next page"},
-		"list_commits":            {"a partial reply ends with the call that returns the next page", "index"},
-		"list_files":              {"a partial reply ends with the call that returns the next page"},
-		"list_pull_request_files": {"a partial reply ends with the call that returns the next page"},
-		"list_repositories":       {"a partial reply ends with the call that returns the next page"},
-		"read_file":               {"a partial reply ends with the call that reads on"},
-		"search_code":             {"narrow with pathGlobs or a more specific query when truncated"},
+		"blame":             {"a partial reply ends with the call that returns the next lines"},
+		"get_file_content":  {"ask for a range, or use read_file"},
+		"list_repositories": {"a partial reply ends with the call that returns the next page"},
+		"read_file":         {"a partial reply ends with the call that reads on"},
+		"search_code":       {"narrow with pathGlobs or a more specific query when truncated"},
 	}
 	for _, d := range Tools() {
-		words, ok := continues[d.Name()]
-		if !ok {
-			t.Errorf("%s: no entry here saying how its description tells an agent to continue a partial reply", d.Name())
+		desc := d.Tool().Description
+		cursor, paged := inputProps(t, d)["cursor"]
+		if !paged {
+			words, ok := continues[d.Name()]
+			if !ok {
+				t.Errorf("%s: no cursor, and no entry here saying how its description tells an agent to continue a partial reply", d.Name())
+			}
+			for _, w := range words {
+				if !strings.Contains(desc, w) {
+					t.Errorf("%s: the description does not say how to continue a partial reply (want %q in it):\n%s", d.Name(), w, desc)
+				}
+			}
+			delete(continues, d.Name())
 			continue
 		}
-		desc := d.Tool().Description
-		for _, w := range words {
-			if !strings.Contains(desc, w) {
-				t.Errorf("%s: the description does not say how to continue a partial reply (want %q in it):\n%s", d.Name(), w, desc)
+		if !strings.Contains(desc, "a partial reply ends with the call for the next") && !strings.Contains(desc, "then the next call (see cursor)") {
+			t.Errorf("%s: the description does not say that a partial reply ends with the next call:\n%s", d.Name(), desc)
+		}
+		if !strings.Contains(desc, "(see cursor)") || strings.Contains(desc, MetaKeyNext) {
+			t.Errorf("%s: the description does not point at cursor, or repeats its details (%s):\n%s", d.Name(), MetaKeyNext, desc)
+		}
+		for _, w := range []string{"leave out for the first", "gives the exact call for the next", "this cursor", MetaKeyNext, "make it as given, until a reply has none"} {
+			if !strings.Contains(cursor.Description, w) {
+				t.Errorf("%s: cursor's description lacks %q:\n%s", d.Name(), w, cursor.Description)
 			}
 		}
-		delete(continues, d.Name())
+		if !strings.Contains(cursor.Description, "pins") && !strings.Contains(cursor.Description, "at the same") {
+			t.Errorf("%s: cursor's description does not say what it pins:\n%s", d.Name(), cursor.Description)
+		}
 	}
 	for name := range continues {
-		t.Errorf("%s: listed here but no such tool", name)
+		t.Errorf("%s: listed here but no such tool, or it takes a cursor", name)
 	}
+}
+
+// descriptionVerbs are the verbs a description may start with.
+var descriptionVerbs = []string{"Get", "List", "Read", "Search", "Blame"}
+
+// descriptionResources are what a first sentence names: one at least.
+var descriptionResources = []string{"diff", "commit", "file", "pull request", "repositor", "director", "lines"}
+
+// Every description is under 1,000 characters, and its first sentence
+// starts with a verb and names the resource it acts on (TDQS's purpose:
+// a specific verb and resource).
+func TestRegistryDescriptionsShape(t *testing.T) {
+	for _, d := range Tools() {
+		desc := d.Tool().Description
+		if n := utf8.RuneCountInString(desc); n >= 1000 {
+			t.Errorf("%s: the description is %d characters, 1,000 or more", d.Name(), n)
+		}
+		first, _, _ := strings.Cut(desc, ". ")
+		verb, _, _ := strings.Cut(first, " ")
+		if !slices.Contains(descriptionVerbs, verb) {
+			t.Errorf("%s: the first sentence starts with %q, not one of the verbs %v: %q", d.Name(), verb, descriptionVerbs, first)
+		}
+		if !slices.ContainsFunc(descriptionResources, func(r string) bool { return strings.Contains(first, r) }) {
+			t.Errorf("%s: the first sentence names none of %v: %q", d.Name(), descriptionResources, first)
+		}
+	}
+}
+
+// Every description names the sibling to use instead, for the pairs an
+// agent confuses (issue 23, item 7).
+func TestRegistryDescriptionsNameTheirSiblings(t *testing.T) {
+	siblings := map[string][]string{
+		"read_file":               {"get_file_content"},
+		"get_file_content":        {"read_file"},
+		"get_diff":                {"get_pull_request_diff", "get_commit", "list_changed_files"},
+		"get_pull_request_diff":   {"get_diff", "get_commit", "list_pull_request_files"},
+		"get_commit":              {"get_diff", "get_pull_request_diff", "list_commits"},
+		"list_changed_files":      {"list_pull_request_files", "get_diff"},
+		"list_pull_request_files": {"list_changed_files", "get_pull_request_diff"},
+		"search_code":             {"list_files", "read_file"},
+		"list_files":              {"search_code"},
+		"list_commits":            {"get_commit", "blame"},
+		"blame":                   {"list_commits", "get_commit"},
+		"get_pull_request":        {"list_pull_request_files", "get_pull_request_diff", "list_commits"},
+		"list_repositories":       {},
+	}
+	for _, d := range Tools() {
+		want, ok := siblings[d.Name()]
+		if !ok {
+			t.Errorf("%s: no entry here naming the siblings its description must name", d.Name())
+		}
+		for _, sib := range want {
+			if !strings.Contains(d.Tool().Description, sib) {
+				t.Errorf("%s: the description does not name %s:\n%s", d.Name(), sib, d.Tool().Description)
+			}
+		}
+	}
+}
+
+// One rule for an omitted ref, stated in the same words by every tool
+// that takes a ref or a head; what a diff's part ends with, in the same
+// words by every diff tool.
+func TestRegistryDescriptionsShareTheRules(t *testing.T) {
+	for _, d := range Tools() {
+		desc, props := d.Tool().Description, inputProps(t, d)
+		_, ref := props["ref"]
+		_, head := props["head"]
+		optional := !slices.Contains(requiredOf(t, d), "ref")
+		if (ref && optional || head) != strings.Contains(desc, omittedRef) {
+			t.Errorf("%s: takes an optional ref %v or a head %v, but states the rule for an omitted one %v:\n%s", d.Name(), ref && optional, head, !(ref && optional || head), desc)
+		}
+		if strings.Count(desc, "HEAD") != strings.Count(omittedRef, "HEAD")*strings.Count(desc, omittedRef) {
+			t.Errorf("%s: says HEAD outside the one rule:\n%s", d.Name(), desc)
+		}
+		diffTool := slices.Contains([]string{"get_diff", "get_pull_request_diff", "get_commit"}, d.Name())
+		if diffTool != strings.Contains(desc, partEnds) {
+			t.Errorf("%s: a diff tool %v, says what a part ends with %v", d.Name(), diffTool, !diffTool)
+		}
+	}
+}
+
+// requiredOf is a tool's required parameters.
+func requiredOf(t *testing.T, d *ToolDef) []string {
+	t.Helper()
+	return d.Tool().InputSchema.(*jsonschema.Schema).Required
 }
 
 func TestSelectTools(t *testing.T) {

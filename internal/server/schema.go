@@ -69,6 +69,10 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 //	an item of the wrong type    paths[0] must be a string (got the number 1)
 //	missing                      path is required (file path relative to the repository root)
 //
+// Other spellings of a parameter's name (aliases.go) are renamed before
+// any check, and a single string sent for an array of strings is taken as
+// the array of that one string.
+//
 // Models often send numbers and booleans as strings: a string is taken as
 // the number it spells for an integer parameter ("950", "-1", "2.0", "1e3";
 // exactly a JSON number literal, nothing trimmed) and as the boolean for a
@@ -367,7 +371,7 @@ func checkValue(name string, p *jsonschema.Schema, v any, required bool) (any, s
 		}
 		return nil, msg
 	}
-	v = coerceString(types, v)
+	v = oneItem(p, coerceString(types, v))
 	kind := jsonKind(v)
 	switch {
 	case len(types) == 0:
@@ -437,6 +441,19 @@ func coerceString(types []string, v any) any {
 		return s == "true"
 	}
 	return v
+}
+
+// oneItem takes a string sent for an array of strings (one that takes no
+// string itself) as the array of that one string: paths="src" is
+// paths=["src"].
+func oneItem(p *jsonschema.Schema, v any) any {
+	s, ok := v.(string)
+	types := typesOf(p)
+	if !ok || !slices.Contains(types, "array") || slices.Contains(types, "string") ||
+		p.Items == nil || !slices.Contains(typesOf(p.Items), "string") {
+		return v
+	}
+	return []any{s}
 }
 
 // isNumberLiteral reports whether s is exactly a JSON number: an optional

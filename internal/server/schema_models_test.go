@@ -188,16 +188,18 @@ func TestUnknownParameterSuggestsTheClosest(t *testing.T) {
 	h := serve(t, modelsRepo(t))
 	const pathRequired = "; path is required (file path relative to the repository root)"
 	cases := []struct{ name, tool, args, before, after string }{
-		{"file_path for path: a suffix", "read_file", `{"file_path": "README.md"}`,
-			`INVALID_ARGUMENT: there is no parameter "file_path"; did you mean "path"?`, pathRequired},
-		{"file_path for filePath: the same name", "get_file_content", `{"owner": "acme", "repo": "widgets", "file_path": "README.md"}`,
-			`INVALID_ARGUMENT: there is no parameter "file_path"; did you mean "filePath"?`, "; filePath is required (path of the file, relative to the repository root)"},
+		{"sourcePath for path: a suffix", "read_file", `{"sourcePath": "README.md"}`,
+			`INVALID_ARGUMENT: there is no parameter "sourcePath"; did you mean "path"?`, pathRequired},
+		{"FilePath for filePath: the same name", "get_file_content", `{"owner": "acme", "repo": "widgets", "FilePath": "README.md"}`,
+			`INVALID_ARGUMENT: there is no parameter "FilePath"; did you mean "filePath"?`, "; filePath is required (path of the file, relative to the repository root)"},
 		{"filepath for filePath, already given: none", "get_file_content", `{"owner": "acme", "repo": "widgets", "filePath": "README.md", "filepath": "x"}`,
 			`INVALID_ARGUMENT: there is no parameter "filepath"`, ""},
-		{"start_line for startLine", "read_file", `{"path": "README.md", "start_line": 2}`,
-			`INVALID_ARGUMENT: there is no parameter "start_line"; did you mean "startLine"?`, ""},
-		{"startLine for start_line", "get_file_content", `{"owner": "acme", "repo": "widgets", "filePath": "README.md", "startLine": 2}`,
-			`INVALID_ARGUMENT: there is no parameter "startLine"; did you mean "start_line"?`, ""},
+		{"Start_Line for startLine", "read_file", `{"path": "README.md", "Start_Line": 2}`,
+			`INVALID_ARGUMENT: there is no parameter "Start_Line"; did you mean "startLine"?`, ""},
+		{"StartLine for start_line", "get_file_content", `{"owner": "acme", "repo": "widgets", "filePath": "README.md", "StartLine": 2}`,
+			`INVALID_ARGUMENT: there is no parameter "StartLine"; did you mean "start_line"?`, ""},
+		{"an alias is not suggested", "read_file", `{"path": "README.md", "filePth": "x"}`,
+			`INVALID_ARGUMENT: there is no parameter "filePth"`, ""},
 		{"start for startLine: a prefix", "read_file", `{"path": "README.md", "start": 2}`,
 			`INVALID_ARGUMENT: there is no parameter "start"; did you mean "startLine"?`, ""},
 		{"repository for repo", "read_file", `{"path": "README.md", "repository": "widgets"}`,
@@ -212,10 +214,10 @@ func TestUnknownParameterSuggestsTheClosest(t *testing.T) {
 			`INVALID_ARGUMENT: there is no parameter "bogus"`, ""},
 		{"nothing close, list_repositories", "list_repositories", `{"owner": "acme"}`,
 			`INVALID_ARGUMENT: there is no parameter "owner"`, ""},
-		{"a name already given is not suggested", "read_file", `{"path": "README.md", "file_path": "x"}`,
-			`INVALID_ARGUMENT: there is no parameter "file_path"`, ""},
-		{"several, each its own", "read_file", `{"file_path": "README.md", "start": 1, "zzz": 0}`,
-			`INVALID_ARGUMENT: there are no parameters "file_path", "start", "zzz"; did you mean "path" for "file_path", "startLine" for "start"?`, pathRequired},
+		{"a name already given is not suggested", "read_file", `{"path": "README.md", "filepath": "x"}`,
+			`INVALID_ARGUMENT: there is no parameter "filepath"`, ""},
+		{"several, each its own", "read_file", `{"sourcePath": "README.md", "start": 1, "zzz": 0}`,
+			`INVALID_ARGUMENT: there are no parameters "sourcePath", "start", "zzz"; did you mean "path" for "sourcePath", "startLine" for "start"?`, pathRequired},
 		{"with other problems", "read_file", `{"path": null, "startLine": "0", "endline": 1}`,
 			`INVALID_ARGUMENT: there is no parameter "endline"; did you mean "endLine"?`, "; path must be a string, not null; startLine must be at least 1 (got 0)"},
 	}
@@ -227,8 +229,8 @@ func TestUnknownParameterSuggestsTheClosest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantError(t, h, errorCase{"file_path", "read_file", `{"path": "README.md", "file_path": "x", "start_line": 1}`,
-		`INVALID_ARGUMENT: there are no parameters "file_path", "start_line"; did you mean "startLine" for "start_line"? (the parameters are ` +
+	wantError(t, h, errorCase{"filepath", "read_file", `{"path": "README.md", "filepath": "x", "Start_Line": 1}`,
+		`INVALID_ARGUMENT: there are no parameters "Start_Line", "filepath"; did you mean "startLine" for "Start_Line"? (the parameters are ` +
 			strings.Join(propertyNames(in), ", ") + `)`})
 }
 

@@ -56,8 +56,9 @@ type searchCodeOut struct {
 var searchCodeTool = defineTool(toolSpec{
 	Name:  "search_code",
 	Title: "Search code",
-	Description: "Search file contents with git grep, at a ref or in the work tree: a fixed string by default (case-insensitive), or a POSIX extended regex. " +
-		"Returns path, line and text of each match, with optional context lines; binary files, files hidden by the secrets policy and files larger than the server's limit (default 16 MiB) are skipped. " +
+	Description: "Search file contents with git grep: a fixed string by default (case-insensitive), or a POSIX extended regex; returns each match's path, line and text, with optional context lines. " +
+		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. pathGlobs selects the files searched (*.c matches at any depth, src/**/*.go below src)." + omittedRef +
+		" Binary files, files the secrets policy hides and files over the server's search limit (default 16 MiB) are skipped; a reply ends with notes on those too large and on hidden characters in matches. " +
 		"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
 		setDefault(in, "regex", false)

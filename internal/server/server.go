@@ -112,7 +112,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	}
 	s.addPrompts()
 	for _, d := range tools {
-		t := d.Tool()
+		t := d.served(cfg.MaxBytes)
 		if !cfg.Structured {
 			t.OutputSchema = nil
 		}

@@ -5,11 +5,14 @@ import (
 	"strings"
 )
 
-// testDirs are directory names that hold tests by common convention.
-var testDirs = map[string]bool{"test": true, "tests": true, "__tests__": true, "testdata": true, "spec": true, "specs": true}
+// testDirs are directory names that hold tests by common convention, at
+// any depth. "t" is git's own layout (t/t0001-init.sh, t/helper/) and
+// Perl's, where every distribution of a tree keeps its own (cpan/Foo/t/x.t),
+// so it counts at any depth too; only a directory: a file named t does not.
+var testDirs = map[string]bool{"test": true, "tests": true, "__tests__": true, "testdata": true, "spec": true, "specs": true, "t": true}
 
 // isTestPath reports whether a path follows a common test convention:
-// _test.go, test/ and tests/ folders, *.test.*, *.spec.*, test_*.py,
+// _test.go, test/, tests/ and t/ folders, *.test.*, *.spec.*, test_*.py,
 // *_test.py, *Test.java, *Tests.cs, *_spec.rb and the like.
 func isTestPath(p string) bool {
 	dir, base := path.Split(p)

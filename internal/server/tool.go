@@ -85,7 +85,7 @@ func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In
 			// For operators: which tool failed, how and how fast. Never the
 			// message, which may quote arguments or file contents, and of the
 			// arguments only the names the tool knows.
-			s.cfg.Logger.Warn(FailedCallLog, "tool", t.Name, "code", string(errcode.Of(err)), "ms", ms, "args", argNames(req.Params.Arguments, in))
+			s.cfg.Logger.Warn(FailedCallLog, "tool", t.Name, "code", string(errcode.Of(err)), "ms", ms, "args", argNames(req.Params.Arguments, schema))
 		} else {
 			s.cfg.Logger.Debug("tool call", "tool", t.Name, "ms", ms)
 		}
@@ -97,9 +97,9 @@ func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In
 const FailedCallLog = "tool call failed"
 
 // argNames is the names of the parameters a call passed that are the
-// tool's, sorted, with a count of the others: names an agent made up are
-// not repeated.
-func argNames(args json.RawMessage, schema *jsonschema.Schema) string {
+// tool's (an alias as the name it stands for), sorted, with a count of the
+// others: names an agent made up are not repeated.
+func argNames(args json.RawMessage, schema inputSchema) string {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(args, &m) != nil {
 		return ""
@@ -107,7 +107,10 @@ func argNames(args json.RawMessage, schema *jsonschema.Schema) string {
 	var names []string
 	other := 0
 	for k := range m {
-		if _, ok := schema.Properties[k]; ok {
+		if target, ok := schema.aliases[k]; ok {
+			k = target
+		}
+		if _, ok := schema.schema.Properties[k]; ok {
 			names = append(names, k)
 		} else {
 			other++
@@ -202,6 +205,9 @@ func blockedError(b *git.BlockedError) error {
 type inputSchema struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
+	// aliases maps the other spellings the tool takes for its parameters
+	// to their names (aliases.go).
+	aliases map[string]string
 	// checked: checkArgs enforces all the schema says (checksAll), so the
 	// validator is not run.
 	checked bool
@@ -209,17 +215,21 @@ type inputSchema struct {
 
 func newInputSchema(s *jsonschema.Schema) (inputSchema, error) {
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	return inputSchema{schema: s, resolved: resolved, checked: checksAll(s)}, err
+	return inputSchema{schema: s, resolved: resolved, aliases: aliasesFor(s), checked: checksAll(s)}, err
 }
 
-// decodeArgs checks the arguments against the schema (checkArgs: plain
-// words for what is wrong), applies its defaults, validates them when
+// decodeArgs renames the aliases of parameters to their names, checks the
+// arguments against the schema (checkArgs: plain words for what is wrong),
+// applies its defaults, validates them when
 // checkArgs cannot vouch for all the schema says, and decodes them. Every
 // failure is INVALID_ARGUMENT.
 func decodeArgs[In any](args json.RawMessage, schema inputSchema) (In, error) {
 	var in In
 	m, err := decodeObject(args)
 	if err != nil {
+		return in, err
+	}
+	if err := applyAliases(schema.aliases, m); err != nil {
 		return in, err
 	}
 	if err := checkArgs(schema.schema, m); err != nil {
@@ -274,21 +284,29 @@ func (s *Server) result(r wireReply) *mcp.CallToolResult {
 	return res
 }
 
-// errorResult is an error reply cut, if it must be, to fit the reply limit.
-// Tools that list alternatives in an error keep them short themselves.
+// errorResult is an error reply, its text cut if it must be to at most
+// maxErrorChars bytes (so as many characters, however counted) and to fit
+// the reply limit. Tools that list alternatives in an error keep them short
+// themselves (errorRoom) and say which call lists them all.
 func (s *Server) errorResult(err error, remarks ...string) *mcp.CallToolResult {
 	msg := errcode.Message(err)
 	for _, n := range remarks {
 		msg += " (note: " + n + ")"
 	}
 	msg = oneLine(msg)
+	limit := maxErrorChars
 	if room := s.cfg.MaxBytes - errorEnvelope; text.JSONLen(msg) > room {
-		limit := room / maxEscape // cut by bytes, each escaped at worst
-		msg, _ = text.CutUTF8(msg, limit)
-		msg += " …[cut]"
+		limit = min(limit, room/maxEscape) // cut by bytes, each escaped at worst
+	}
+	if len(msg) > limit {
+		msg, _ = text.CutUTF8(msg, limit-len(cutMark))
+		msg += cutMark
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
+
+// cutMark ends an error text cut by errorResult.
+const cutMark = " …[cut]"
 
 // resultSize is the size of the result as JSON with HTML escaping on, which
 // is at least what the MCP wire carries.

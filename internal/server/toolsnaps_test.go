@@ -56,7 +56,7 @@ func TestToolSnapshots(t *testing.T) {
 		want[d.Name()+".json"] = true
 		// The snapshot is the whole contract: the tool as listed with
 		// --structured, output schema included.
-		data, err := json.MarshalIndent(d.Listed(true), "", "  ")
+		data, err := json.MarshalIndent(d.Listed(true, DefaultMaxBytes), "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestServedToolsAreTheRegistry(t *testing.T) {
 		}
 		for i, tool := range listed {
 			got, _ := json.MarshalIndent(tool, "", "  ")
-			want, _ := json.MarshalIndent(defs[i].Listed(structured), "", "  ")
+			want, _ := json.MarshalIndent(defs[i].Listed(structured, DefaultMaxBytes), "", "  ")
 			if string(got) != string(want) {
 				t.Errorf("%s (structured %v): served\n%s\nregistry\n%s", tool.Name, structured, got, want)
 			}

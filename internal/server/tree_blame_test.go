@@ -342,7 +342,7 @@ func TestListFilesGlob(t *testing.T) {
 		{[]string{"docs/na?ve*", "docs/*[[:space:]]*"}, "", nil},
 		{[]string{"lib"}, "", nil},
 	} {
-		got, _ := drainListFiles(t, h, args("glob", c.globs, "path", c.path, "limit", 3))
+		got, _ := drainListFiles(t, h, args("pathGlobs", c.globs, "path", c.path, "limit", 3))
 		oracle := gitGlob(t, r, commit, c.globs...)
 		if c.path != "" {
 			oracle = slices.DeleteFunc(oracle, func(p string) bool { return !strings.HasPrefix(p, c.path+"/") })
@@ -355,8 +355,8 @@ func TestListFilesGlob(t *testing.T) {
 		}
 	}
 	// A glob that matches nothing says so.
-	text := serve(t, r, withTextOnly()).ok("list_files", args("glob", []string{"*.rs"}))
-	if !strings.Contains(text, "— 0 entries") || !strings.Contains(text, "[glob matched no path under /") {
+	text := serve(t, r, withTextOnly()).ok("list_files", args("pathGlobs", []string{"*.rs"}))
+	if !strings.Contains(text, "— 0 entries") || !strings.Contains(text, "[pathGlobs matched no path under /") {
 		t.Fatalf("a glob matching nothing:\n%s", text)
 	}
 }
@@ -586,10 +586,10 @@ func TestListFilesAndBlameBadInput(t *testing.T) {
 		{"list_files/secret-file", "list_files", args("path", ".env"), "PATH_DENIED", "secrets policy"},
 		{"list_files/missing-dir", "list_files", args("path", "nope"), "NOT_FOUND", `"nope" does not exist`},
 		{"list_files/missing-commit", "list_files", args("ref", missing), "INVALID_REF", "does not name a commit"},
-		{"list_files/glob-10000", "list_files", args("glob", []string{strings.Repeat("a", 10000)}), "INVALID_ARGUMENT", "glob[0] is 10000 bytes long"},
-		{"list_files/glob-unclosed", "list_files", args("glob", []string{"src/[ab.go"}), "INVALID_ARGUMENT", `glob[0] "src/[ab.go" can match no file`},
-		{"list_files/glob-dot-dot", "list_files", args("glob", []string{"../*.c"}), "PATH_DENIED", `".." segment`},
-		{"list_files/glob-too-wild", "list_files", args("glob", []string{"*a*b*c"}), "INVALID_ARGUMENT", "glob[0]"},
+		{"list_files/glob-10000", "list_files", args("pathGlobs", []string{strings.Repeat("a", 10000)}), "INVALID_ARGUMENT", "pathGlobs[0] is 10000 bytes long"},
+		{"list_files/glob-unclosed", "list_files", args("pathGlobs", []string{"src/[ab.go"}), "INVALID_ARGUMENT", `pathGlobs[0] "src/[ab.go" can match no file`},
+		{"list_files/glob-dot-dot", "list_files", args("pathGlobs", []string{"../*.c"}), "PATH_DENIED", `".." segment`},
+		{"list_files/glob-too-wild", "list_files", args("pathGlobs", []string{"*a*b*c"}), "INVALID_ARGUMENT", "pathGlobs[0]"},
 		{"list_files/limit-over-max", "list_files", args("limit", 2001), "INVALID_ARGUMENT", "at most 2000"},
 		{"list_files/cursor-edited", "list_files", args("cursor", "eyJ0IjoibGlzdF9maWxlcyJ9.AAAA"), "INVALID_ARGUMENT", "cursor"},
 		{"blame/ref-option", "blame", args("path", "story.txt", "ref", "-p"), "INVALID_REF", `starts with "-"`},
