@@ -220,3 +220,34 @@ func TestDiffTotalNotCountedInTime(t *testing.T) {
 	}
 	checkJoined(t, drain(t, h, "get_pull_request_diff", prArgs(1)), r.serverDiff(r.mergeBase, r.head))
 }
+
+// get_pull_request_diff's first line and list_pull_request_files' total
+// are one count: #9 touches the hidden .env, whose section neither counts
+// (list_pull_request_files said 231 bytes, get_pull_request_diff 120, and
+// the difference told the size of the hidden file's patch).
+func TestPullRequestTotalsAgree(t *testing.T) {
+	r := newPRRepo(t)
+	for _, index := range []int{7, 9} {
+		var list listPullRequestFilesOut
+		hs := serve(t, r.Repo)
+		hs.structured("list_pull_request_files", prArgs(index), &list)
+		// The diff that fits comes whole, without its header: a part of
+		// it, at a small maxBytes, says the total.
+		small := serve(t, r.Repo, withMaxBytes(MinMaxBytes), withTextOnly())
+		var got int
+		if text := small.ok("get_pull_request_diff", prArgs(index)); strings.HasPrefix(text, "diff --git ") {
+			got = len(text)
+		} else {
+			got = firstLineBytes(t, text)
+		}
+		if list.PatchBytes == nil {
+			t.Fatalf("#%d: list_pull_request_files says no patch total", index)
+		}
+		if int(*list.PatchBytes) != got {
+			t.Fatalf("#%d: list_pull_request_files says %d bytes of patch, get_pull_request_diff %d", index, *list.PatchBytes, got)
+		}
+		if index == 9 && strings.Contains(r.gitDiff(r.mergeBase, "refs/pull/9/head"), ".env") && got >= len(r.gitDiff(r.mergeBase, "refs/pull/9/head")) {
+			t.Fatalf("#9: the hidden file's section is counted (%d bytes)", got)
+		}
+	}
+}
