@@ -71,11 +71,11 @@ type PageFile struct {
 	// alone with the file's header and a hunk header.
 	LongLines      []LongLine
 	Added, Deleted int // "+" and "-" lines written in this part
-	// Offset is where the section starts in the input. From and To say
-	// which of its bytes, as read and counted from its "diff --git " line,
-	// the part's share covers: [From, To). The shares of a section's parts
-	// follow each other, the first from 0, the last to its Size.
-	Offset, From, To int64
+	// From and To say which of the section's bytes, as read and counted
+	// from its "diff --git " line, the part's share covers: [From, To).
+	// The shares of a section's parts follow each other, the first from 0,
+	// the last to its Size.
+	From, To int64
 	// Size is the section's size in bytes: known (not 0) when the part read
 	// to its end (Complete, Hidden or Omitted, or with CountRest).
 	Size int64
@@ -432,7 +432,7 @@ func (p *pager) section(startLine int64) (more bool, err error) {
 	}
 	// The share starts at the section's start, or where the part does
 	// inside it; the header lines read so far are the first part's.
-	f := PageFile{Header: h, Index: p.seen - 1, Continued: startLine > 0, Offset: offset, To: p.lr.n - offset}
+	f := PageFile{Header: h, Index: p.seen - 1, Continued: startLine > 0, To: p.lr.n - offset}
 	if f.Continued {
 		f.From, f.Size = f.To, p.o.StartSize
 	}
