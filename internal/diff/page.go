@@ -35,8 +35,16 @@ type PageOptions struct {
 	// not written, costs nothing, and is listed in Page.Files as Hidden.
 	Hide func(Header) bool
 	// CountRest reads the input to its end after the part is full, to fill
-	// Page.Total. Without it ReadPage stops reading soon after the part.
+	// Page.Total (and the Size of the section the part ends inside).
+	// Without it ReadPage stops reading soon after the part.
 	CountRest bool
+	// SizeLast reads on after the part to the end of the section it ends
+	// inside, when that section's size is not known, to fill its Size.
+	SizeLast bool
+	// StartSize is the size of the section Start is inside (Start.Line >
+	// 0), when the caller knows it (a part before read it): the Size of the
+	// part's first file.
+	StartSize int64
 }
 
 // Page is one part of a diff.
@@ -63,6 +71,32 @@ type PageFile struct {
 	// alone with the file's header and a hunk header.
 	LongLines      []LongLine
 	Added, Deleted int // "+" and "-" lines written in this part
+	// From and To say which of the section's bytes, as read and counted
+	// from its "diff --git " line, the part's share covers: [From, To).
+	// The shares of a section's parts follow each other, the first from 0,
+	// the last to its Size.
+	From, To int64
+	// Size is the section's size in bytes: known (not 0) when the part read
+	// to its end (Complete, Hidden or Omitted, or with CountRest).
+	Size int64
+	// Old and New are the lines of the old and new file that the hunks of
+	// the part's share span, from their "@@" lines (zero when none).
+	Old, New LineSpan
+}
+
+// LineSpan is the first and last of a run of lines (zero: none).
+type LineSpan struct{ First, Last int64 }
+
+// add widens the span to hold s (a hunk's range).
+func (l *LineSpan) add(s span) {
+	if s.n == 0 {
+		return
+	}
+	last := s.first + s.n - 1
+	if l.First == 0 || s.first < l.First {
+		l.First = s.first
+	}
+	l.Last = max(l.Last, last)
 }
 
 // LongLine is a line left out of a part. NewLine and OldLine are its line
@@ -77,7 +111,7 @@ type LongLine struct {
 // Total describes the whole input.
 type Total struct {
 	Files int   // file sections
-	Bytes int64 // bytes read, a preamble included
+	Bytes int64 // bytes read, a preamble included, hidden sections (PageOptions.Hide) not
 }
 
 var (
@@ -157,9 +191,11 @@ type pager struct {
 	// omitted: the part holds a section whose header lines alone cost
 	// more than Room; it ends after it.
 	omitted bool
+	hidden  int64 // bytes of the hidden sections read
 
 	// The current section.
 	file       *PageFile
+	offset     int64  // where it starts in the input
 	raw, hdr   []byte // its header lines as read, and as written
 	hdrCost    int
 	hdrReplace bool
@@ -251,16 +287,94 @@ func (p *pager) run() error {
 }
 
 func (p *pager) finish(eof bool) error {
-	if !eof && p.o.CountRest {
-		if err := p.skipTo(startEOF); err != nil {
+	switch {
+	case !eof && p.o.CountRest:
+		if err := p.countRest(nil); err != nil {
 			return err
 		}
 		eof = true
+	case !eof && p.o.SizeLast && p.inSection() && p.file.Size == 0:
+		if err := p.skipTo(startFile); err != nil {
+			return err
+		}
+		p.file.Size = p.lr.n - p.offset
 	}
 	if eof {
-		p.page.Total = &Total{Files: p.seen, Bytes: p.lr.n}
+		p.page.Total = &Total{Files: p.seen, Bytes: p.lr.n - p.hidden}
 	}
 	return nil
+}
+
+// countRest reads the input to its end: the rest of the section the part
+// ends inside, whose size it notes, then the sections after it, each
+// handed to each (when not nil) with its size.
+func (p *pager) countRest(each func(SectionSize)) error {
+	if p.inSection() {
+		if err := p.skipTo(startFile); err != nil {
+			return err
+		}
+		p.file.Size = p.lr.n - p.offset
+	} else if err := p.skipTo(startFile); err != nil {
+		return err
+	}
+	for {
+		k, _, err := p.lr.next()
+		if err != nil || k == startEOF {
+			return err
+		}
+		offset := p.lr.n
+		if err := p.readHeader(); err != nil {
+			return err
+		}
+		h, err := ParseHeader(strings.SplitAfter(strings.TrimSuffix(string(p.raw), "\n"), "\n"))
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrNotDiff, &HeaderError{Offset: offset, Err: err})
+		}
+		if err := p.skipTo(startFile); err != nil {
+			return err
+		}
+		sec := SectionSize{Header: h, Index: p.seen - 1, Bytes: p.lr.n - offset, Hidden: p.o.Hide != nil && p.o.Hide(h)}
+		if sec.Hidden {
+			p.hidden += sec.Bytes
+		}
+		if each != nil {
+			each(sec)
+		}
+	}
+}
+
+// inSection: the part ends inside the current section, which it holds.
+func (p *pager) inSection() bool {
+	return p.file != nil && !p.file.Complete && p.file.Index == p.seen-1
+}
+
+// SectionSize is one file section of a diff, as Count read it.
+type SectionSize struct {
+	Header Header
+	Index  int   // ordinal of the section
+	Bytes  int64 // its size
+	Hidden bool  // hide reported it; its bytes are not in Total.Bytes
+}
+
+// Count reads a diff from r to its end, as ReadPage with CountRest counts
+// what follows a part: its Total, and each section handed to each (when
+// not nil) with its size. Bytes before the first "diff --git " line are
+// counted, not handed.
+func Count(r io.Reader, hide func(Header) bool, each func(SectionSize)) (*Total, error) {
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	p := &pager{o: PageOptions{Hide: hide, Cost: func(b []byte) int { return len(b) }}, lr: lineReader{br: br}}
+	if err := p.countRest(each); err != nil {
+		return nil, err
+	}
+	if p.seen == 0 && p.lr.n > 0 {
+		return nil, fmt.Errorf("%w: no \"diff --git \" line", ErrNotDiff)
+	}
+	return &Total{Files: p.seen, Bytes: p.lr.n - p.hidden}, nil
 }
 
 // seekFile reads up to the "diff --git " line of section target, skipping a
@@ -311,12 +425,17 @@ func (p *pager) section(startLine int64) (more bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("%w: %w", ErrNotDiff, &HeaderError{Offset: offset, Err: err})
 	}
-	p.file, p.line, p.long, p.fresh = nil, 0, false, p.hdrCost
+	p.file, p.line, p.long, p.fresh, p.offset = nil, 0, false, p.hdrCost, offset
 	p.hunk = hunkState{headerBuf: p.hunk.headerBuf}
 	if err := p.seekLine(startLine); err != nil {
 		return false, err
 	}
-	f := PageFile{Header: h, Index: p.seen - 1, Continued: startLine > 0}
+	// The share starts at the section's start, or where the part does
+	// inside it; the header lines read so far are the first part's.
+	f := PageFile{Header: h, Index: p.seen - 1, Continued: startLine > 0, To: p.lr.n - offset}
+	if f.Continued {
+		f.From, f.Size = f.To, p.o.StartSize
+	}
 	hidden := p.o.Hide != nil && p.o.Hide(h)
 	if !hidden && p.hdrCost > p.o.Room && len(p.text) > 0 {
 		// An omitted section comes in a part of its own: the reader
@@ -328,8 +447,15 @@ func (p *pager) section(startLine int64) (more bool, err error) {
 	if hidden || p.hdrCost > p.o.Room {
 		f.Hidden, f.Omitted, f.Complete = hidden, !hidden, true
 		p.omitted = !hidden
+		if err := p.skipTo(startFile); err != nil {
+			return false, err
+		}
+		f.To, f.Size = p.lr.n-offset, p.lr.n-offset
+		if hidden {
+			p.hidden += f.Size - f.From
+		}
 		p.page.Files = append(p.page.Files, f)
-		return true, p.skipTo(startFile)
+		return true, nil
 	}
 	if p.used+p.hdrCost > p.o.Room {
 		p.page.Next = &Pos{File: f.Index, Line: startLine}
@@ -487,6 +613,7 @@ func (p *pager) body() (more bool, err error) {
 		case k == startEOF || k == startFile:
 			p.closePiece()
 			p.file.Complete = true
+			p.file.To, p.file.Size = p.lr.n-p.offset, p.lr.n-p.offset
 			return true, nil
 		case k == startHunk:
 			p.closePiece()
@@ -682,6 +809,7 @@ func (p *pager) addLine(u unit, oldS, newS span) {
 	}
 	p.file.Replaced = p.file.Replaced || u.replaced
 	p.line += u.lines
+	p.file.To = p.lr.n - p.offset
 }
 
 // afterHunks: git prints lines outside hunks only in sections that have
@@ -704,6 +832,7 @@ func (p *pager) otherLine() error {
 		p.used += u.cost
 		p.file.Replaced = p.file.Replaced || u.replaced
 		p.line++
+		p.file.To = p.lr.n - p.offset
 	case u.cut || p.hdrCost+u.cost > p.o.Room || p.isFresh():
 		return p.skipLong(u, LongLine{Bytes: u.size})
 	default:
@@ -730,6 +859,7 @@ func (p *pager) skipLong(u unit, ll LongLine) error {
 	p.longs++
 	p.long, p.hunk.long = true, true
 	p.line += u.lines
+	p.file.To = p.lr.n - p.offset
 	return nil
 }
 
@@ -743,6 +873,8 @@ func (p *pager) closePiece() {
 	p.text = slices.Insert(p.text, p.pc.at, head...)
 	p.used += p.o.Cost(head) + p.pc.cost
 	p.file.Replaced = p.file.Replaced || p.hunk.replaced
+	p.file.Old.add(p.pc.old)
+	p.file.New.add(p.pc.new)
 	p.pc.at = -1
 }
 

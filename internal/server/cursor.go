@@ -48,6 +48,10 @@ type cursor struct {
 	// them again: files and patch bytes.
 	Files int   `json:"n,omitempty"`
 	Bytes int64 `json:"b,omitempty"`
+	// Inside a file (Line > 0): which of the file's parts the next is,
+	// and the size of the file's patch, when known (splitPos).
+	Split      int   `json:"sp,omitempty"`
+	SplitBytes int64 `json:"sb,omitempty"`
 	// get_commit's parts before its patch: the next parent to list, and
 	// the byte offset where the message goes on (0: none).
 	Parent  int `json:"p,omitempty"`

@@ -44,9 +44,28 @@ const (
 	maxPartPathBytes = 128 << 10
 )
 
+// splitPos is what a part that starts inside a file, or the next part
+// after one that ends inside a file, knows of it (zero: not known): which
+// of the file's parts it is, and the size of the file's patch.
+type splitPos struct {
+	part  int
+	bytes int64
+}
+
 // diffPart is one part of a diff.
 type diffPart struct {
 	page *diff.Page
+	// counted is the whole selection's patch (its files' sections and
+	// bytes), counted when the request asked for it (countRest; nil when
+	// it could not be counted in time).
+	counted *diff.Total
+	// split is where the part's first file, continued from the previous
+	// part, is; nextSplit where the next part's is, when it starts inside
+	// a file.
+	split, nextSplit splitPos
+	// terse: the part does not say where it is in the files it splits
+	// (fitPart), and its cursor carries nothing of them.
+	terse bool
 	// changes are the changes of the part's sections, one per section
 	// (a type change's two sections share one).
 	changes []git.Change
@@ -140,6 +159,9 @@ type partRequest struct {
 	room      int
 	countRest bool
 	hide      func(diff.Header) bool
+	// split is what the previous part knew of the file this one starts
+	// inside (its cursor's).
+	split splitPos
 }
 
 // changeFilter selects changes of a diff; key names the selection in the
@@ -148,6 +170,9 @@ type partRequest struct {
 type changeFilter struct {
 	key  string
 	keep func(git.Change) bool
+	// again is keep for a second listing in the same call (patchSizes),
+	// where keep would note what it selects twice; nil: keep.
+	again func(git.Change) bool
 }
 
 // cacheKey names the diff a part request reads in the patch cache.
@@ -162,7 +187,8 @@ func (q partRequest) cacheKey() string {
 func (q partRequest) pageOptions() diff.PageOptions {
 	return diff.PageOptions{
 		Start: diff.Pos{File: q.start.section, Line: q.start.line},
-		Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide, CountRest: q.countRest,
+		Room:  q.room, Cost: text.JSONLen[[]byte], Hide: q.hide,
+		SizeLast: true, StartSize: q.split.bytes,
 	}
 }
 
@@ -171,6 +197,16 @@ func (q partRequest) pageOptions() diff.PageOptions {
 // maxPartChanges of them, and cuts the part from the patch cache or else
 // from a git diff restricted to their paths.
 func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error) {
+	if q.countRest && q.start == (partPos{}) {
+		// The count runs beside the part's read.
+		counted, stop := s.startCount(ctx, q)
+		defer stop()
+		part, err := s.readPart(ctx, q.withoutCount())
+		if err == nil {
+			part.counted = counted()
+		}
+		return part, err
+	}
 	// A first part is most often cut from the diff of the whole
 	// selection: git starts on it now, its rename detection and first
 	// files overlapping the listing, and is stopped if the list says the
@@ -186,20 +222,15 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 			}
 		}()
 	}
-	list := q.opts
-	if q.only != nil {
-		list.Paths = nil
-	}
 	var kept []git.Change
 	total, keptBytes, full := 0, 0, false
-	_, err := q.repo.Git.EachChange(ctx, list, func(_ int, c git.Change) error {
+	_, err := q.repo.Git.EachChange(ctx, q.listOptions(), func(_ int, c git.Change) error {
 		if q.only != nil && !q.only.keep(c) {
 			return nil
 		}
 		if total >= q.start.change && !full {
-			size := len(c.Path) + len(c.OldPath)
-			if full = len(kept) == maxPartChanges || (len(kept) > 0 && keptBytes+size > maxPartPathBytes); !full {
-				kept, keptBytes = append(kept, c), keptBytes+size
+			if full = chunkFull(kept, keptBytes, c); !full {
+				kept, keptBytes = append(kept, c), keptBytes+pathBytes(c)
 			}
 		}
 		total++
@@ -212,35 +243,42 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 		return nil, errBadPosition()
 	}
 	if len(kept) == 0 {
-		return &diffPart{total: total, page: &diff.Page{Total: &diff.Total{}}}, nil
+		return &diffPart{total: total, page: &diff.Page{Total: &diff.Total{}}, counted: &diff.Total{}}, nil
 	}
-	if part, err := s.cachedPart(ctx, q, total); part != nil || err != nil {
-		return part, err
+	part, err := s.cachedPart(ctx, q, total)
+	if err != nil {
+		return nil, err
 	}
+	if part == nil {
+		if part, err = s.partFromGit(ctx, q, &early, kept, total); err != nil {
+			return nil, err
+		}
+		part.setSplit(q.split)
+	}
+	return part, nil
+}
+
+func (q partRequest) withoutCount() partRequest {
+	q.countRest = false
+	return q
+}
+
+// partFromGit cuts the part from a git diff of its kept changes: the
+// early one when it is that diff (then taken: *early is set to nil).
+func (s *Server) partFromGit(ctx context.Context, q partRequest, early **partDiff, kept []git.Change, total int) (*diffPart, error) {
 	part := &diffPart{total: total}
 	part.skipped = tooLargeToDiff(ctx, q.repo, q.opts, kept)
-	// The whole selection, from its start, needs no restriction: git
-	// prints exactly it. Otherwise name the changes, both sides of renames.
-	d := early
-	if q.start.change > 0 || q.only != nil || q.start.change+len(kept) < total || len(part.skipped) > 0 {
-		opts := q.opts
-		opts.Paths = nil
-		for _, c := range kept {
-			if _, skip := part.skipped[c.Path]; !skip {
-				opts.Paths = append(opts.Paths, c.Paths()...)
-			}
-		}
-		if len(opts.Paths) == 0 {
-			// Every change here is too large to diff: nothing to run.
-			part.page = &diff.Page{}
-			return part, part.place(q.start.change, q.start.section, kept, total)
-		}
-		d = s.startDiff(ctx, q, opts)
-	} else if d == nil {
-		d = s.startDiff(ctx, q, q.opts)
+	opts, ok, restricted := q.chunkOptions(q.start.change, kept, total, part.skipped)
+	if !ok {
+		// Every change here is too large to diff: nothing to run.
+		part.page = &diff.Page{}
+		return part, part.place(q.start.change, q.start.section, kept, total)
 	}
-	if d == early {
-		early = nil // taken
+	d := *early
+	if restricted || d == nil {
+		d = s.startDiff(ctx, q, opts)
+	} else {
+		*early = nil
 	}
 	page, err := s.readFromGit(ctx, q, d, total, kept, part.skipped)
 	if err != nil {
@@ -248,6 +286,180 @@ func (s *Server) readPart(ctx context.Context, q partRequest) (*diffPart, error)
 	}
 	part.page = page
 	return part, part.place(q.start.change, q.start.section, kept, total)
+}
+
+// listOptions lists the changes q selects from: with a filter, the file
+// list is read without opts.Paths.
+func (q partRequest) listOptions() git.DiffOptions {
+	list := q.opts
+	if q.only != nil {
+		list.Paths = nil
+	}
+	return list
+}
+
+// chunkFull: a chunk of kept changes, the changes one git diff is
+// restricted to, has no room for c.
+func chunkFull(kept []git.Change, keptBytes int, c git.Change) bool {
+	return len(kept) == maxPartChanges || (len(kept) > 0 && keptBytes+pathBytes(c) > maxPartPathBytes)
+}
+
+func pathBytes(c git.Change) int { return len(c.Path) + len(c.OldPath) }
+
+// chunkOptions is the git diff a chunk of kept changes, from change first
+// of total, is read from. The whole selection, from its start, needs no
+// restriction (restricted false): git prints exactly it. Otherwise the
+// diff names the chunk's changes, both sides of renames, but those too
+// large to diff; ok is false when that leaves none.
+func (q partRequest) chunkOptions(first int, kept []git.Change, total int, skipped map[string]int64) (opts git.DiffOptions, ok, restricted bool) {
+	if first == 0 && q.only == nil && len(kept) == total && len(skipped) == 0 {
+		return q.opts, true, false
+	}
+	opts = q.opts
+	opts.Paths = nil
+	for _, c := range kept {
+		if _, skip := skipped[c.Path]; !skip {
+			opts.Paths = append(opts.Paths, c.Paths()...)
+		}
+	}
+	return opts, len(opts.Paths) > 0, true
+}
+
+// startCount counts q's whole patch (patchTotal) in the background, by
+// countDeadline; counted waits for it: nil when it was not counted (in
+// time, or at all: the part says no total then, never a wrong one). stop
+// ends it.
+func (s *Server) startCount(ctx context.Context, q partRequest) (counted func() *diff.Total, stop func()) {
+	if t, ok := s.patches.total(q.cacheKey()); ok {
+		return func() *diff.Total { return &t }, func() {}
+	}
+	countCtx, cancel := context.WithDeadline(ctx, countDeadline(ctx))
+	done := make(chan *diff.Total, 1)
+	go func() {
+		t, err := s.patchTotal(countCtx, q)
+		if err != nil {
+			done <- nil
+			return
+		}
+		s.patches.keepTotal(q.cacheKey(), t)
+		done <- &t
+	}()
+	return func() *diff.Total { return <-done }, cancel
+}
+
+// countDeadline is when a count started now gives up: within half the
+// time the call has left, and at most countTime.
+func countDeadline(ctx context.Context) time.Time {
+	budget := countTime
+	if deadline, ok := ctx.Deadline(); ok {
+		budget = min(budget, time.Until(deadline)/2)
+	}
+	return time.Now().Add(budget)
+}
+
+// countTime bounds the count of a diff's patch. A variable for the tests.
+var countTime = 30 * time.Second
+
+// patchTotal is git's byte count of q's whole patch, hidden files not
+// counted. Without a filter it is of the git diff of the whole selection,
+// the command the first part is cut from: a later part's git diff,
+// restricted to its changes (both sides of renames), gives the same
+// sections. With a filter it is of the diffs the parts are cut from, chunk
+// by chunk (patchSizes).
+func (s *Server) patchTotal(ctx context.Context, q partRequest) (diff.Total, error) {
+	if q.only != nil {
+		return s.patchSizes(ctx, q, 0, nil)
+	}
+	var t *diff.Total
+	err := q.repo.Git.Patch(ctx, q.opts, func(patch io.Reader) error {
+		var err error
+		t, err = diff.Count(patch, q.hide, nil)
+		return err
+	})
+	if err != nil {
+		return diff.Total{}, err
+	}
+	return *t, nil
+}
+
+// patchSizes counts the patch of q's selection from change from on, as
+// its parts are read: chunk by chunk, each the git diff a part is cut
+// from (chunkOptions), so that the count and the parts cannot part. each,
+// when not nil, is handed every change with its patch's bytes (its two
+// sections' for a type change; 0 when hidden, or too large to diff).
+// list_pull_request_files' sizes and every diff part's total come from it.
+func (s *Server) patchSizes(ctx context.Context, q partRequest, from int, each func(i int, c git.Change, bytes int64) error) (diff.Total, error) {
+	var counted diff.Total
+	var kept []git.Change
+	first, keptBytes, i := from, 0, 0
+	flush := func(total int) error {
+		if len(kept) == 0 {
+			return nil
+		}
+		skipped := tooLargeToDiff(ctx, q.repo, q.opts, kept)
+		opts, ok, _ := q.chunkOptions(first, kept, total, skipped)
+		sizes := make([]int64, len(kept))
+		if ok {
+			err := q.repo.Git.Patch(ctx, opts, func(patch io.Reader) error {
+				j := 0
+				t, err := diff.Count(patch, q.hide, func(sec diff.SectionSize) {
+					for j < len(kept) && !sectionOf(sec.Header, kept[j]) {
+						j++
+					}
+					if j < len(kept) && !sec.Hidden {
+						sizes[j] += sec.Bytes
+					}
+				})
+				if err == nil {
+					counted.Files += t.Files
+					counted.Bytes += t.Bytes
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for j, c := range kept {
+			if each != nil {
+				if err := each(first+j, c, sizes[j]); err != nil {
+					return err
+				}
+			}
+		}
+		first, kept, keptBytes = first+len(kept), kept[:0], 0
+		return nil
+	}
+	keep := func(git.Change) bool { return true }
+	if q.only != nil {
+		keep = q.only.keep
+		if q.only.again != nil {
+			keep = q.only.again
+		}
+	}
+	_, err := q.repo.Git.EachChange(ctx, q.listOptions(), func(_ int, c git.Change) error {
+		if !keep(c) {
+			return nil
+		}
+		i++
+		if i <= from {
+			return nil
+		}
+		if chunkFull(kept, keptBytes, c) {
+			if err := flush(-1); err != nil { // more follow: restricted
+				return err
+			}
+		}
+		kept, keptBytes = append(kept, c), keptBytes+pathBytes(c)
+		return nil
+	})
+	if err == nil {
+		err = flush(i)
+	}
+	if err != nil {
+		return diff.Total{}, goneCommit(q.repo, false, err)
+	}
+	return counted, nil
 }
 
 // partDiff is the git diff a part is cut from. With a fill slot free it
@@ -408,7 +620,7 @@ func (e *eofReader) Read(p []byte) (int, error) {
 // end (git gives the part: a fuller one, or one that ends elsewhere).
 func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*diffPart, error) {
 	run := s.patches.find(q.cacheKey(), q.start.change, time.Now())
-	if run == nil || (q.countRest && (run.first != 0 || q.start.change != 0)) {
+	if run == nil {
 		return nil, nil
 	}
 	if stamp, ok := q.repo.Git.ObjectsStamp(q.opts.From, q.opts.To); !ok || stamp != run.stamp {
@@ -440,9 +652,10 @@ func (s *Server) cachedPart(ctx context.Context, q partRequest, total int) (*dif
 	if err := part.place(q.start.change, q.start.section, run.kept[q.start.change-run.first:], total); err != nil {
 		return nil, err
 	}
-	if part.next != nil && run.covers(part.next.change) && !q.countRest {
+	part.setSplit(q.split)
+	if part.next != nil && run.covers(part.next.change) {
 		next := q
-		next.start = *part.next
+		next.start, next.split = *part.next, part.nextSplit
 		run.cutAhead(next)
 	}
 	return part, nil
@@ -500,6 +713,33 @@ func (p *diffPart) place(first, firstSection int, kept []git.Change, total int) 
 		}
 	}
 	return nil
+}
+
+// setSplit works out where the part is in the files it continues and
+// goes on with, from what the previous part knew (at): the number of the
+// first file's part and the size of its patch, and the same for the next
+// part when it starts inside a file. A size the part did not read is
+// carried from the part that did, in the cursor.
+func (p *diffPart) setSplit(at splitPos) {
+	files := p.page.Files
+	if len(files) == 0 {
+		return
+	}
+	first := files[0]
+	if first.Continued {
+		p.split = splitPos{part: at.part, bytes: first.Size}
+	}
+	if p.next == nil || p.next.line == 0 {
+		return
+	}
+	last := files[len(files)-1]
+	p.nextSplit = splitPos{part: 2, bytes: last.Size}
+	if last.Index == first.Index && first.Continued {
+		p.nextSplit.part = 0 // not known when this part's is not
+		if p.split.part > 0 {
+			p.nextSplit.part = p.split.part + 1
+		}
+	}
 }
 
 // sectionOf: section header h belongs to change c.
@@ -712,10 +952,34 @@ const maxRefits = 6
 // room makes the patch longer: between a room too small and one too large
 // it bisects. It returns the first reply that fits and leaves nothing out,
 // or else the one that fit in the most room.
+//
+// Where a part is in the files it splits (diffPart.terse) takes a few
+// hundred bytes: at the smallest limits that can leave a file's header
+// lines out, so a part that left something out is fitted again without it.
 func fitPart[Out any](s *Server, room, maxBytes int, read func(room int) (*diffPart, error), notes func(*diffPart) string, build func(*diffPart, string) reply[Out]) (reply[Out], error) {
+	r, whole, err := fitPartOnce(s, room, maxBytes, read, notes, build)
+	if err != nil || whole {
+		return r, err
+	}
+	terse := func(room int) (*diffPart, error) {
+		p, err := read(room)
+		if p != nil {
+			p.terse = true
+		}
+		return p, err
+	}
+	if t, whole, err := fitPartOnce(s, room, maxBytes, terse, notes, build); err == nil && whole {
+		return t, nil
+	}
+	return r, nil
+}
+
+// fitPartOnce is fitPart's fitting; whole says the reply fits and leaves
+// nothing out.
+func fitPartOnce[Out any](s *Server, room, maxBytes int, read func(room int) (*diffPart, error), notes func(*diffPart) string, build func(*diffPart, string) reply[Out]) (_ reply[Out], whole bool, _ error) {
 	part, partNotes, patch, err := partWithNotes(room, maxBytes, read, notes)
 	if err != nil {
-		return reply[Out]{}, err
+		return reply[Out]{}, false, err
 	}
 	var best *reply[Out]
 	bestRoom := -1
@@ -725,7 +989,7 @@ func fitPart[Out any](s *Server, room, maxBytes int, read func(room int) (*diffP
 		spare := s.cfg.MaxBytes - s.replySize(r)
 		lost := lostToRoom(part.page)
 		if spare >= 0 && !lost {
-			return r, nil
+			return r, true, nil
 		}
 		if spare >= 0 && patch > bestRoom {
 			best, bestRoom = &r, patch
@@ -745,13 +1009,13 @@ func fitPart[Out any](s *Server, room, maxBytes int, read func(room int) (*diffP
 		next = patchRoom(next, maxBytes)
 		if refit == maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
 			if best == nil {
-				return r, nil // the backstop refuses it (callTool)
+				return r, false, nil // the backstop refuses it (callTool)
 			}
-			return *best, nil
+			return *best, false, nil
 		}
 		patch = next
 		if part, err = read(patch); err != nil {
-			return reply[Out]{}, err
+			return reply[Out]{}, false, err
 		}
 		partNotes = notes(part)
 	}
@@ -768,8 +1032,11 @@ func lostToRoom(p *diff.Page) bool {
 	return false
 }
 
-// partRange says which files a part holds: "files 3–5 of 9 (3 continues
-// from the previous part; 5 goes on in the next)".
+// partRange says which files a part holds, and where it is in a file it
+// continues or goes on with: "files 3–5 of 9 (a.c continues from the
+// previous part: its part 2 of 2, bytes 65537–70000 of 70000, old lines
+// 300–350, new lines 310–372; c.c goes on in the next part: its part 1,
+// bytes 1–40000 of 123456, old lines 1–500, new lines 1–520)".
 func partRange(p *diffPart) string {
 	if len(p.page.Files) == 0 {
 		return "no file in this part"
@@ -779,18 +1046,101 @@ func partRange(p *diffPart) string {
 	if from == to {
 		s = fmt.Sprintf("file %d of %d", from, p.total)
 	}
-	var notes []string
-	if p.page.Files[0].Continued {
-		notes = append(notes, fmt.Sprintf("%d continues from the previous part", from))
+	files := p.page.Files
+	first, last := files[0], files[len(files)-1]
+	// A type change's second section may go on in the next part: the
+	// file goes on, but none of its sections is split.
+	continues, goesOn := first.Continued, p.next != nil && p.next.change == p.last
+	split := func(i int) string {
+		if f := files[i]; !p.terse && (f.Continued || !f.Complete) {
+			return ": " + p.shareOf(i)
+		}
+		return ""
 	}
-	if p.next != nil && p.next.change == p.last {
-		notes = append(notes, fmt.Sprintf("%d goes on in the next part", to))
+	name := func(f diff.PageFile) string {
+		if p.terse {
+			return strconv.Itoa(f.Index - files[0].Index + from)
+		}
+		return text.Name(sectionName(f.Header))
+	}
+	var notes []string
+	switch {
+	case continues && goesOn && len(files) == 1:
+		notes = append(notes, name(first)+" continues from the previous part and goes on in the next"+split(0))
+	default:
+		if continues {
+			notes = append(notes, name(first)+" continues from the previous part"+split(0))
+		}
+		if goesOn {
+			notes = append(notes, name(last)+" goes on in the next part"+split(len(files)-1))
+		}
 	}
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return s
 }
+
+// share is where a part's share of a file split over parts is in it.
+type share struct {
+	part, parts int   // which of the file's parts, and of how many (0: not known)
+	from, to    int64 // bytes of the file's patch it holds: [from, to)
+	size        int64 // the patch's size (0: not known)
+	old, new    diff.LineSpan
+}
+
+// shareAt is where the part's file i is in its file's patch. The number
+// of the file's parts is known in its last part only: how later parts cut
+// the rest depends on the room each is given.
+func (p *diffPart) shareAt(i int) share {
+	f := p.page.Files[i]
+	sh := share{part: 1, from: f.From, to: f.To, size: f.Size, old: f.Old, new: f.New}
+	if i == 0 && f.Continued {
+		sh.part = p.split.part
+	}
+	if f.Complete {
+		sh.parts = sh.part
+	}
+	return sh
+}
+
+// shareOf words shareAt(i): "its part 3, bytes 131073–196608 of 1234567,
+// old lines 1200–1799, new lines 1200–1949".
+func (p *diffPart) shareOf(i int) string {
+	sh := p.shareAt(i)
+	var words []string
+	switch {
+	case sh.parts > 0:
+		words = append(words, fmt.Sprintf("its part %d of %d", sh.part, sh.parts))
+	case sh.part > 0:
+		words = append(words, fmt.Sprintf("its part %d", sh.part))
+	}
+	bytes := fmt.Sprintf("bytes %d–%d", sh.from+1, sh.to)
+	if sh.size > 0 {
+		bytes += fmt.Sprintf(" of %d", sh.size)
+	}
+	words = append(words, bytes)
+	for _, side := range []struct {
+		name string
+		span diff.LineSpan
+	}{{"old", sh.old}, {"new", sh.new}} {
+		if side.span.First > 0 {
+			words = append(words, fmt.Sprintf("%s lines %d–%d", side.name, side.span.First, side.span.Last))
+		}
+	}
+	return strings.Join(words, ", ")
+}
+
+// cursorAt puts where the next part starts in c.
+func (p *diffPart) cursorAt(c *cursor) {
+	c.File, c.Section, c.Line = p.next.change, p.next.section, p.next.line
+	if !p.terse {
+		c.Split, c.SplitBytes = p.nextSplit.part, p.nextSplit.bytes
+	}
+}
+
+// splitOf is what a cursor says of the file its part starts inside.
+func splitOf(c cursor) splitPos { return splitPos{part: c.Split, bytes: c.SplitBytes} }
 
 // filesOf splits a part's text into its files' texts, in the order of its
 // non-hidden sections (each part is a valid patch, so each file's text

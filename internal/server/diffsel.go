@@ -152,6 +152,12 @@ func (rp *renamePairs) under(p string) bool {
 	return false
 }
 
+// selects: c is on a path of paths, on either side (only, without
+// noting the renames it pairs).
+func (rp *renamePairs) selects(c git.Change) bool {
+	return rp.under(c.Path) || rp.under(c.OldPath)
+}
+
 func (rp *renamePairs) only(c git.Change) bool {
 	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
 	if in != oldIn {
@@ -179,7 +185,7 @@ func pathsFilter(paths []string) (*changeFilter, *renamePairs) {
 		return nil, nil
 	}
 	pairs := &renamePairs{paths: paths}
-	return &changeFilter{key: "paths with the other side of renames", keep: pairs.only}, pairs
+	return &changeFilter{key: "paths with the other side of renames", keep: pairs.only, again: pairs.selects}, pairs
 }
 
 // Why a diff tool's reply holds no file (the emptyReason of its

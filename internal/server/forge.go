@@ -104,6 +104,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	page, err := diff.ReadPage(src, diff.PageOptions{
 		Start: diff.Pos{File: cur.File, Line: cur.Line}, Room: max(room, minPartRoom),
 		Cost: text.JSONLen[[]byte], Hide: s.hiddenSection, CountRest: first && path == "",
+		SizeLast: true, StartSize: cur.SplitBytes,
 	})
 	if errors.Is(err, diff.ErrBadPos) {
 		return textReply{}, errBadPosition()
@@ -140,14 +141,18 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if page.Next != nil {
 		part.next = &partPos{change: page.Next.File, line: page.Next.Line}
 	}
+	part.setSplit(splitOf(cur))
 	if path != "" {
 		part.total = part.last + 1
 	}
 	var t strings.Builder
 	fmt.Fprintf(&t, "%s: base %s, head %s, merge base %s", name, pr.Base.SHA, pr.Head.SHA, pr.MergeBase)
-	if path != "" {
-		fmt.Fprintf(&t, "; %s", path)
-	} else if size > 0 {
+	switch {
+	case path != "" && size > 0:
+		fmt.Fprintf(&t, "; %s, %d bytes of patch", text.Name(path), size)
+	case path != "":
+		fmt.Fprintf(&t, "; %s", text.Name(path))
+	case size > 0:
 		fmt.Fprintf(&t, "; %s, %d bytes of patch", count(files, "file"), size)
 	}
 	t.WriteString("; this part: " + partRange(part) + "\n")
@@ -156,8 +161,8 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	t.WriteString(s.partNotes(part, pr.Head.SHA))
 	out := textReply{text: t.String()}
 	if page.Next != nil {
-		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA},
-			File: page.Next.File, Line: page.Next.Line, Files: files, Bytes: size}
+		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}
+		part.cursorAt(&c)
 		next.Cursor = s.cursors.encode(c, forgeName(in.Owner, in.Repo))
 		out.next = continueWith(tool, next)
 	}

@@ -98,6 +98,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	var start partPos
 	var sha string
 	var cur cursor
+	var split splitPos
 	if first {
 		if in.Ref == "" {
 			return reply[getCommitOut]{}, errcode.New(errcode.InvalidArgument, "ref is required: a commit SHA, a branch or a tag")
@@ -116,7 +117,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		if err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		sha, start = pins[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}
+		sha, start, split = pins[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}, splitOf(cur)
 	}
 	commits, err := r.Git.Log(ctx, git.LogOptions{To: sha, Limit: 1, WithBody: first || cur.Message > 0})
 	if err != nil {
@@ -199,8 +200,14 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		}
 	}
 	room := roomAfter(preamble, out)
+	patchBytes := cur.Bytes // the whole patch's, counted by the part it starts in
 	read := func(room int) (*diffPart, error) {
-		return s.readPart(ctx, partRequest{repo: r, opts: opts, start: start, room: room, hide: s.hiddenSection})
+		part, err := s.readPart(ctx, partRequest{repo: r, opts: opts, start: start, room: room, hide: s.hiddenSection, split: split,
+			countRest: start == partPos{} && patchBytes == 0})
+		if err == nil && part.counted != nil {
+			patchBytes = part.counted.Bytes
+		}
+		return part, err
 	}
 	notes := func(p *diffPart) string {
 		s.flagGenerated(ctx, r, sha, p)
@@ -211,7 +218,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	// preamble, has more room.
 	build := func(part *diffPart, partNotes string) reply[getCommitOut] {
 		return commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
-			deferred: first && lostToRoom(part.page)}, r, out, part, partNotes)
+			deferred: first && lostToRoom(part.page), patchBytes: patchBytes}, r, out, part, partNotes)
 	}
 	return fitPart(s, room, in.MaxBytes, read, notes, build)
 }
@@ -223,6 +230,7 @@ type commitPart struct {
 	in                             getCommitIn
 	digest, sha, against, preamble string
 	first, deferred                bool
+	patchBytes                     int64 // the whole patch's (0: not counted)
 }
 
 // commitReply is get_commit's reply for a part.
@@ -241,11 +249,11 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *diffP
 		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", c.against, count(part.total, "file"))
 		next = &partPos{}
 	case !c.first:
-		fmt.Fprintf(&b, "%s: commit %s, patch against %s; this part: %s\n", r.FullName(), short(c.sha), c.against, partRange(part))
+		fmt.Fprintf(&b, "%s: commit %s, patch against %s%s; this part: %s\n", r.FullName(), short(c.sha), c.against, c.bytes(), partRange(part))
 	case part.total == 0:
 		fmt.Fprintf(&b, "Patch against %s: no file differs.\n", c.against)
 	default:
-		fmt.Fprintf(&b, "Patch against %s; %s:\n", c.against, partRange(part))
+		fmt.Fprintf(&b, "Patch against %s%s; %s:\n", c.against, c.bytes(), partRange(part))
 	}
 	if !c.deferred {
 		out.Files = c.s.partFiles(part)
@@ -255,10 +263,23 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *diffP
 	res := reply[getCommitOut]{text: b.String(), out: out}
 	if next != nil {
 		res.out.Truncated = true
-		cur := cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, File: next.change, Section: next.section, Line: next.line}
+		cur := cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, Bytes: c.patchBytes}
+		if c.deferred {
+			cur.Bytes = 0 // the part the patch starts in counts it
+		} else {
+			part.cursorAt(&cur)
+		}
 		res.next = continueWith(tool, getCommitWithCursor(c.in, c.s.cursors.encode(cur, r.FullName())))
 	}
 	return res
+}
+
+// bytes is the whole patch's size, as the header says it.
+func (c commitPart) bytes() string {
+	if c.patchBytes == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d bytes of patch)", c.patchBytes)
 }
 
 // commitStage makes the parts of get_commit that come before its patch

@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
 
 type getDiffIn struct {
@@ -28,12 +30,49 @@ type getDiffIn struct {
 type diffFile struct {
 	changedFile
 	Patch        *string `json:"patch" jsonschema:"the file's diff --git section as git diff prints it (this part's share of it), or null"`
-	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied (hidden by the secrets policy), tooLarge (its header lines alone are longer than a whole reply), or whitespace (with ignoreWhitespace, its changes are all in whitespace; listed after the part's other files); else null"`
+	PatchOmitted *string `json:"patchOmitted" jsonschema:"why patch is null: binary, denied (hidden by the secrets policy), tooLarge (its header lines alone are longer than a whole reply), whitespace (with ignoreWhitespace, its changes are all in whitespace; listed after the part's other files), or size_limit (a file after this part's, which the next parts hold; listed last); else null"`
 	// Partial: the patch is this part's share of the file's section; the
 	// rest is in the parts before or after it.
 	Partial bool `json:"partial" jsonschema:"patch holds only part of the file's section: the rest is in the previous or next part"`
+	// PatchBytes and the fields after it say where this part's share of
+	// the file's patch is in it (splitShare).
+	PatchBytes  *int64     `json:"patchBytes,omitempty" jsonschema:"bytes of the file's patch, as git prints it, that this part holds (all of it unless partial); absent when hidden or left out"`
+	Part        *int       `json:"part,omitempty" jsonschema:"partial: which of the file's parts this is, from 1; absent when not known"`
+	Parts       *int       `json:"parts,omitempty" jsonschema:"partial: how many parts the file's patch comes in, said in its last part only (how the rest is cut depends on each part's room)"`
+	PatchOffset *int64     `json:"patchOffset,omitempty" jsonschema:"partial: where this part's share starts in the file's patch as git prints it, in bytes from 0"`
+	PatchSize   *int64     `json:"patchSize,omitempty" jsonschema:"partial: bytes of the file's whole patch"`
+	OldLines    *lineRange `json:"oldLines,omitempty" jsonschema:"partial: the old file's lines this share's hunks span (from its @@ lines); absent when none"`
+	NewLines    *lineRange `json:"newLines,omitempty" jsonschema:"partial: the new file's lines this share's hunks span; absent when none"`
 	// Hidden: the bidi controls and invisible characters patch holds.
 	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters the patch holds, shown as they are; absent when none"`
+}
+
+// lineRange is a first and last line, both included.
+type lineRange struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
+func newLineRange(s diff.LineSpan) *lineRange {
+	if s.First == 0 {
+		return nil
+	}
+	return &lineRange{First: s.First, Last: s.Last}
+}
+
+// splitShare sets the fields that say where a partial patch is in the
+// file's.
+func (e *diffFile) splitShare(sh share) {
+	e.PatchOffset, e.OldLines, e.NewLines = ptr(sh.from), newLineRange(sh.old), newLineRange(sh.new)
+	if sh.part > 0 {
+		e.Part = ptr(sh.part)
+	}
+	if sh.parts > 0 {
+		e.Parts = ptr(sh.parts)
+	}
+	if sh.size > 0 {
+		e.PatchSize = ptr(sh.size)
+	}
 }
 
 type getDiffOut struct {
@@ -43,6 +82,13 @@ type getDiffOut struct {
 	Files      []diffFile `json:"files" jsonschema:"the files this part holds, in git's order"`
 	Truncated  bool       `json:"truncated" jsonschema:"true when the diff goes on in a next part"`
 	TotalFiles int        `json:"totalFiles" jsonschema:"files in the whole diff"`
+	PatchBytes int64      `json:"patchBytes" jsonschema:"bytes of the whole diff's patch as git prints it, hidden files not counted: what the parts hold put together"`
+	// OmittedNotListed: seed 003's "files that don't fit have
+	// patchOmitted: size_limit", in a reply that holds only some.
+	OmittedNotListed int `json:"omittedNotListed" jsonschema:"files after this part's that the next parts hold, beyond those listed in files with patchOmitted size_limit (as many as the reply has room for)"`
+	// after is the index of the first change after this part's (-1:
+	// none), whose files are listed as size_limit.
+	after int
 	// EmptyReason tells an empty diff from paths that matched nothing.
 	EmptyReason string `json:"emptyReason,omitempty" jsonschema:"set when the diff holds no file: noChange (no file differs between the commits) or noPathMatched (no changed file is at or under paths: they are literal paths, not globs; list_files with pathGlobs finds files by glob)"`
 	paged
@@ -72,12 +118,14 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths, contextLines: in.ContextLines, ignoreWhitespace: in.IgnoreWhitespace}
 	digest := argsDigest(in, "cursor")
 	var start partPos
+	var split splitPos
+	var patchBytes int64 // the whole diff's, counted for the first part
 	if in.Cursor != "" {
 		cur, err := s.cursors.decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[getDiffOut]{}, err
 		}
-		q.cur, start = &cur, partPos{change: cur.File, section: cur.Section, line: cur.Line}
+		q.cur, start, split, patchBytes = &cur, partPos{change: cur.File, section: cur.Section, line: cur.Line}, splitOf(cur), cur.Bytes
 	}
 	sel, err := s.selectDiff(ctx, q)
 	if err != nil {
@@ -91,6 +139,9 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 			fmt.Fprintf(&b, " from their merge base %s", short(*sel.mergeBase))
 		}
 		fmt.Fprintf(&b, ": %s changed", count(p.total, "file"))
+		if patchBytes > 0 {
+			fmt.Fprintf(&b, ", %d bytes of patch", patchBytes)
+		}
 		if p.next != nil || p.first > 0 || (len(p.page.Files) > 0 && p.page.Files[0].Continued) {
 			b.WriteString("; this part: " + partRange(p))
 		}
@@ -104,10 +155,20 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		next: continueWith(tool, withCursor(in, strings.Repeat("x", 400))),
 	}
 	var pairs *renamePairs
-	read := func(room int) (*diffPart, error) {
-		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection}
+	request := func(room int) partRequest {
+		// The first part counts the whole diff's patch, once: the parts
+		// after it carry the count in their cursors.
+		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection, split: split,
+			countRest: in.Cursor == "" && patchBytes == 0}
 		q.only, pairs = pathsFilter(sel.opts.Paths)
-		return s.readPart(ctx, q)
+		return q
+	}
+	read := func(room int) (*diffPart, error) {
+		part, err := s.readPart(ctx, request(room))
+		if err == nil && part.counted != nil {
+			patchBytes = part.counted.Bytes
+		}
+		return part, err
 	}
 	notes := func(p *diffPart) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
@@ -115,23 +176,79 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	empty := "No file differs.\n"
 	build := func(part *diffPart, partNotes string) reply[getDiffOut] {
+		out.PatchBytes = patchBytes
 		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), empty, part, partNotes))
 	}
 	res, err := fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
-	if err != nil || res.out.TotalFiles > 0 {
+	switch {
+	case err != nil:
 		return res, err
+	case res.out.TotalFiles == 0:
+		reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
+		if err != nil {
+			return reply[getDiffOut]{}, err
+		}
+		if reason == emptyNoPathMatched {
+			// A short reply: it fits as the empty one did.
+			empty = noPathMatchedText(all)
+			res = build(&diffPart{page: &diff.Page{}}, "")
+		}
+		res.out.EmptyReason = reason
+		return res, nil
+	case !s.cfg.Structured || res.out.after < 0:
+		return res, nil
 	}
-	reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
+	later := request(0)
+	if later.only != nil {
+		later.only = &changeFilter{keep: later.only.again}
+	}
+	return s.withOmitted(ctx, later, sel.head, res)
+}
+
+// maxOmittedListed bounds the files a part lists as size_limit, as a part
+// lists at most 1,000 files (diff.ReadPage).
+const maxOmittedListed = 1000
+
+// withOmitted lists, after a part's files, the files after them with
+// patchOmitted size_limit (seed 003), as many as the reply has room for,
+// and counts the others.
+func (s *Server) withOmitted(ctx context.Context, q partRequest, head string, r reply[getDiffOut]) (reply[getDiffOut], error) {
+	var later []git.Change
+	total := 0
+	_, err := q.repo.Git.EachChange(ctx, q.listOptions(), func(_ int, c git.Change) error {
+		if q.only != nil && !q.only.keep(c) {
+			return nil
+		}
+		if total >= r.out.after && len(later) < maxOmittedListed {
+			later = append(later, c)
+		}
+		total++
+		return nil
+	})
 	if err != nil {
-		return reply[getDiffOut]{}, err
+		return reply[getDiffOut]{}, goneCommit(q.repo, true, err)
 	}
-	if reason == emptyNoPathMatched {
-		// A short reply: it fits as the empty one did.
-		empty = noPathMatchedText(all)
-		res = build(&diffPart{page: &diff.Page{}}, "")
+	omitted := make([]changedFile, len(later))
+	for i, c := range later {
+		omitted[i] = s.changedFile(c)
+		omitted[i].Additions, omitted[i].Deletions, omitted[i].IsBinary = nil, nil, nil
 	}
-	res.out.EmptyReason = reason
-	return res, nil
+	s.markGenerated(ctx, q.repo, head, omitted)
+	entries := make([]diffFile, len(omitted))
+	for i, f := range omitted {
+		why := "size_limit"
+		if s.deniedChange(later[i]) {
+			why = "denied"
+		}
+		entries[i] = diffFile{changedFile: f, PatchOmitted: ptr(why)}
+	}
+	listed := r.out.Files
+	return fitPage(s, len(entries), func(n int) reply[getDiffOut] {
+		out := r
+		out.out.Files = append(slices.Clip(listed), entries[:n]...)
+		out.out.OmittedNotListed = total - r.out.after - n
+		return out
+	}), nil
 }
 
 // partNotesText is a part's text: its header, the patch (or empty, when
@@ -152,17 +269,31 @@ func partNotesText(header, empty string, part *diffPart, notes string) string {
 func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSelection, out getDiffOut, part *diffPart, text string) reply[getDiffOut] {
 	out.TotalFiles = part.total
 	out.Files = s.partFiles(part)
+	out.after = firstAfter(part)
 	r := reply[getDiffOut]{text: text, out: out}
 	if part.next != nil {
 		r.out.Truncated = true
-		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head},
-			File: part.next.change, Section: part.next.section, Line: part.next.line}
+		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}, Bytes: out.PatchBytes}
+		part.cursorAt(&c)
 		r.next = continueWith(tool, withCursor(in, s.cursors.encode(c, sel.repo.FullName())))
 		// contextLines=0 would be left out (omitempty) and read back as
 		// the default 3: the next call must say it.
 		r.next.Arguments["contextLines"] = in.ContextLines
 	}
 	return r
+}
+
+// firstAfter is the index of the first change after the part's (-1 when
+// none): the next part's start, or the change after it when the next part
+// goes on inside it.
+func firstAfter(p *diffPart) int {
+	switch {
+	case p.next == nil:
+		return -1
+	case p.next.line > 0 || p.next.section > 0:
+		return p.next.change + 1
+	}
+	return p.next.change
 }
 
 // minPartRoom is the least patch room a part is given, so that a small
@@ -196,6 +327,7 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			if !f.Hidden && ti < len(texts) {
 				joined := *last.Patch + string(texts[ti])
 				last.Patch = &joined
+				last.PatchBytes = ptr(*last.PatchBytes + f.To - f.From)
 				ti++
 			}
 			continue
@@ -214,12 +346,18 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			ti++
 			e.IsBinary, e.PatchOmitted = ptr(true), ptr("binary")
 			e.Additions, e.Deletions = ptr(0), ptr(0)
+			e.PatchBytes = ptr(f.To - f.From)
 		case ti < len(texts):
 			e.Patch = ptr(string(texts[ti]))
 			ti++
 			e.IsBinary = ptr(f.Header.IsBinary)
 			e.Partial = f.Continued || !f.Complete
-			if !e.Partial {
+			if !p.terse {
+				e.PatchBytes = ptr(f.To - f.From)
+			}
+			if e.Partial && !p.terse {
+				e.splitShare(p.shareAt(i))
+			} else if !e.Partial {
 				e.Additions, e.Deletions = ptr(f.Added), ptr(f.Deleted)
 			}
 		}

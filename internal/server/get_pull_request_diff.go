@@ -101,7 +101,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	first := in.Cursor == ""
 	q := partRequest{
 		repo: r, opts: opts, hide: s.hiddenSection,
-		start: partPos{change: cur.File, section: cur.Section, line: cur.Line},
+		start: partPos{change: cur.File, section: cur.Section, line: cur.Line}, split: splitOf(cur),
 	}
 	var pairs *renamePairs
 	q.only, pairs = selection()
@@ -113,7 +113,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// (from the patch cache, which this read filled), and headed by
 		// the size this read counted.
 		whole := q
-		whole.room, whole.countRest = s.payloadRoom(textReply{}), path == ""
+		whole.room, whole.countRest = s.payloadRoom(textReply{}), true
 		part, err := s.readPart(ctx, whole)
 		if err != nil {
 			return textReply{}, err
@@ -128,8 +128,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		case fits && part.total > 0:
 			return textReply{text: string(part.page.Text)}, nil
 		}
-		if files, size = part.total, 0; path == "" && part.page.Total != nil {
-			size = part.page.Total.Bytes
+		if files, size = part.total, 0; part.counted != nil {
+			size = part.counted.Bytes
 		}
 	}
 	read := func(room int) (*diffPart, error) {
@@ -159,6 +159,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	b.Grow(512 + len(name) + len(path) + len(part.page.Text) + len(partNotes))
 	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
 	switch {
+	case path != "" && size > 0:
+		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)
 	case path != "":
 		fmt.Fprintf(&b, "; %s", text.Name(path))
 	case size > 0 && len(opts.Paths) > 0:
@@ -171,8 +173,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	b.WriteString(partNotes)
 	out := textReply{text: b.String()}
 	if part.next != nil {
-		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head},
-			File: part.next.change, Section: part.next.section, Line: part.next.line, Files: files, Bytes: size}
+		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
+		part.cursorAt(&c)
 		next.Cursor = s.cursors.encode(c, r.FullName())
 		out.next = continueWith(tool, next)
 	}

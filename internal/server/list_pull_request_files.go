@@ -41,7 +41,7 @@ type listPullRequestFilesOut struct {
 	MergeBase  string     `json:"mergeBase" jsonschema:"where the pull request's diff starts"`
 	Files      []pullFile `json:"files"`
 	TotalCount int        `json:"totalCount"`
-	PatchBytes *int64     `json:"patchBytes" jsonschema:"bytes of the pull request's whole patch as git prints it (git diff -M merge-base head), hidden files included: what get_pull_request_diff's parts hold together; from a forge, its patch's size"`
+	PatchBytes *int64     `json:"patchBytes" jsonschema:"bytes of the pull request's whole patch as git prints it (git diff -M merge-base head), hidden files not counted: what get_pull_request_diff's parts hold together, the total its first line says; from a forge, its patch's size"`
 	Page       int        `json:"page" jsonschema:"the page asked for (1 when offset is given)"`
 	Offset     int        `json:"offset" jsonschema:"files before this reply's first"`
 	NextOffset *int       `json:"nextOffset" jsonschema:"offset of the next call, null at the end"`
@@ -168,7 +168,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	// A later part's cursor carries the total its first part measured:
 	// then the patch is read only up to the part's last file.
 	known := pinned != nil && pinned.Bytes > 0
-	sizes, patch, err := patchSizes(ctx, r.Git, opts, in.Offset, page, !known)
+	sizes, patch, err := patchSizes(ctx, r.Git, opts, in.Offset, page, !known, s.hiddenSection)
 	if err != nil {
 		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
 	}
@@ -195,11 +195,12 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 // reads it, through the section splitter, and measures each file's
 // diff --git sections (a type change has two): the sizes of page, the
 // changes from index from on, and with whole the size of the whole patch
-// (else git is stopped after page's last file). Only one section's header
-// is held at a time. sizes is nil, and the total still counted, if the
+// (else git is stopped after page's last file), hidden sections not
+// counted, as get_pull_request_diff counts it (patchTotal). Only one
+// section's header is held at a time. sizes is nil, and the total still counted, if the
 // sections do not match the file list (never seen: git prints them in its
 // order).
-func patchSizes(ctx context.Context, g *git.Repo, opts git.DiffOptions, from int, page []git.Change, whole bool) (sizes []int64, total int64, err error) {
+func patchSizes(ctx context.Context, g *git.Repo, opts git.DiffOptions, from int, page []git.Change, whole bool, hide func(diff.Header) bool) (sizes []int64, total int64, err error) {
 	if len(page) == 0 && !whole {
 		return nil, 0, nil
 	}
@@ -226,7 +227,9 @@ func patchSizes(ctx context.Context, g *git.Repo, opts git.DiffOptions, from int
 			if j >= len(page) && !whole {
 				return nil // past the page: git is stopped
 			}
-			total += size
+			if !hide(h) {
+				total += size
+			}
 			if j >= 0 && j < len(page) {
 				sizes[j] += size
 				matched = matched && sectionOf(h, page[j])
@@ -340,7 +343,9 @@ func (b forgeBackend) forgePatchSizes(ctx context.Context, in listPullRequestFil
 		if err != nil && !errors.As(err, &bad) {
 			return nil, 0, err
 		}
-		total += size
+		if !b.s.hiddenSection(h) {
+			total += size // as get_pull_request_diff counts it
+		}
 		if i, ok := at[h.NewPath]; ok {
 			if sizes[i] == nil {
 				sizes[i] = new(int64)

@@ -19,12 +19,12 @@ import (
 type cutKey struct {
 	start     partPos
 	room      int
-	countRest bool
 	hide      bool
+	startSize int64
 }
 
 func (q partRequest) cutKey() cutKey {
-	return cutKey{start: q.start, room: q.room, countRest: q.countRest, hide: q.hide != nil}
+	return cutKey{start: q.start, room: q.room, hide: q.hide != nil, startSize: q.split.bytes}
 }
 
 // aheadCut is a part being cut, or cut, ahead of its call.

@@ -318,6 +318,29 @@ type patchCache struct {
 	// aheadHits counts the parts taken cut ahead, for the tests.
 	aheadHits atomic.Int64
 	fills     chan struct{}
+	// totals are the patch totals counted (patchTotal), by cache key: the
+	// diff of two commits never changes. At most maxTotals.
+	totals map[string]diff.Total
+}
+
+const maxTotals = 1024
+
+// total is the total counted for key, if any.
+func (c *patchCache) total(key string) (diff.Total, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.totals[key]
+	return t, ok
+}
+
+// keepTotal remembers a total counted for key.
+func (c *patchCache) keepTotal(key string, t diff.Total) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.totals == nil || len(c.totals) >= maxTotals {
+		c.totals = map[string]diff.Total{}
+	}
+	c.totals[key] = t
 }
 
 // maxRunBytes bounds one run (and half the cache's bound does), so that
