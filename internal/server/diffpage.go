@@ -368,7 +368,7 @@ var countTime = 30 * time.Second
 // by chunk (patchSizes).
 func (s *Server) patchTotal(ctx context.Context, q partRequest) (diff.Total, error) {
 	if q.only != nil {
-		return s.patchSizes(ctx, q, 0, nil)
+		return s.patchSizes(ctx, q, 0, -1, nil)
 	}
 	var t *diff.Total
 	err := q.repo.Git.Patch(ctx, q.opts, func(patch io.Reader) error {
@@ -382,16 +382,17 @@ func (s *Server) patchTotal(ctx context.Context, q partRequest) (diff.Total, err
 	return *t, nil
 }
 
-// patchSizes counts the patch of q's selection from change from on, as
-// its parts are read: chunk by chunk, each the git diff a part is cut
-// from (chunkOptions), so that the count and the parts cannot part. each,
-// when not nil, is handed every change with its patch's bytes (its two
-// sections' for a type change; 0 when hidden, or too large to diff).
-// list_pull_request_files' sizes and every diff part's total come from it.
-func (s *Server) patchSizes(ctx context.Context, q partRequest, from int, each func(i int, c git.Change, bytes int64) error) (diff.Total, error) {
+// patchSizes counts the patch of q's selection from change from on, n
+// changes of it (all of them when n < 0), as its parts are read: chunk by
+// chunk, each the git diff a part is cut from (chunkOptions), so that the
+// count and the parts cannot part. each, when not nil, is handed every
+// change with its patch's bytes (its two sections' for a type change; 0
+// when hidden, or too large to diff). list_pull_request_files' sizes and
+// every diff part's total come from it.
+func (s *Server) patchSizes(ctx context.Context, q partRequest, from, n int, each func(i int, c git.Change, bytes int64) error) (diff.Total, error) {
 	var counted diff.Total
 	var kept []git.Change
-	first, keptBytes, i := from, 0, 0
+	first, keptBytes, i, stopped := from, 0, 0, false
 	flush := func(total int) error {
 		if len(kept) == 0 {
 			return nil
@@ -445,6 +446,10 @@ func (s *Server) patchSizes(ctx context.Context, q partRequest, from int, each f
 		if i <= from {
 			return nil
 		}
+		if n >= 0 && i > from+n {
+			stopped = true
+			return git.ErrStop
+		}
 		if chunkFull(kept, keptBytes, c) {
 			if err := flush(-1); err != nil { // more follow: restricted
 				return err
@@ -453,7 +458,9 @@ func (s *Server) patchSizes(ctx context.Context, q partRequest, from int, each f
 		kept, keptBytes = append(kept, c), keptBytes+pathBytes(c)
 		return nil
 	})
-	if err == nil {
+	if err == nil && stopped {
+		err = flush(-1) // more follow: restricted
+	} else if err == nil {
 		err = flush(i)
 	}
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
 type listPullRequestFilesIn struct {
@@ -160,97 +161,78 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
-	page, total, err := r.Git.ChangedFilesPage(ctx, opts, in.Offset, in.Limit)
+	// Only the files one reply can hold are counted and measured, so that
+	// the time follows what is returned, not the limit asked for.
+	n, err := s.filesWithin(ctx, r, opts, in.Offset, in.Limit)
+	if err != nil {
+		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
+	}
+	page, total, err := r.Git.ChangedFilesPage(ctx, opts, in.Offset, n)
 	if err != nil {
 		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
 	}
 	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: max(in.Page, 1), repoName: r.FullName()}
-	// A later part's cursor carries the total its first part measured:
-	// then the patch is read only up to the part's last file.
-	known := pinned != nil && pinned.Bytes > 0
-	sizes, patch, err := patchSizes(ctx, r.Git, opts, in.Offset, page, !known, s.hiddenSection)
-	if err != nil {
-		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
-	}
-	if known {
-		patch = pinned.Bytes
-	}
-	out.PatchBytes = &patch
 	files := make([]changedFile, len(page))
 	for i, c := range page {
 		files[i] = s.changedFile(c)
+	}
+	// The sizes and the total are counted as get_pull_request_diff cuts its
+	// parts: the page's sizes from the diffs of its own files, the total
+	// (beside them, remembered per diff, and bounded in time: no total
+	// rather than a late one) once, then carried by the next calls.
+	q := partRequest{repo: r, opts: opts, hide: s.hiddenSection}
+	counted := func() *diff.Total { return nil }
+	if pinned != nil && pinned.Bytes > 0 {
+		out.PatchBytes = ptr(pinned.Bytes)
+	} else {
+		var stop func()
+		counted, stop = s.startCount(ctx, q)
+		defer stop()
+	}
+	sizes := make([]int64, len(page))
+	_, err = s.patchSizes(ctx, q, in.Offset, len(page), func(i int, _ git.Change, n int64) error {
+		sizes[i-in.Offset] = n
+		return nil
+	})
+	if err != nil {
+		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
+	}
+	if t := counted(); t != nil {
+		out.PatchBytes = ptr(t.Bytes)
 	}
 	s.markGenerated(ctx, r, pr.Head, files)
 	out.Files = make([]pullFile, len(page))
 	for i, c := range page {
 		out.Files[i] = pullFile{changedFile: files[i]}
-		if sizes != nil && !s.deniedChange(c) {
+		if !s.deniedChange(c) {
 			out.Files[i].PatchBytes = ptr(sizes[i])
 		}
 	}
 	return out, nil
 }
 
-// patchSizes streams the pull request's patch once, as get_pull_request_diff
-// reads it, through the section splitter, and measures each file's
-// diff --git sections (a type change has two): the sizes of page, the
-// changes from index from on, and with whole the size of the whole patch
-// (else git is stopped after page's last file), hidden sections not
-// counted, as get_pull_request_diff counts it (patchTotal). Only one
-// section's header is held at a time. sizes is nil, and the total still counted, if the
-// sections do not match the file list (never seen: git prints them in its
-// order).
-func patchSizes(ctx context.Context, g *git.Repo, opts git.DiffOptions, from int, page []git.Change, whole bool, hide func(diff.Header) bool) (sizes []int64, total int64, err error) {
-	if len(page) == 0 && !whole {
-		return nil, 0, nil
-	}
-	sizes = make([]int64, len(page))
-	matched := true
-	err = g.Patch(ctx, opts, func(patch io.Reader) error {
-		sp := diff.NewSplitter(patch)
-		i := -1 // the change of the section at hand
-		var prev diff.Header
-		for {
-			h, size, err := sp.NextHeader()
-			var bad *diff.HeaderError
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil && !errors.As(err, &bad) {
-				return err
-			}
-			if !(i >= 0 && typeChangeSecond(prev, h)) {
-				i++
-			}
-			prev = h
-			j := i - from
-			if j >= len(page) && !whole {
-				return nil // past the page: git is stopped
-			}
-			if !hide(h) {
-				total += size
-			}
-			if j >= 0 && j < len(page) {
-				sizes[j] += size
-				matched = matched && sectionOf(h, page[j])
-			}
+// filesWithin is how many of the diff's files from index from on, at most
+// limit (at least one), can be in one reply: each file's line is at least
+// its padded status and counts, its path and its old path
+// (changedFile.lineWith), so no more than that many lines fit the reply
+// limit, whatever their counts and sizes.
+func (s *Server) filesWithin(ctx context.Context, r *repo.Repository, opts git.DiffOptions, from, limit int) (int, error) {
+	const leastLine = len("modified     +0 -0           ") + len("\n")
+	n, size := 0, 0
+	_, err := r.Git.EachChange(ctx, opts, func(i int, c git.Change) error {
+		if i < from {
+			return nil
 		}
+		if size += leastLine + len(c.Path); c.OldPath != c.Path {
+			size += len(" (from )") + len(c.OldPath)
+		}
+		if n >= limit || (n > 0 && size > s.cfg.MaxBytes) {
+			return git.ErrStop
+		}
+		n++
+		return nil
 	})
-	if err != nil {
-		return nil, 0, err
-	}
-	if !matched {
-		sizes = nil
-	}
-	return sizes, total, nil
-}
-
-// typeChangeSecond tells the second section of a type change (a file
-// turned into a symlink, say), which git prints as a deletion and then an
-// addition of the same path: a tree diff without break detection deletes
-// and adds one path in no other case.
-func typeChangeSecond(prev, h diff.Header) bool {
-	return prev.IsDeleted && h.IsNew && prev.OldPath == h.NewPath
+	return max(n, 1), err
 }
 
 // pullRequestFiles reports what the forge says, status words included (a

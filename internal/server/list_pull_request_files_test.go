@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -198,20 +199,35 @@ func TestListPullRequestFiles3550FilesInFiveCalls(t *testing.T) {
 	stream.WriteString("\n")
 	r.GitInput(stream.String(), "fast-import", "--quiet")
 	h := serve(t, r, withTextOnly())
+	ctx := context.Background()
+	rr, _, opts, err := h.server.pullRequest(ctx, "acme", "widgets", 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	calls := 0
 	for a := prArgs(1, "limit", 5000); a != nil; calls++ {
 		if calls > 10 {
 			t.Fatal("more than 10 calls")
 		}
+		// Only the files a reply can hold are counted and measured: a
+		// bound above what the reply lists, well under what is left.
+		bound, err := h.server.filesWithin(ctx, rr, opts, len(seen), 5000)
+		if err != nil {
+			t.Fatal(err)
+		}
 		res := h.call("list_pull_request_files", a)
 		if res.IsError {
 			t.Fatalf("call %d: %s", calls, textOf(res))
 		}
+		before := len(seen)
 		for _, line := range strings.Split(textOf(res), "\n") {
 			if f := strings.Fields(line); len(f) == 6 && f[0] == "added" {
 				seen[f[5]] = true
 			}
+		}
+		if listed, left := len(seen)-before, files-before; listed > bound || (left > 2*listed && bound > 2*listed) {
+			t.Errorf("call %d lists %d of the %d files left, and %d were measured", calls+1, listed, left, bound)
 		}
 		a = nil
 		if n := nextOf(t, res); n != nil {
