@@ -855,16 +855,16 @@ func (s *Server) partNotes(p *diffPart, readAt string) string {
 	}
 	room := noteListRoom
 	if len(hidden) > 0 {
-		fmt.Fprintf(&b, "[hidden by the server's secrets policy: %s]\n", fileList(text.Names(hidden), nil, len(hidden), room))
+		fmt.Fprintf(&b, "[hidden by the server's secrets policy: %s]\n", fileList(text.Names(hidden), nil, len(hidden), room, ""))
 	}
 	if len(replaced) > 0 {
-		fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", fileList(text.Names(replaced), nil, len(replaced), room))
+		fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", fileList(text.Names(replaced), nil, len(replaced), room, ""))
 	}
 	if len(tests) > 0 {
-		fmt.Fprintf(&b, "[test files: %s]\n", fileList(text.Names(tests), nil, len(tests), room))
+		fmt.Fprintf(&b, "[test files: %s]\n", fileList(text.Names(tests), nil, len(tests), room, ""))
 	}
 	if len(generated) > 0 {
-		fmt.Fprintf(&b, "[generated or vendored: %s]\n", fileList(text.Names(generated), nil, len(generated), room))
+		fmt.Fprintf(&b, "[generated or vendored: %s]\n", fileList(text.Names(generated), nil, len(generated), room, ""))
 	}
 	b.WriteString(scanPart(p).notes(true))
 	return b.String()

@@ -173,7 +173,7 @@ func (rp *renamePairs) note() string {
 	if rp == nil || len(rp.paired) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", fileList(rp.paired, nil, rp.count, noteListRoom))
+	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", fileList(rp.paired, nil, rp.count, noteListRoom, ""))
 }
 
 // pathsFilter is the selection a diff tool's paths make of the diff's
@@ -231,5 +231,5 @@ func bareNote(p *diffPart) string {
 	for i, c := range p.bare {
 		names[i] = text.Name(c.Path)
 	}
-	return fmt.Sprintf("[no patch, the changes are all in whitespace (ignoreWhitespace): %s]\n", fileList(names, nil, len(names), noteListRoom))
+	return fmt.Sprintf("[no patch, the changes are all in whitespace (ignoreWhitespace): %s]\n", fileList(names, nil, len(names), noteListRoom, ""))
 }

@@ -270,7 +270,7 @@ func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room i
 		closest[i] = text.Name(b.path)
 	}
 	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
-		n.path, name, count(n.total, "file"), fileList(closest, nil, len(closest), room))
+		n.path, name, count(n.total, "file"), fileList(closest, nil, len(closest), room, ""))
 }
 
 func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

@@ -107,7 +107,7 @@ func mergedPullRequest(ctx context.Context, r *repo.Repository, pr *repo.PullReq
 // fileList renders "path (N bytes), ..." for an error, as many of names as
 // fit in room bytes, and how many of the total files were left out (total
 // may be more than names: a tally keeps only what a message can show).
-func fileList(names []string, sizes []int64, total, room int) string {
+func fileList(names []string, sizes []int64, total, room int, listedBy string) string {
 	var b strings.Builder
 	shown := 0
 	for i, n := range names {
@@ -125,7 +125,10 @@ func fileList(names []string, sizes []int64, total, room int) string {
 		shown++
 	}
 	if more := total - shown; more > 0 {
-		fmt.Fprintf(&b, "; and %d more (list_pull_request_files lists them all)", more)
+		fmt.Fprintf(&b, "; and %d more", more)
+		if listedBy != "" {
+			fmt.Fprintf(&b, " (%s lists them all)", listedBy)
+		}
 	}
 	return b.String()
 }
@@ -151,4 +154,6 @@ func (t *fileTally) add(name string, size int64, withSize bool) {
 }
 
 // String lists what was kept, and how many files were not.
-func (t *fileTally) String() string { return fileList(t.names, t.sizes, t.count, t.room) }
+func (t *fileTally) String() string {
+	return fileList(t.names, t.sizes, t.count, t.room, listPullRequestFilesName)
+}
