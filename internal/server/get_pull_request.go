@@ -536,8 +536,8 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 		fmt.Fprintf(&b, "Merge base: %s\n", out.MergeBase)
 		b.WriteString("A local pull request is only its refs: no title, description, state or labels. Its commits tell its story.\n")
 	}
-	switch {
-	case p.total == 0:
+	switch p.total {
+	case 0:
 		fmt.Fprintf(&b, "Commits: none: %s.\n", p.empty)
 	default:
 		fmt.Fprintf(&b, "Commits: %d from the merge base to the head, oldest first", p.total)

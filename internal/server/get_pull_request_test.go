@@ -214,7 +214,7 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 			// reply: the first four come whole, the rest one line each
 			// (with --structured, which holds the messages twice, an eighth
 			// of a reply: fewer).
-			if whole != 4 && !(structured && whole >= 1 && whole < 4) || oneLine != len(want)-whole || parts < 2 {
+			if whole != 4 && (!structured || whole < 1 || whole >= 4) || oneLine != len(want)-whole || parts < 2 {
 				t.Fatalf("%d whole, %d one-line commits in %d parts; want 4 whole in parts", whole, oneLine, parts)
 			}
 		})

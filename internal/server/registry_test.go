@@ -177,8 +177,8 @@ func TestRegistryDescriptionsShareTheRules(t *testing.T) {
 		_, ref := props["ref"]
 		_, head := props["head"]
 		optional := !slices.Contains(requiredOf(t, d), "ref")
-		if (ref && optional || head) != strings.Contains(desc, omittedRef) {
-			t.Errorf("%s: takes an optional ref %v or a head %v, but states the rule for an omitted one %v:\n%s", d.Name(), ref && optional, head, !(ref && optional || head), desc)
+		if states := strings.Contains(desc, omittedRef); (ref && optional || head) != states {
+			t.Errorf("%s: takes an optional ref %v or a head %v, but states the rule for an omitted one %v:\n%s", d.Name(), ref && optional, head, states, desc)
 		}
 		if strings.Count(desc, "HEAD") != strings.Count(omittedRef, "HEAD")*strings.Count(desc, omittedRef) {
 			t.Errorf("%s: says HEAD outside the one rule:\n%s", d.Name(), desc)
