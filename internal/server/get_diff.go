@@ -213,16 +213,21 @@ const maxOmittedListed = 1000
 // patchOmitted size_limit (seed 003), as many as the reply has room for,
 // and counts the others.
 func (s *Server) withOmitted(ctx context.Context, q partRequest, head string, r reply[getDiffOut]) (reply[getDiffOut], error) {
+	// Only as many as could fit are looked at: an entry is at least its
+	// paths, so that the time follows what is listed, not the range.
 	var later []git.Change
-	total := 0
+	i, size, total := 0, 0, r.out.TotalFiles
 	_, err := q.repo.Git.EachChange(ctx, q.listOptions(), func(_ int, c git.Change) error {
 		if q.only != nil && !q.only.keep(c) {
 			return nil
 		}
-		if total >= r.out.after && len(later) < maxOmittedListed {
-			later = append(later, c)
+		if i++; i <= r.out.after {
+			return nil
 		}
-		total++
+		if size += pathBytes(c); len(later) == maxOmittedListed || size > s.cfg.MaxBytes {
+			return git.ErrStop
+		}
+		later = append(later, c)
 		return nil
 	})
 	if err != nil {
