@@ -175,7 +175,7 @@ func fillsIdle(t *testing.T, s *Server) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
 		s.patches.mu.Lock()
-		busy := s.patches.fills != nil && len(s.patches.fills) > 0
+		busy := len(s.patches.fills) > 0
 		s.patches.mu.Unlock()
 		if !busy {
 			return
