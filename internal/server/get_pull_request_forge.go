@@ -1,0 +1,213 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+// get_pull_request in forge mode: the forge's fields, and its description
+// in parts when it is longer than a reply.
+
+// fitText is the longest prefix of s (at most limit bytes) for which fits
+// holds: cut after a line where at least one line fits, else inside the
+// first line at a UTF-8 boundary. It is never empty when s is not, so
+// every part moves on (the reply's backstop catches a part that still
+// does not fit).
+func fitText(s string, limit int, fits func(string) bool) string {
+	if len(s) <= limit && fits(s) {
+		return s
+	}
+	var ends []int // after each line that could fit by its size
+	for i := 0; i < len(s) && i < limit; {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 || i+j+1 > limit {
+			break
+		}
+		i += j + 1
+		ends = append(ends, i)
+	}
+	// The longest run of whole lines that fits: ends[lo-1] fits, ends[hi-1] does not.
+	lo, hi := 0, len(ends)+1
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fits(s[:ends[mid-1]]) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if lo > 0 {
+		return s[:ends[lo-1]]
+	}
+	// Not one whole line: as much of the first as fits.
+	first := s
+	if j := strings.IndexByte(s, '\n'); j >= 0 {
+		first = s[:j+1]
+	}
+	lo, hi = 0, min(len(first), limit)+1 // a cut at lo bytes fits, at hi does not
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if cut, _ := text.CutUTF8(first, mid); fits(cut) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	if cut, _ := text.CutUTF8(first, lo); cut != "" {
+		return cut
+	}
+	_, size := utf8.DecodeRuneInString(s)
+	return s[:size]
+}
+
+// describeSlice is the line that introduces a part's share of a text of
+// total bytes: n bytes from byte from; noNewline when the share holds the
+// text's end and the text does not end with a newline (the reply's text
+// ends the line anyway).
+func describeSlice(what string, from, n, total int, noNewline bool) string {
+	end := ""
+	if noNewline {
+		end = ", no newline at its end"
+	}
+	if from == 0 && n == total {
+		return fmt.Sprintf("%s (%s%s):\n", what, count(total, "byte"), end)
+	}
+	var where []string
+	if from > 0 {
+		where = append(where, "goes on from the previous part")
+	}
+	if from+n < total {
+		where = append(where, fmt.Sprintf("the next part goes on from byte %d", from+n))
+	}
+	return fmt.Sprintf("%s, bytes %d to %d of %d%s (%s):\n", what, from, from+n, total, end, strings.Join(where, "; "))
+}
+
+// writeShare writes a share of a text that may not end with a newline,
+// ending the line.
+func writeShare(b *strings.Builder, share string) {
+	b.WriteString(share)
+	if share != "" && !strings.HasSuffix(share, "\n") {
+		b.WriteString("\n")
+	}
+}
+
+// pullRequestDetails answers get_pull_request from the forge: its own
+// fields, and its description in parts when it is larger than a reply.
+// The cursor pins the head: the forge shows the pull request as it is
+// now, so a head that moved (or a description edited) between two parts
+// is refused rather than mixed.
+func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error) {
+	var none reply[getPullRequestOut]
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return none, err
+	}
+	s, f := b.s, b.f
+	d, err := f.PullDetails(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return none, pullNotFound(err, in.Owner, in.Repo, in.Index)
+	}
+	from := 0
+	if cur != nil {
+		if err := cur.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+			return none, err
+		}
+		if cur.Commits[2] != d.HeadSHA {
+			return none, headMoved(in.Index, cur.Commits[2], d.HeadSHA)
+		}
+		if cur.Bytes != int64(len(d.Body)) {
+			return none, errcode.New(errcode.InvalidArgument, "pull request #%d's description changed since the first part (%d bytes then, %d now); leave cursor out to start again", in.Index, cur.Bytes, len(d.Body))
+		}
+		if cur.Line <= 0 || cur.Line >= int64(len(d.Body)) || !utf8.RuneStart(d.Body[cur.Line]) {
+			return none, errPullPosition()
+		}
+		from = int(cur.Line)
+	}
+	files := d.ChangedFiles
+	if files < 0 { // an older forge: its file listing counts them
+		if _, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, 1, 1); err == nil {
+			files = total
+		} else {
+			return none, pullNotFound(err, in.Owner, in.Repo, in.Index)
+		}
+	}
+	out := getPullRequestOut{
+		Index: in.Index, Title: ptr(d.Title), State: ptr(d.State), Draft: ptr(d.Draft), Mergeable: ptr(d.Mergeable),
+		Author: ptr(d.Author), Labels: d.Labels, CreatedAt: ptr(d.Created), UpdatedAt: ptr(d.Updated), URL: ptr(d.URL),
+		BaseRef: d.BaseRef, HeadRef: d.HeadRef, Base: d.BaseSHA, Head: d.HeadSHA, MergeBase: d.MergeBase,
+		BodyOffset: from, BodyBytes: len(d.Body), Commits: []prCommit{},
+	}
+	if files >= 0 {
+		out.ChangedFiles = ptr(files)
+	}
+	header := pullHeader(in.Owner, in.Repo, in.Index, files, d.BaseSHA, d.MergeBase, d.HeadSHA)
+	render := func(share string) reply[getPullRequestOut] {
+		return s.forgePullReply(in, d, header, out, from, share)
+	}
+	rest := d.Body[from:]
+	share := fitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.replySize(render(share)) <= s.cfg.MaxBytes })
+	return render(share), nil
+}
+
+// forgePullReply renders a part: the pull request's fields (the first part
+// all of them; later ones the header and title), then its share of the
+// description from byte from.
+func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, header string, out getPullRequestOut, from int, share string) reply[getPullRequestOut] {
+	var b strings.Builder
+	b.WriteString(header + "\n")
+	fmt.Fprintf(&b, "Title: %s\n", text.Line(d.Title))
+	if from == 0 {
+		state := d.State
+		if d.Draft {
+			state += " (draft)"
+		}
+		if d.State == "open" {
+			if d.Mergeable {
+				state += ", mergeable"
+			} else {
+				state += ", not mergeable (conflicts, or not checked yet)"
+			}
+		}
+		fmt.Fprintf(&b, "State: %s\n", text.Line(state))
+		fmt.Fprintf(&b, "Author: %s\n", text.Name(d.Author))
+		fmt.Fprintf(&b, "Base: %s at %s\n", text.Name(d.BaseRef), d.BaseSHA)
+		fmt.Fprintf(&b, "Head: %s at %s\n", text.Name(d.HeadRef), d.HeadSHA)
+		fmt.Fprintf(&b, "Merge base: %s\n", d.MergeBase)
+		labels := "none"
+		if len(d.Labels) > 0 {
+			labels = strings.Join(text.Names(d.Labels), ", ")
+		}
+		fmt.Fprintf(&b, "Labels: %s\n", labels)
+		fmt.Fprintf(&b, "Created: %s; updated: %s\n", text.Line(d.Created), text.Line(d.Updated))
+		fmt.Fprintf(&b, "URL: %s\n", text.Line(d.URL))
+	}
+	end := from + len(share)
+	if d.Body == "" {
+		b.WriteString("Description: none\n")
+	} else {
+		b.WriteString(describeSlice("Description", from, len(share), len(d.Body), end == len(d.Body) && !strings.HasSuffix(d.Body, "\n")))
+		writeShare(&b, share)
+	}
+	out.Body = ptr(share)
+	if title := text.ScanText([]byte(d.Title), 2); title.Found() {
+		out.TitleHidden = title.PointNames()
+		b.WriteString(pointsNote("the title", title))
+	}
+	body := text.ScanText([]byte(share), strings.Count(d.Body[:from], "\n")+1)
+	if out.BodyHidden = newHiddenChars(body, text.Hidden{}); body.Found() {
+		b.WriteString("[" + hiddenNote("the description", body, text.Hidden{}, false) + "]\n")
+	}
+	r := reply[getPullRequestOut]{text: b.String(), out: out}
+	if end < len(d.Body) {
+		r.out.Truncated = true
+		next := in
+		next.Cursor = s.cursors.encode(cursor{Tool: getPullRequestName, Args: argsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
+			Line: int64(end), Bytes: int64(len(d.Body))}, forgeName(in.Owner, in.Repo))
+		r.next = continueWith(getPullRequestName, next)
+	}
+	return r
+}
