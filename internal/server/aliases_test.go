@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"reflect"
 	"slices"
 	"testing"
@@ -47,7 +48,7 @@ func toolInput(t *testing.T, d *ToolDef) inputSchema {
 
 // sampleValue is a value the property p accepts.
 func sampleValue(p *jsonschema.Schema) any {
-	types := typesOf(p)
+	types := argcheck.TypesOf(p)
 	switch {
 	case len(p.Enum) > 0:
 		return p.Enum[0]

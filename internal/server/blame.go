@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"slices"
 	"strconv"
@@ -71,8 +72,8 @@ var blameTool = defineTool(toolSpec{
 		"Use it for who changed given lines and why; list_commits with paths lists a file's whole history, get_commit shows a commit." + omittedRef +
 		" At most 500 lines per call, fewer when they do not fit one reply: a partial reply ends with the call that returns the next lines (at the same commit); a reply ends with notes on hidden characters and bytes not UTF-8." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
-		setInt(in, "start_line", 1, 1, 1<<31-1)
-		setInt(in, "end_line", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "start_line", 1, 1, 1<<31-1)
+		argcheck.SetInt(in, "end_line", 0, 1, 1<<31-1)
 	},
 }, (*Server).blame)
 

@@ -188,41 +188,6 @@ func TestArgumentNumbersAccepted(t *testing.T) {
 	}
 }
 
-func TestWholeNumber(t *testing.T) {
-	cases := []struct {
-		lit              string
-		v                int64
-		whole, fits, neg bool
-	}{
-		{"0", 0, true, true, false},
-		{"-0", 0, true, true, false},
-		{"0.000", 0, true, true, false},
-		{"12", 12, true, true, false},
-		{"-12", -12, true, true, true},
-		{"1.5", 0, false, false, false},
-		{"1.50e1", 15, true, true, false},
-		{"1500e-2", 15, true, true, false},
-		{"1501e-2", 0, false, false, false},
-		{"9223372036854775807", 9223372036854775807, true, true, false},
-		{"9223372036854775808", 0, true, false, false},
-		{"-9223372036854775808", -9223372036854775808, true, true, true},
-		{"-9223372036854775809", 0, true, false, true},
-		{"1e19", 0, true, false, false},
-		{"1E18", 1e18, true, true, false},
-		{"1e+2", 100, true, true, false},
-		{"1e400", 0, true, false, false},
-		{"-1e999999999999999999999", 0, true, false, true},
-		{"1e-999999999999999999999", 0, false, false, false},
-		{"0e999999999999", 0, true, true, false},
-	}
-	for _, c := range cases {
-		v, whole, fits, neg := wholeNumber(c.lit)
-		if v != c.v || whole != c.whole || fits != c.fits || (c.whole && !c.fits && neg != c.neg) {
-			t.Errorf("wholeNumber(%s) = %d, whole %t, fits %t, neg %t; want %d, %t, %t, %t", c.lit, v, whole, fits, neg, c.v, c.whole, c.fits, c.neg)
-		}
-	}
-}
-
 // An empty file is called empty, not an inverted range; a range past the
 // end says how many lines there are.
 func TestLineRangeErrorMessages(t *testing.T) {

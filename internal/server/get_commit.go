@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -64,11 +65,11 @@ var getCommitTool = defineTool(toolSpec{
 		"patch=false gives the message and file list only; contextLines and ignoreWhitespace shape the hunks. " +
 		"The first part holds the message and the first files; a long message, many parents and a large patch go on in parts, the patch split between hunks as get_diff's." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
-		setInt(in, "maxBytes", 0, 0, 1<<31-1)
-		setInt(in, "contextLines", defaultContextLines, 0, 10000)
+		argcheck.SetInt(in, "maxBytes", 0, 0, 1<<31-1)
+		argcheck.SetInt(in, "contextLines", defaultContextLines, 0, 10000)
 		// A *bool would be null or boolean: patch is a boolean, true
 		// when left out.
-		prop(in, "patch").Types, prop(in, "patch").Type = nil, "boolean"
+		argcheck.Prop(in, "patch").Types, argcheck.Prop(in, "patch").Type = nil, "boolean"
 		in.Required = slices.DeleteFunc(in.Required, func(p string) bool { return p == "contextLines" })
 	},
 }, (*Server).getCommit)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"slices"
 	"strings"
 
@@ -104,12 +105,12 @@ var getDiffTool = defineTool(toolSpec{
 		"paths keeps files or directories (literal; search_code and list_files take globs); contextLines and ignoreWhitespace shape the hunks." + omittedRef +
 		" Output is capped (maxBytes, at most the server's limit): files that don't fit have patchOmitted: \"size_limit\" and come in later parts." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
-		setDefault(in, "head", "HEAD")
-		setDefault(in, "mode", modeMergeBase)
-		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
-		setInt(in, "maxBytes", 0, 0, 1<<31-1)
-		setInt(in, "contextLines", defaultContextLines, 0, 10000)
-		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+		argcheck.SetDefault(in, "head", "HEAD")
+		argcheck.SetDefault(in, "mode", modeMergeBase)
+		argcheck.Prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
+		argcheck.SetInt(in, "maxBytes", 0, 0, 1<<31-1)
+		argcheck.SetInt(in, "contextLines", defaultContextLines, 0, 10000)
+		argcheck.Prop(in, "paths").MaxItems = ptr(maxDiffPaths)
 	},
 }, (*Server).getDiff)
 

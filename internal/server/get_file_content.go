@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
 
@@ -34,7 +35,7 @@ var getFileContentTool = defineTool(toolSpec{
 		"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself and can read the work tree; a binary file is refused unless with_metadata." + omittedRef +
 		" A reply ends with a note when the text holds hidden characters (bidi, zero-width)." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
-		setDefault(in, "with_metadata", false)
+		argcheck.SetDefault(in, "with_metadata", false)
 	},
 }, (*Server).getFileContent)
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -72,7 +73,7 @@ var getPullRequestTool = defineTool(toolSpec{
 		"Call it first in a review, then list_pull_request_files for the files and get_pull_request_diff for the changes; list_commits with index lists the commits, get_commit shows one. " +
 		"A description or commit list larger than one reply comes in parts: a partial reply ends with the call for the next part (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
-		setInt(in, "index", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 	},
 }, (*Server).getPullRequest)
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"slices"
 	"strings"
 
@@ -37,9 +38,9 @@ var getPullRequestDiffTool = defineTool(toolSpec{
 		"For two refs use get_diff, for one commit get_commit. contextLines and ignoreWhitespace shape the hunks. " +
 		"What fits comes exactly as git prints it; a larger diff comes in parts, each headed by the base, head and merge base, a big file's patch split between hunks with valid @@ headers." + partEnds,
 	Tune: func(in *jsonschema.Schema) {
-		setInt(in, "index", 0, 1, 1<<31-1)
-		setInt(in, "contextLines", defaultContextLines, 0, 10000)
-		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "contextLines", defaultContextLines, 0, 10000)
+		argcheck.Prop(in, "paths").MaxItems = ptr(maxDiffPaths)
 		in.Required = slices.DeleteFunc(in.Required, func(p string) bool { return p == "contextLines" })
 	},
 }, (*Server).getPullRequestDiff)
@@ -232,7 +233,7 @@ func (n *pathsNear) add(oldPath, newPath string) {
 		n.under++
 	}
 	dist := func(a, b string) int {
-		return levenshtein(a[:min(len(a), nameCompared)], b[:min(len(b), nameCompared)])
+		return argcheck.Levenshtein(a[:min(len(a), nameCompared)], b[:min(len(b), nameCompared)])
 	}
 	c := nearName{path: newPath, base: dist(n.base, lastSegment(newPath))}
 	if c.base > n.limit {

@@ -570,7 +570,7 @@ func TestGetPullRequestBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) { h.fails("get_pull_request", c.args, c.code) })
 	}
-	// A number sent as a string is read as the number (schema.go).
+	// A number sent as a string is read as the number (argcheck).
 	if got, want := h.ok("get_pull_request", args("owner", "acme", "repo", "widgets", "index", "7")), h.ok("get_pull_request", prArgs(7)); got != want {
 		t.Fatalf("index \"7\":\n%s\nindex 7:\n%s", got, want)
 	}

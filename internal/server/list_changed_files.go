@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -40,12 +41,12 @@ var listChangedFilesTool = defineTool(toolSpec{
 		"The same selection as get_diff (base, head, mode, paths): read it to choose the patches to ask get_diff for. For a pull request by number use list_pull_request_files; for a file's history, list_commits." + omittedRef +
 		" Files come in git's order, renames detected over the whole range, those the secrets policy hides by name and status only; paged with offset and limit (up to 5,000, cut to fit one reply): a partial reply ends with the call for the next page (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
-		setDefault(in, "head", "HEAD")
-		setDefault(in, "mode", modeMergeBase)
-		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
-		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
-		setInt(in, "offset", 0, 0, 1<<31-1)
-		setInt(in, "limit", 500, 1, 5000)
+		argcheck.SetDefault(in, "head", "HEAD")
+		argcheck.SetDefault(in, "mode", modeMergeBase)
+		argcheck.Prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
+		argcheck.Prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)
+		argcheck.SetInt(in, "limit", 500, 1, 5000)
 	},
 }, (*Server).listChangedFiles)
 

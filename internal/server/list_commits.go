@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
 	"time"
 
@@ -90,14 +91,14 @@ var listCommitsTool = defineTool(toolSpec{
 		"paths keeps the commits touching those files or directories; with one file the reply says where a rename stops its history, and follow=true goes on through renames (git log --follow). " +
 		"get_commit shows one commit's message and patch; blame tells who last changed given lines." + omittedRef + seeCursor,
 	Tune: func(in *jsonschema.Schema) {
-		setDefault(in, "mode", modeMergeBase)
-		prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
-		setDefault(in, "order", histNewest)
-		prop(in, "order").Enum = []any{histNewest, histOldest}
-		setInt(in, "index", 0, 1, 1<<31-1)
-		prop(in, "paths").MaxItems = ptr(maxDiffPaths)
-		setInt(in, "offset", 0, 0, 1<<31-1)
-		setInt(in, "limit", 50, 1, 500)
+		argcheck.SetDefault(in, "mode", modeMergeBase)
+		argcheck.Prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}
+		argcheck.SetDefault(in, "order", histNewest)
+		argcheck.Prop(in, "order").Enum = []any{histNewest, histOldest}
+		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
+		argcheck.Prop(in, "paths").MaxItems = ptr(maxDiffPaths)
+		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)
+		argcheck.SetInt(in, "limit", 50, 1, 500)
 	},
 }, (*Server).listCommits)
 

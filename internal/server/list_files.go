@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strconv"
 	"strings"
 
@@ -58,10 +59,10 @@ var listFilesTool = defineTool(toolSpec{
 		"recursive lists every file below it; pathGlobs (also glob) selects paths at any depth (*.c, src/**/*.go) and lists recursively. " +
 		"Use it to find files by name; search_code finds text inside files, read_file reads one. Files the secrets policy hides are never listed." + omittedRef + seeCursor + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
-		setDefault(in, "recursive", false)
-		prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
-		setInt(in, "offset", 0, 0, 1<<31-1)
-		setInt(in, "limit", 200, 1, 2000)
+		argcheck.SetDefault(in, "recursive", false)
+		argcheck.Prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
+		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)
+		argcheck.SetInt(in, "limit", 200, 1, 2000)
 	},
 }, (*Server).listFiles)
 

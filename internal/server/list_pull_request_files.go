@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
 
@@ -61,10 +62,10 @@ var listPullRequestFilesTool = defineTool(toolSpec{
 		"For two refs use list_changed_files. Test and generated files are flagged. " +
 		"Paged with offset (or page) and limit, up to 5,000 files, cut to fit one reply: a partial reply ends with the call for the next page (see cursor).",
 	Tune: func(in *jsonschema.Schema) {
-		setInt(in, "index", 0, 1, 1<<31-1)
-		setInt(in, "page", 1, 1, 1<<31-1)
-		setInt(in, "offset", 0, 0, 1<<31-1)
-		setInt(in, "limit", 500, 1, 5000)
+		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "page", 1, 1, 1<<31-1)
+		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)
+		argcheck.SetInt(in, "limit", 500, 1, 5000)
 	},
 }, (*Server).listPullRequestFiles)
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -31,8 +32,8 @@ var listRepositoriesTool = defineTool(toolSpec{
 		"Call it when owner and repo are unknown; with one repository served, the other tools may leave them out, and an unknown name's error also lists what is served. " +
 		"Paged with offset and limit: a partial reply ends with the call that returns the next page.",
 	Tune: func(in *jsonschema.Schema) {
-		setInt(in, "offset", 0, 0, 1_000_000_000)
-		setInt(in, "limit", 100, 1, 500)
+		argcheck.SetInt(in, "offset", 0, 0, 1_000_000_000)
+		argcheck.SetInt(in, "limit", 100, 1, 500)
 	},
 }, (*Server).listRepositories)
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
 	"sync"
@@ -46,8 +47,8 @@ var readFileTool = defineTool(toolSpec{
 		"startLine and endLine pick the lines; leave endLine out to read as far as fits." + omittedRef +
 		" A binary file is named, not shown. A reply ends with a note on hidden characters (bidi, zero-width) when there are any; a partial reply ends with the call that reads on (startLine after the last line shown, at the same commit)." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
-		setInt(in, "startLine", 1, 1, 1<<31-1)
-		setInt(in, "endLine", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "startLine", 1, 1, 1<<31-1)
+		argcheck.SetInt(in, "endLine", 0, 1, 1<<31-1)
 	},
 }, (*Server).readFile)
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"os"
 	"regexp"
 	"sort"
@@ -100,7 +101,7 @@ func TestReadmeListsEveryAlias(t *testing.T) {
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
 	}
-	for _, group := range aliasGroups {
+	for _, group := range argcheck.AliasGroups {
 		for _, name := range group {
 			if !strings.Contains(section, "`"+name+"`") {
 				t.Errorf("README.md, Parameter names: %s is not named", name)

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -11,7 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Every tool's input schema uses only keywords checkArgs enforces, so no
+// Every tool's input schema uses only keywords argcheck.Check enforces, so no
 // call pays for the validator. A schema that comes to use another keyword
 // still works (the validator runs for it) but fails here, to be seen.
 func TestEveryToolSchemaIsCheckedWhole(t *testing.T) {
@@ -20,14 +21,14 @@ func TestEveryToolSchemaIsCheckedWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !checksAll(in) {
+		if !argcheck.ChecksAll(in) {
 			data, _ := json.MarshalIndent(in, "", "  ")
-			t.Errorf("%s: checkArgs does not enforce all of its input schema; the validator will run on every call:\n%s", d.name, data)
+			t.Errorf("%s: argcheck.Check does not enforce all of its input schema; the validator will run on every call:\n%s", d.name, data)
 		}
 	}
 }
 
-// A keyword checkArgs does not enforce leaves the validator to run, and
+// A keyword argcheck.Check does not enforce leaves the validator to run, and
 // its words are what the agent reads.
 func TestChecksAllLeavesOtherKeywordsToTheValidator(t *testing.T) {
 	ptrF := func(f float64) *float64 { return &f }
@@ -59,15 +60,15 @@ func TestChecksAllLeavesOtherKeywordsToTheValidator(t *testing.T) {
 		}, `{"name":"ab"}`},
 		{"minProperties", func(s *jsonschema.Schema) { s.MinProperties = new(int); *s.MinProperties = 3 }, `{"name":"ab"}`},
 	}
-	if !checksAll(sampleSchema()) {
+	if !argcheck.ChecksAll(sampleSchema()) {
 		t.Fatal("the sample schema itself is not checked whole")
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := sampleSchema()
 			c.tune(s)
-			if checksAll(s) {
-				t.Fatal("checksAll says checkArgs enforces it")
+			if argcheck.ChecksAll(s) {
+				t.Fatal("argcheck.ChecksAll says argcheck.Check enforces it")
 			}
 			if c.args == "" {
 				return
@@ -84,7 +85,7 @@ func TestChecksAllLeavesOtherKeywordsToTheValidator(t *testing.T) {
 	}
 }
 
-// sampleSchema uses every keyword checkArgs enforces.
+// sampleSchema uses every keyword argcheck.Check enforces.
 func sampleSchema() *jsonschema.Schema {
 	one, five, twenty, lo, hi := 1, 5, 20, 1.0, 10.0
 	return &jsonschema.Schema{
@@ -102,8 +103,8 @@ func sampleSchema() *jsonschema.Schema {
 	}
 }
 
-// What the validator would refuse, checkArgs refuses: over many generated
-// calls to every tool, a call checkArgs takes (defaults applied) the
+// What the validator would refuse, argcheck.Check refuses: over many generated
+// calls to every tool, a call argcheck.Check takes (defaults applied) the
 // validator takes too. Without this, dropping the validator from the call
 // path would rest on reading the two alone.
 func TestCheckArgsRefusesWhatTheValidatorWould(t *testing.T) {
@@ -121,11 +122,11 @@ func TestCheckArgsRefusesWhatTheValidatorWould(t *testing.T) {
 		taken := 0
 		for range calls {
 			args := genArgs(rng, in)
-			m, err := decodeObject(json.RawMessage(args))
+			m, err := argcheck.DecodeObject(json.RawMessage(args))
 			if err != nil {
 				t.Fatalf("%s: generated arguments are not an object: %s", d.name, args)
 			}
-			if checkArgs(in, m) != nil {
+			if argcheck.Check(in, m) != nil {
 				continue
 			}
 			taken++
@@ -133,12 +134,12 @@ func TestCheckArgsRefusesWhatTheValidatorWould(t *testing.T) {
 				t.Fatalf("%s %s: defaults: %v", d.name, args, err)
 			}
 			if err := schema.resolved.Validate(&m); err != nil {
-				t.Fatalf("%s %s: checkArgs took it, the validator refuses it: %v", d.name, args, err)
+				t.Fatalf("%s %s: argcheck.Check took it, the validator refuses it: %v", d.name, args, err)
 			}
 		}
 		// Both outcomes must be common, or the test proves little.
 		if taken < calls/20 || taken > calls*19/20 {
-			t.Errorf("%s: checkArgs took %d of %d generated calls; the generator needs a better mix", d.name, taken, calls)
+			t.Errorf("%s: argcheck.Check took %d of %d generated calls; the generator needs a better mix", d.name, taken, calls)
 		}
 	}
 }
@@ -148,7 +149,7 @@ func TestCheckArgsRefusesWhatTheValidatorWould(t *testing.T) {
 // types, and a little off), sometimes a name it does not have.
 func genArgs(rng *rand.Rand, s *jsonschema.Schema) string {
 	var parts []string
-	for _, name := range propertyNames(s) {
+	for _, name := range argcheck.PropertyNames(s) {
 		if rng.IntN(5) < 2 && !slices.Contains(s.Required, name) {
 			continue
 		}
@@ -170,7 +171,7 @@ func genValue(rng *rand.Rand, p *jsonschema.Schema) string {
 	if rng.IntN(8) == 0 {
 		return anyValue(rng)
 	}
-	types := typesOf(p)
+	types := argcheck.TypesOf(p)
 	typ := ""
 	if len(types) > 0 {
 		typ = types[rng.IntN(len(types))]

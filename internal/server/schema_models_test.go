@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
 	"testing"
 
@@ -231,49 +232,5 @@ func TestUnknownParameterSuggestsTheClosest(t *testing.T) {
 	}
 	wantError(t, h, errorCase{"filepath", "read_file", `{"path": "README.md", "filepath": "x", "Start_Line": 1}`,
 		`INVALID_ARGUMENT: there are no parameters "Start_Line", "filepath"; did you mean "startLine" for "Start_Line"? (the parameters are ` +
-			strings.Join(propertyNames(in), ", ") + `)`})
-}
-
-func TestClosestParam(t *testing.T) {
-	known := []string{"owner", "repo", "path", "ref", "startLine", "endLine", "contextLines", "maxBytes", "paths"}
-	for _, c := range []struct{ unknown, want string }{
-		{"file_path", "path"},
-		{"FILE-PATH", "path"},
-		{"Path", "path"},
-		{"pathes", "path"}, // "path" begins it: a prefix comes before "paths", one edit away
-		{"start_line", "startLine"},
-		{"STARTLINE", "startLine"},
-		{"line", "endLine"},       // ends both: endLine is fewer edits away
-		{"lines", "contextLines"}, // ends contextLines only
-		{"max_bytes", "maxBytes"},
-		{"max", "maxBytes"},
-		{"refs", "ref"},
-		{"ownr", "owner"},
-		{"repos", "repo"},
-		{"branch", ""},
-		{"x", ""},
-		{"re", "ref"}, // two edits from repo too: ref comes first in distance
-		{"", ""},
-		{"_", ""},
-		{strings.Repeat("path", 20), ""}, // too long to compare
-	} {
-		if got := closestParam(c.unknown, known, nil); got != c.want {
-			t.Errorf("closestParam(%q) = %q, want %q", c.unknown, got, c.want)
-		}
-	}
-}
-
-func TestIsNumberLiteral(t *testing.T) {
-	numbers := []string{"0", "-0", "950", "-1", "2.0", "1e3", "1E+3", "1.5e-2", "99999999999999999999"}
-	others := []string{"", "-", " 950", "950 ", "+1", "01", "1.", ".5", "1e", "1e+", "0x10", "1_000", "NaN", "Infinity", "true", "1,5"}
-	for _, s := range numbers {
-		if !isNumberLiteral(s) {
-			t.Errorf("isNumberLiteral(%q) = false, want true", s)
-		}
-	}
-	for _, s := range others {
-		if isNumberLiteral(s) {
-			t.Errorf("isNumberLiteral(%q) = true, want false", s)
-		}
-	}
+			strings.Join(argcheck.PropertyNames(in), ", ") + `)`})
 }

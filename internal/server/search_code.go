@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
 
@@ -61,12 +62,12 @@ var searchCodeTool = defineTool(toolSpec{
 		" Binary files, files the secrets policy hides and files over the server's search limit (default 16 MiB) are skipped; a reply ends with notes on those too large and on hidden characters in matches. " +
 		"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated." + atPullHead,
 	Tune: func(in *jsonschema.Schema) {
-		setDefault(in, "regex", false)
-		setDefault(in, "caseSensitive", false)
-		setInt(in, "maxResults", 100, 1, 500)
-		setInt(in, "contextLines", 0, 0, 5)
-		prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
-		prop(in, "query").MaxLength = ptr(maxQueryLen)
+		argcheck.SetDefault(in, "regex", false)
+		argcheck.SetDefault(in, "caseSensitive", false)
+		argcheck.SetInt(in, "maxResults", 100, 1, 500)
+		argcheck.SetInt(in, "contextLines", 0, 0, 5)
+		argcheck.Prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
+		argcheck.Prop(in, "query").MaxLength = ptr(maxQueryLen)
 	},
 }, (*Server).searchCode)
 

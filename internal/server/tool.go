@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"reflect"
 	"slices"
 	"strconv"
@@ -206,37 +207,37 @@ type inputSchema struct {
 	schema   *jsonschema.Schema
 	resolved *jsonschema.Resolved
 	// aliases maps the other spellings the tool takes for its parameters
-	// to their names (aliases.go).
+	// to their names (argcheck/aliases.go).
 	aliases map[string]string
-	// checked: checkArgs enforces all the schema says (checksAll), so the
+	// checked: argcheck.Check enforces all the schema says (argcheck.ChecksAll), so the
 	// validator is not run.
 	checked bool
 }
 
 func newInputSchema(s *jsonschema.Schema) (inputSchema, error) {
 	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	return inputSchema{schema: s, resolved: resolved, aliases: aliasesFor(s), checked: checksAll(s)}, err
+	return inputSchema{schema: s, resolved: resolved, aliases: argcheck.AliasesFor(s), checked: argcheck.ChecksAll(s)}, err
 }
 
 // decodeArgs renames the aliases of parameters to their names, checks the
-// arguments against the schema (checkArgs: plain words for what is wrong),
+// arguments against the schema (argcheck.Check: plain words for what is wrong),
 // applies its defaults, validates them when
-// checkArgs cannot vouch for all the schema says, and decodes them. Every
+// argcheck.Check cannot vouch for all the schema says, and decodes them. Every
 // failure is INVALID_ARGUMENT.
 func decodeArgs[In any](args json.RawMessage, schema inputSchema) (In, error) {
 	var in In
-	m, err := decodeObject(args)
+	m, err := argcheck.DecodeObject(args)
 	if err != nil {
 		return in, err
 	}
-	if err := applyAliases(schema.aliases, m); err != nil {
+	if err := argcheck.ApplyAliases(schema.aliases, m); err != nil {
 		return in, err
 	}
-	if err := checkArgs(schema.schema, m); err != nil {
+	if err := argcheck.Check(schema.schema, m); err != nil {
 		return in, err
 	}
 	// Backstops: defaults were validated when the schema was resolved, and
-	// the validator runs only for what checkArgs does not check; if one
+	// the validator runs only for what argcheck.Check does not check; if one
 	// fails, its own words are all there is.
 	if err := schema.resolved.ApplyDefaults(&m); err != nil {
 		return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)

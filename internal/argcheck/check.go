@@ -1,4 +1,4 @@
-package server
+package argcheck
 
 import (
 	"bytes"
@@ -11,40 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 )
-
-// setInt gives an integer property its default and range.
-func setInt(s *jsonschema.Schema, name string, def, lo, hi int) {
-	p := prop(s, name)
-	if def != 0 {
-		p.Default = json.RawMessage(fmt.Sprint(def))
-	}
-	l, h := float64(lo), float64(hi)
-	p.Minimum, p.Maximum = &l, &h
-}
-
-// setDefault gives a property its default value.
-func setDefault(s *jsonschema.Schema, name string, def any) {
-	data, err := json.Marshal(def)
-	if err != nil {
-		panic(err)
-	}
-	prop(s, name).Default = data
-}
-
-func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
-	p, ok := s.Properties[name]
-	if !ok {
-		panic("schema has no property " + name)
-	}
-	return p
-}
 
 // Arguments are checked here, against the tool's input schema, before the
 // schema validator of github.com/google/jsonschema-go sees them. Its messages
@@ -82,13 +54,13 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 // …". Other strings are the wrong type, as before.
 //
 // The validator runs afterwards only for a schema that uses a keyword not
-// checked here (checksAll): none does today, and the validator's own check
+// checked here (ChecksAll): none does today, and the validator's own check
 // of a call cost about as much as the rest of reading 100 lines.
 
-// decodeObject reads a tool's arguments: a JSON object, or nothing (null or
+// DecodeObject reads a tool's arguments: a JSON object, or nothing (null or
 // no bytes) for no arguments. Numbers stay json.Number, exactly as sent, so
 // that 1e400 or 9223372036854775808 can be judged (and quoted) as they are.
-func decodeObject(args json.RawMessage) (map[string]any, error) {
+func DecodeObject(args json.RawMessage) (map[string]any, error) {
 	m := map[string]any{}
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
@@ -114,13 +86,13 @@ func decodeObject(args json.RawMessage) (map[string]any, error) {
 	return obj, nil
 }
 
-// checkArgs checks args against the tool's input schema s and says what is
+// Check checks args against the tool's input schema s and says what is
 // wrong, every problem at once, as one INVALID_ARGUMENT error. Integers it
 // accepts are replaced by their int64 values (other numbers by float64), the
 // form the validator and the decoder take.
-func checkArgs(s *jsonschema.Schema, args map[string]any) error {
+func Check(s *jsonschema.Schema, args map[string]any) error {
 	var problems []string
-	names := propertyNames(s)
+	names := PropertyNames(s)
 	if isFalseSchema(s.AdditionalProperties) {
 		var unknown []string
 		for k := range args {
@@ -165,14 +137,14 @@ func checkArgs(s *jsonschema.Schema, args map[string]any) error {
 	return nil
 }
 
-// checksAll reports whether checkArgs enforces every keyword of the input
+// ChecksAll reports whether Check enforces every keyword of the input
 // schema s, so that the validator could find nothing more: at the top,
 // properties, required and additionalProperties false; for a property of
 // one type (or of that type or null), the type and, by type, a string's
 // enum and length, an integer's bounds, an array's count and items. Other
 // keywords (pattern, a number's bounds, oneOf, a nested object's
 // properties, ...) leave the validator to run. Annotations check nothing.
-func checksAll(s *jsonschema.Schema) bool {
+func ChecksAll(s *jsonschema.Schema) bool {
 	if s.Type != "object" || (s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties)) {
 		return false
 	}
@@ -189,10 +161,10 @@ func checksAll(s *jsonschema.Schema) bool {
 	return true
 }
 
-// checksValue is checksAll for one property's schema p (as checkValue
+// checksValue is ChecksAll for one property's schema p (as checkValue
 // reads it).
 func checksValue(p *jsonschema.Schema) bool {
-	types := typesOf(p)
+	types := TypesOf(p)
 	types = slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
 	rest := withoutAnnotations(*p)
 	rest.Type, rest.Types = "", nil
@@ -213,8 +185,8 @@ func checksValue(p *jsonschema.Schema) bool {
 	return reflect.ValueOf(rest).IsZero()
 }
 
-// typesOf is the types a schema allows: Type, or Types when Type is unset.
-func typesOf(p *jsonschema.Schema) []string {
+// TypesOf is the types a schema allows: Type, or Types when Type is unset.
+func TypesOf(p *jsonschema.Schema) []string {
 	if p.Type != "" {
 		return []string{p.Type}
 	}
@@ -229,8 +201,8 @@ func withoutAnnotations(s jsonschema.Schema) jsonschema.Schema {
 	return s
 }
 
-// propertyNames is the schema's properties in declaration order.
-func propertyNames(s *jsonschema.Schema) []string {
+// PropertyNames is the schema's properties in declaration order.
+func PropertyNames(s *jsonschema.Schema) []string {
 	names := slices.Clone(s.PropertyOrder)
 	for k := range s.Properties {
 		if !slices.Contains(names, k) {
@@ -248,119 +220,10 @@ func isFalseSchema(s *jsonschema.Schema) bool {
 	return s != nil && s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
 }
 
-// maxQuoted bounds how many names or characters of input a message repeats.
-const (
-	maxQuotedNames = 5
-	maxQuotedLen   = 40
-)
-
-// unknownParams says which names the tool does not take, suggests for each
-// the closest one it does take (closestParam; none already given), and
-// lists them all.
-func unknownParams(unknown, known []string, given map[string]any) string {
-	quoted := make([]string, 0, maxQuotedNames)
-	var hints []string
-	shown := unknown[:min(len(unknown), maxQuotedNames)]
-	for _, k := range shown {
-		quoted = append(quoted, quoteString(k))
-		if c := closestParam(k, known, given); c != "" {
-			hint := strconv.Quote(c)
-			if len(shown) > 1 {
-				hint += " for " + quoteString(k)
-			}
-			hints = append(hints, hint)
-		}
-	}
-	list := strings.Join(quoted, ", ")
-	if len(unknown) > maxQuotedNames {
-		list += fmt.Sprintf(" and %d more", len(unknown)-maxQuotedNames)
-	}
-	what := "there is no parameter " + list
-	if len(unknown) > 1 {
-		what = "there are no parameters " + list
-	}
-	if len(hints) > 0 {
-		what += "; did you mean " + strings.Join(hints, ", ") + "?"
-	}
-	if len(known) == 0 {
-		return what + " (this tool takes none)"
-	}
-	return what + " (the parameters are " + strings.Join(known, ", ") + ")"
-}
-
-// closestParam is the known name closest to the unknown name u, or "" when
-// none is close. Names are compared normalized (lowercase, without "_" and
-// "-"), so file_path, filePath and filepath are the same name. In order of
-// preference: the same normalized name; a normalized name that begins or
-// ends the other (file_path → path, start → startLine), the shorter of
-// the two at least 3 letters long; a Levenshtein distance of at most 2, or
-// at most a third of the longer name. Within a rule the smaller distance
-// wins, then the earlier parameter. Names already given are not suggested.
-func closestParam(u string, known []string, given map[string]any) string {
-	nu := normalizeParam(u)
-	if nu == "" || len(nu) > maxQuotedLen {
-		return ""
-	}
-	best, bestRule, bestDist := "", 3, 0
-	for _, k := range known {
-		if _, ok := given[k]; ok {
-			continue
-		}
-		nk := normalizeParam(k)
-		d := levenshtein(nu, nk)
-		rule := 3 // not close
-		switch {
-		case nu == nk:
-			rule = 0
-		case min(len(nu), len(nk)) >= 3 && (strings.HasPrefix(nu, nk) || strings.HasSuffix(nu, nk) ||
-			strings.HasPrefix(nk, nu) || strings.HasSuffix(nk, nu)):
-			rule = 1
-		case d <= 2 || d*3 <= max(len(nu), len(nk)):
-			rule = 2
-		}
-		if rule < bestRule || (rule == bestRule && rule < 3 && d < bestDist) {
-			best, bestRule, bestDist = k, rule, d
-		}
-	}
-	return best
-}
-
-// normalizeParam is a parameter name lowercased, without "_" and "-".
-func normalizeParam(name string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' {
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, name)
-}
-
-// levenshtein is the edit distance between a and b, in bytes (parameter
-// names are ASCII; callers bound their length).
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // checkValue checks one value against its property's schema; it returns the
 // value to keep, or a problem.
 func checkValue(name string, p *jsonschema.Schema, v any, required bool) (any, string) {
-	types := typesOf(p)
+	types := TypesOf(p)
 	if v == nil {
 		if slices.Contains(types, "null") || len(types) == 0 {
 			return nil, ""
@@ -448,9 +311,9 @@ func coerceString(types []string, v any) any {
 // paths=["src"].
 func oneItem(p *jsonschema.Schema, v any) any {
 	s, ok := v.(string)
-	types := typesOf(p)
+	types := TypesOf(p)
 	if !ok || !slices.Contains(types, "array") || slices.Contains(types, "string") ||
-		p.Items == nil || !slices.Contains(typesOf(p.Items), "string") {
+		p.Items == nil || !slices.Contains(TypesOf(p.Items), "string") {
 		return v
 	}
 	return []any{s}
@@ -597,115 +460,4 @@ func normalizeNumbers(v any) any {
 		}
 	}
 	return v
-}
-
-// expected says what a property accepts.
-func expected(p *jsonschema.Schema) string {
-	if len(p.Enum) > 0 {
-		return enumList(p.Enum)
-	}
-	types := typesOf(p)
-	var says []string
-	for _, t := range types {
-		switch t {
-		case "null":
-			continue
-		case "string":
-			says = append(says, "a string")
-		case "integer":
-			says = append(says, "a whole number")
-		case "number":
-			says = append(says, "a number")
-		case "boolean":
-			says = append(says, "true or false")
-		case "object":
-			says = append(says, "an object")
-		case "array":
-			if p.Items != nil && p.Items.Type != "" {
-				says = append(says, "an array of "+plural(p.Items.Type))
-			} else {
-				says = append(says, "an array")
-			}
-		}
-	}
-	return strings.Join(says, " or ")
-}
-
-func plural(jsonType string) string {
-	switch jsonType {
-	case "integer":
-		return "whole numbers"
-	case "boolean":
-		return "booleans"
-	}
-	return jsonType + "s"
-}
-
-func enumList(enum []any) string {
-	q := make([]string, len(enum))
-	for i, e := range enum {
-		if s, ok := e.(string); ok {
-			q[i] = strconv.Quote(s)
-		} else {
-			q[i] = fmt.Sprint(e)
-		}
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
-
-// jsonKind is the JSON type of a value decoded with UseNumber.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case json.Number, float64:
-		return "number"
-	case bool:
-		return "boolean"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return "unknown"
-}
-
-// describeValue names what was sent, quoting it when short enough to help.
-func describeValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "the string " + quoteString(x)
-	case json.Number:
-		return "the number " + quoteNumber(x)
-	case bool:
-		return fmt.Sprintf("the boolean %t", x)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// quoteString quotes a string from the input, cut to maxQuotedLen runes.
-func quoteString(s string) string {
-	if r := []rune(s); len(r) > maxQuotedLen {
-		return strconv.Quote(string(r[:maxQuotedLen])) + "…"
-	}
-	return strconv.Quote(s)
-}
-
-// quoteNumber repeats a number literal as sent, cut when long.
-func quoteNumber(n json.Number) string {
-	if len(n) > maxQuotedLen {
-		return fmt.Sprintf("%s… (%d characters)", n[:maxQuotedLen/2], len(n))
-	}
-	return string(n)
 }

@@ -1,4 +1,4 @@
-package server
+package argcheck
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ import (
 // parameter of the tool is never an alias. Groups are tried in order, so a
 // spelling two groups share is the first one's: "path" is get_diff's
 // paths only because get_diff has no path of its own.
-var aliasGroups = [][]string{
+var AliasGroups = [][]string{
 	{"path", "filePath", "file_path", "file"},
 	{"startLine", "start_line"},
 	{"endLine", "end_line"},
@@ -38,11 +38,11 @@ var aliasGroups = [][]string{
 	{"withMetadata", "with_metadata"},
 }
 
-// aliasesFor maps each alias the tool with input schema s takes to the
+// AliasesFor maps each alias the tool with input schema s takes to the
 // parameter it stands for.
-func aliasesFor(s *jsonschema.Schema) map[string]string {
+func AliasesFor(s *jsonschema.Schema) map[string]string {
 	aliases := map[string]string{}
-	for _, group := range aliasGroups {
+	for _, group := range AliasGroups {
 		i := slices.IndexFunc(group, func(name string) bool { _, ok := s.Properties[name]; return ok })
 		if i < 0 {
 			continue
@@ -58,10 +58,10 @@ func aliasesFor(s *jsonschema.Schema) map[string]string {
 	return aliases
 }
 
-// applyAliases renames the aliases in args to the parameters they stand
+// ApplyAliases renames the aliases in args to the parameters they stand
 // for. A parameter given twice, under its name and an alias or under two
 // aliases, is refused: which value was meant cannot be known.
-func applyAliases(aliases map[string]string, args map[string]any) error {
+func ApplyAliases(aliases map[string]string, args map[string]any) error {
 	given := map[string][]string{} // parameter → the names it was given as
 	for k := range args {
 		if target, ok := aliases[k]; ok {
