@@ -197,20 +197,14 @@ func (r *Repo) GlobsSelectFile(ctx context.Context, rev string, globs, exclude [
 	}
 	found := false
 	err := r.stream(ctx, c, func(stdout io.Reader) error {
-		br := bufio.NewReaderSize(stdout, 64<<10)
-		var rec []byte
-		for n := 0; ; n++ {
-			// Each record may be matched twice, over a long path.
-			if n%64 == 63 && ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-			var cut bool
-			var err error
-			rec, cut, err = readField(br, 0, grepPathMax+128, rec)
-			if err == io.EOF && len(rec) == 0 {
+		// Each record may be matched twice, over a long path.
+		z := newNulRecords(ctx, bufio.NewReaderSize(stdout, 64<<10), grepPathMax+128, 64)
+		for {
+			rec, cut, err := z.next()
+			if err == io.EOF {
 				return nil
 			}
-			if err != nil && err != io.EOF {
+			if err != nil && err != io.ErrUnexpectedEOF {
 				return err
 			}
 			head, path, ok := strings.Cut(string(rec), "\t")
@@ -221,8 +215,8 @@ func (r *Repo) GlobsSelectFile(ctx context.Context, rev string, globs, exclude [
 				found = true
 				return nil // enough: git is stopped
 			}
-			if err == io.EOF {
-				return nil
+			if err != nil {
+				return nil // the last record, without its NUL
 			}
 		}
 	})
