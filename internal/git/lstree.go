@@ -84,21 +84,14 @@ func lsTreeCommand(tree string, recursive bool) *command {
 // parseLsTree reads "MODE TYPE OID SIZE\tNAME\0" records, SIZE padded with
 // spaces and "-" for what is not a blob.
 func parseLsTree(ctx context.Context, br *bufio.Reader, prefix string, each func(TreeEntry) error) error {
-	var rec []byte
-	for n := 0; ; n++ {
-		if n%checkEvery == checkEvery-1 {
-			if err := context.Cause(ctx); err != nil {
-				return err
-			}
-		}
-		var cut bool
-		var err error
-		rec, cut, err = readField(br, 0, maxTreePath+256, rec)
-		if err == io.EOF && len(rec) == 0 && !cut {
+	z := newNulRecords(ctx, br, maxTreePath+256, checkEvery)
+	for {
+		rec, cut, err := z.next()
+		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
-			if err == io.EOF {
+			if err == io.ErrUnexpectedEOF {
 				err = fmt.Errorf("git ls-tree: %w", io.ErrUnexpectedEOF)
 			}
 			return err
