@@ -114,18 +114,18 @@ func (r *Repo) readIndex(ctx context.Context) ([]indexEntry, error) {
 	var entries []indexEntry
 	err := r.stream(ctx, gitCommand("ls-files", "-z", "--stage", "--debug").inCallersSlot(), func(stdout io.Reader) error {
 		br := bufio.NewReaderSize(stdout, 64<<10)
-		var rec, line []byte
-		for n := 0; ; n++ {
-			if n%checkEvery == checkEvery-1 && ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-			var cut bool
-			var err error
-			rec, cut, err = readField(br, 0, grepPathMax+128, rec)
-			if err == io.EOF && len(rec) == 0 {
+		// Each record is followed by its stat lines, read from br between
+		// two records.
+		z := newNulRecords(ctx, br, grepPathMax+128, checkEvery)
+		var line []byte
+		for {
+			rec, cut, err := z.next()
+			switch {
+			case err == io.EOF:
 				return nil
-			}
-			if err != nil {
+			case err != nil && ctx.Err() != nil:
+				return context.Cause(ctx)
+			case err != nil:
 				return grepOutputError(err)
 			}
 			// "MODE OID STAGE\tPATH", then five lines of stat data.
