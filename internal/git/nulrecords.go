@@ -8,8 +8,9 @@ import (
 
 // nulRecords reads the records git prints with -z (ls-tree -z, ls-files
 // -z), each ended by a NUL, and checks ctx every so many records: the loop
-// GlobsSelectFile, parseLsTree and the work-tree search's readIndex shared. It reads from br and nothing
-// more, so a caller can read other lines from br between two records.
+// GlobsSelectFile, parseLsTree and the work-tree search's readIndex
+// shared. It reads from br and nothing more, so a caller can read other
+// lines from br between two records.
 type nulRecords struct {
 	ctx   context.Context
 	br    *bufio.Reader
