@@ -188,10 +188,22 @@ func changeBytes(c Change) int {
 // files only, so a page costs what its files cost, not the range. Only the
 // page is kept: the memory follows what is returned.
 func (r *Repo) ChangedFilesPage(ctx context.Context, o DiffOptions, from, n int) ([]Change, int, error) {
+	return r.ChangedFilesPageFit(ctx, o, from, n, nil)
+}
+
+// ChangedFilesPageFit is ChangedFilesPage whose page also ends before the
+// first change fit refuses (fit is asked of the page's changes in order;
+// the first is always taken): a page cut to what a reply can hold costs
+// the line counts of those files only.
+func (r *Repo) ChangedFilesPageFit(ctx context.Context, o DiffOptions, from, n int, fit func(Change) bool) ([]Change, int, error) {
 	var page []Change
+	full := false
 	total, err := r.EachChange(ctx, o, func(i int, c Change) error {
-		if i >= from && i < from+n {
-			page = append(page, c)
+		if i >= from && i < from+n && !full {
+			fits := fit == nil || fit(c) // asked of the first too, which it counts
+			if full = len(page) > 0 && !fits; !full {
+				page = append(page, c)
+			}
 		}
 		return nil
 	})

@@ -79,6 +79,17 @@ func TestChangedFilesMatchesGit(t *testing.T) {
 			if err != nil || total != len(changes) || !slices.Equal(page, changes[from:min(from+n, len(changes))]) {
 				t.Fatalf("page %d+%d = %v of %d (%v), want %v", from, n, page, total, err, changes[from:min(from+n, len(changes))])
 			}
+			// A page that fit cuts after k changes is the first k of it
+			// (one at least); fit is asked of every change it takes.
+			for k := 0; k <= 3; k++ {
+				asked := 0
+				fit := func(Change) bool { asked++; return asked <= k }
+				cut, total, err := g.ChangedFilesPageFit(context.Background(), DiffOptions{From: base, To: head}, from, n, fit)
+				want := changes[from:min(from+n, len(changes), from+max(k, 1))]
+				if err != nil || total != len(changes) || !slices.Equal(cut, want) {
+					t.Fatalf("page %d+%d cut after %d = %v of %d (%v), want %v", from, n, k, cut, total, err, want)
+				}
+			}
 		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
 type listPullRequestFilesIn struct {
@@ -164,11 +163,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	}
 	// Only the files one reply can hold are counted and measured, so that
 	// the time follows what is returned, not the limit asked for.
-	n, err := s.filesWithin(ctx, r, opts, in.Offset, in.Limit)
-	if err != nil {
-		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
-	}
-	page, total, err := r.Git.ChangedFilesPage(ctx, opts, in.Offset, n)
+	page, total, err := r.Git.ChangedFilesPageFit(ctx, opts, in.Offset, in.Limit, s.fitsOneReply())
 	if err != nil {
 		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
 	}
@@ -212,28 +207,20 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	return out, nil
 }
 
-// filesWithin is how many of the diff's files from index from on, at most
-// limit (at least one), can be in one reply: each file's line is at least
-// its padded status and counts, its path and its old path
+// fitsOneReply says, change by change, whether one more file can be in a
+// reply that holds the ones before it: each file's line is at least its
+// padded status and counts, its path and its old path
 // (changedFile.lineWith), so no more than that many lines fit the reply
 // limit, whatever their counts and sizes.
-func (s *Server) filesWithin(ctx context.Context, r *repo.Repository, opts git.DiffOptions, from, limit int) (int, error) {
+func (s *Server) fitsOneReply() func(git.Change) bool {
 	const leastLine = len("modified     +0 -0           ") + len("\n")
-	n, size := 0, 0
-	_, err := r.Git.EachChange(ctx, opts, func(i int, c git.Change) error {
-		if i < from {
-			return nil
-		}
+	size := 0
+	return func(c git.Change) bool {
 		if size += leastLine + len(c.Path); c.OldPath != c.Path {
 			size += len(" (from )") + len(c.OldPath)
 		}
-		if n >= limit || (n > 0 && size > s.cfg.MaxBytes) {
-			return git.ErrStop
-		}
-		n++
-		return nil
-	})
-	return max(n, 1), err
+		return size <= s.cfg.MaxBytes
+	}
 }
 
 // pullRequestFiles reports what the forge says, status words included (a

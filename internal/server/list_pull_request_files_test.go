@@ -212,10 +212,11 @@ func TestListPullRequestFiles3550FilesInFiveCalls(t *testing.T) {
 		}
 		// Only the files a reply can hold are counted and measured: a
 		// bound above what the reply lists, well under what is left.
-		bound, err := h.server.filesWithin(ctx, rr, opts, len(seen), 5000)
+		measured, _, err := rr.Git.ChangedFilesPageFit(ctx, opts, len(seen), 5000, h.server.fitsOneReply())
 		if err != nil {
 			t.Fatal(err)
 		}
+		bound := len(measured)
 		res := h.call("list_pull_request_files", a)
 		if res.IsError {
 			t.Fatalf("call %d: %s", calls, textOf(res))
