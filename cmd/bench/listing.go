@@ -92,17 +92,12 @@ func (ru *runner) pagedListing(ctx context.Context, s *session, fx *fixture, c b
 		}
 		return dr.d, nil
 	}
-	git := func() (time.Duration, error) {
-		run, err := timeGit(ru.g, fx.dir, sp.git, false)
-		return run.d, err
-	}
+	git := ru.gitTimer(fx, sp)
 	sv, gt, err := paired(ru.rounds, server, git)
 	if err != nil {
 		return err
 	}
-	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
-	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))
-	r.Ratio = fptr(*r.ServerMs / *r.GitMs)
+	r.setTimes(sv, gt)
 	r.Notes = fmt.Sprintf("%d %s in %d calls (target ≤ %d), replies %s (target ≤ %s, largest %s, %d characters; declared %d)",
 		len(ls.want), ls.what, l.Calls, ls.maxCalls, humanBytes(l.Bytes), humanBytes(ls.maxBytes), humanBytes(l.MaxReply), l.MaxChars, l.Declared)
 	return nil

@@ -307,10 +307,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		}
 		return checked(dr, "the go-sdk client")
 	}
-	git := func() (time.Duration, error) {
-		run, err := timeGit(ru.g, fx.dir, sp.git, false)
-		return run.d, err
-	}
+	git := ru.gitTimer(fx, sp)
 	sv, gt, err := paired(ru.rounds, server, git)
 	if err != nil {
 		return err
@@ -339,9 +336,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	p.ServerCPUMs = ms(median(serverCPU))
 	p.ClientCPUMs = ms(median(clientCPU))
 	r.PeakRSSMiB = fptr(float64(peakRSS) / (1 << 20))
-	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
-	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))
-	r.Ratio = fptr(*r.ServerMs / *r.GitMs)
+	r.setTimes(sv, gt)
 
 	p.ReplyRatio = float64(p.ReplyBytes) / float64(p.EscapedPatchBytes)
 	p.TimeRatio = *r.Ratio

@@ -253,9 +253,7 @@ func (ru *runner) againstSandboxOff(ctx context.Context, s *session, c benchCase
 	if err != nil {
 		return "", err
 	}
-	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
-	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))
-	r.Ratio = fptr(*r.ServerMs / *r.GitMs)
+	r.setTimes(sv, gt)
 	return "git column: the server with --sandbox off", nil
 }
 
@@ -279,10 +277,25 @@ func (ru *runner) sideBySide(ctx context.Context, s *session, fx *fixture, c ben
 		return "", err
 	}
 	r.GitPeakRSSMiB = fptr(float64(gitRSS) / (1 << 20))
+	r.setTimes(sv, gt)
+	return fmt.Sprintf("git printed %s, git peak RSS %.0f MiB", humanBytes(warm.printed), *r.GitPeakRSSMiB), nil
+}
+
+// setTimes records the paired samples of the server and of its
+// counterpart (git, or the server with the sandbox off): every sample,
+// the medians, and their ratio.
+func (r *row) setTimes(sv, gt []time.Duration) {
 	r.ServerMsAll, r.GitMsAll = msList(sv), msList(gt)
 	r.ServerMs, r.GitMs = fptr(ms(median(sv))), fptr(ms(median(gt)))
 	if *r.GitMs > 0 {
 		r.Ratio = fptr(*r.ServerMs / *r.GitMs)
 	}
-	return fmt.Sprintf("git printed %s, git peak RSS %.0f MiB", humanBytes(warm.printed), *r.GitPeakRSSMiB), nil
+}
+
+// gitTimer times one run of the case's plain-git command.
+func (ru *runner) gitTimer(fx *fixture, sp *spec) func() (time.Duration, error) {
+	return func() (time.Duration, error) {
+		run, err := timeGit(ru.g, fx.dir, sp.git, false)
+		return run.d, err
+	}
 }
