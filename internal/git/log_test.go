@@ -837,24 +837,7 @@ func TestRenameStop(t *testing.T) {
 		if from != "" {
 			revs = append(revs, "^"+from)
 		}
-		plain := strings.Fields(r.Git(append(append([]string{"log", "--format=%H"}, revs...), "--", path)...))
-		if len(plain) == 0 {
-			return "", ""
-		}
-		oldest := plain[len(plain)-1]
-		out := r.Git(append(append([]string{"log", "--follow", "-M", "--name-status", "--format=%x01%H"}, revs...), "--", path)...)
-		for _, rec := range strings.Split(out, "\x01")[1:] {
-			lines := strings.Split(strings.TrimSpace(rec), "\n")
-			if lines[0] != oldest {
-				continue
-			}
-			for _, l := range lines[1:] {
-				if f := strings.Split(l, "\t"); len(f) == 3 && strings.HasPrefix(f[0], "R") && f[2] == path {
-					return oldest, f[1]
-				}
-			}
-		}
-		return "", ""
+		return r.RenameStop(path, revs...)
 	}
 	for _, tc := range []struct {
 		from, to, path string

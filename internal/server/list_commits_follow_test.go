@@ -11,30 +11,6 @@ import (
 // follow=true to go on through it (issue 23, item 5), with git log
 // --follow as the oracle. histRepo renames dir/b.txt to dir/c.txt.
 
-// histRenameOracle is the rename git log --follow shows at the oldest
-// commit of path's history without --follow: that commit and the old
-// name, or "" when that commit did not rename path.
-func histRenameOracle(t *testing.T, git func(...string) string, path string) (string, string) {
-	t.Helper()
-	plain := strings.Fields(git("log", "--format=%H", "HEAD", "--", path))
-	if len(plain) == 0 {
-		return "", ""
-	}
-	oldest := plain[len(plain)-1]
-	for _, rec := range strings.Split(git("log", "--follow", "-M", "--name-status", "--format=%x01%H", "HEAD", "--", path), "\x01")[1:] {
-		lines := strings.Split(strings.TrimSpace(rec), "\n")
-		if lines[0] != oldest {
-			continue
-		}
-		for _, l := range lines[1:] {
-			if f := strings.Split(l, "\t"); len(f) == 3 && strings.HasPrefix(f[0], "R") && f[2] == path {
-				return oldest, f[1]
-			}
-		}
-	}
-	return "", ""
-}
-
 // TestListCommitsFollowIsGitLogFollow: follow=true lists what git log
 // --follow lists, newest and oldest first, in pages of every size and at
 // the smallest reply limit, with each commit's files counted as git counts
@@ -89,7 +65,7 @@ func TestListCommitsFollowIsGitLogFollow(t *testing.T) {
 func TestListCommitsSaysWhereARenameStopsHistory(t *testing.T) {
 	r, ids := histRepo(t)
 	h := serve(t, r)
-	sha, old := histRenameOracle(t, r.Git, "dir/c.txt")
+	sha, old := r.RenameStop("dir/c.txt")
 	if sha != ids["rename"] || old != "dir/b.txt" {
 		t.Fatalf("the fixture: git log --follow finds the rename at %s from %q", sha, old)
 	}
@@ -120,7 +96,7 @@ func TestListCommitsSaysWhereARenameStopsHistory(t *testing.T) {
 		args("paths", []string{"dir"}),
 		args("base", ids["rename"], "head", "main", "paths", []string{"dir/c.txt"}),
 	} {
-		if s, _ := histRenameOracle(t, r.Git, "a.txt"); s != "" {
+		if s, _ := r.RenameStop("a.txt"); s != "" {
 			t.Fatalf("the fixture: a.txt was renamed at %s", s)
 		}
 		var out listCommitsOut

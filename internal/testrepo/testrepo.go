@@ -147,3 +147,32 @@ func (r *Repo) Snapshot() string {
 	}
 	return s
 }
+
+// RenameStop is, with git log --follow as the oracle, the rename that ends
+// path's history in revs (default HEAD) without --follow: the oldest commit
+// of that history and the name path had before it, or "" when that commit
+// did not rename path.
+func (r *Repo) RenameStop(path string, revs ...string) (commit, oldPath string) {
+	r.t.Helper()
+	if len(revs) == 0 {
+		revs = []string{"HEAD"}
+	}
+	plain := strings.Fields(r.Git(append(append([]string{"log", "--format=%H"}, revs...), "--", path)...))
+	if len(plain) == 0 {
+		return "", ""
+	}
+	oldest := plain[len(plain)-1]
+	out := r.Git(append(append([]string{"log", "--follow", "-M", "--name-status", "--format=%x01%H"}, revs...), "--", path)...)
+	for _, rec := range strings.Split(out, "\x01")[1:] {
+		lines := strings.Split(strings.TrimSpace(rec), "\n")
+		if lines[0] != oldest {
+			continue
+		}
+		for _, l := range lines[1:] {
+			if f := strings.Split(l, "\t"); len(f) == 3 && strings.HasPrefix(f[0], "R") && f[2] == path {
+				return oldest, f[1]
+			}
+		}
+	}
+	return "", ""
+}
