@@ -38,30 +38,23 @@ func nextOf(t *testing.T, res *mcp.CallToolResult) *nextCall {
 func drain(t *testing.T, h *harness, tool string, args map[string]any) []string {
 	t.Helper()
 	var parts []string
-	for call := 0; ; call++ {
-		if call > 2000 {
-			t.Fatal("more than 2,000 parts")
-		}
-		res := h.call(tool, args)
-		if res.IsError {
-			t.Fatalf("part %d: %s", call, textOf(res))
-		}
+	for call, res := range drainResults(t, h, tool, args) {
 		text := textOf(res)
-		next := nextOf(t, res)
 		parts = append(parts, patchOf(text))
+		next := nextOf(t, res)
 		if next == nil {
 			if strings.Contains(text, "Next part:") {
 				t.Fatalf("part %d says there is a next part but _meta has none", call)
 			}
-			return parts
+			continue
 		}
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 		data := plainJSONText(next.Arguments)
 		if last := lines[len(lines)-1]; next.Tool != tool || !strings.Contains(last, data) {
 			t.Fatalf("part %d: the last line does not say the next call %s: %q", call, data, last)
 		}
-		args = next.Arguments
 	}
+	return parts
 }
 
 // patchOf is the patch in a part's text: after the header line (a whole

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -90,28 +89,13 @@ func nonEmpty(parts []string) []string {
 // no part is refused as a server fault.
 func drainWithin(t *testing.T, h *harness, tool string, args map[string]any) (parts, texts []string, largest int) {
 	t.Helper()
-	for call := 0; ; call++ {
-		if call > 2000 {
-			t.Fatal("more than 2,000 parts")
-		}
-		res := h.call(tool, args)
-		if res.IsError {
-			t.Fatalf("part %d: %s", call, textOf(res))
-		}
-		data, err := json.Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		size := len(data) + envelopeReserve
+	for i, res := range drainResults(t, h, tool, args) {
+		size := resultBytes(t, res) + envelopeReserve
 		if size > h.maxBytes {
-			t.Fatalf("part %d: %d bytes as the server measures it, over the %d-byte limit", call, size, h.maxBytes)
+			t.Fatalf("part %d: %d bytes as the server measures it, over the %d-byte limit", i, size, h.maxBytes)
 		}
 		largest = max(largest, size)
 		parts, texts = append(parts, patchOf(textOf(res))), append(texts, textOf(res))
-		next := nextOf(t, res)
-		if next == nil {
-			return parts, texts, largest
-		}
-		args = next.Arguments
 	}
+	return parts, texts, largest
 }
