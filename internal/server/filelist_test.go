@@ -22,3 +22,18 @@ func TestFileTallySaysHowManyAreLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// A list cut in a part's notes (hidden, test, generated files) says how
+// many more there are and names no call: those files are in the part, and
+// get_diff's or get_commit's reply is not list_pull_request_files'.
+func TestFileListInNotesNamesNoCall(t *testing.T) {
+	names := make([]string, 200)
+	for i := range names {
+		names[i] = fmt.Sprintf("src/generated/file_%03d.pb.go", i)
+	}
+	got := fileList(names, nil, len(names), 300, "")
+	shown := strings.Count(got, ", ") + 1
+	if want := fmt.Sprintf("; and %d more", len(names)-shown); !strings.HasSuffix(got, want) || strings.Contains(got, "lists them") {
+		t.Errorf("%q", got)
+	}
+}
