@@ -2,10 +2,11 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )

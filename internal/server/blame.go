@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -61,7 +63,7 @@ type blameOut struct {
 	TotalLines int              `json:"totalLines" jsonschema:"lines in the file at ref"`
 	Lines      []blameLineOut   `json:"lines"`
 	Commits    []blameCommitOut `json:"commits" jsonschema:"each commit of lines once, in the order of its first line"`
-	paged
+	paging.Paged
 }
 
 // blameTool is blame's definition (registry.go).
@@ -201,7 +203,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		}
 		bad := 0
 		for i, l := range shown {
-			fmt.Fprintf(&b, "%*d %s %*d  %s\n", lw, l.Line, short(l.Commit), ow, l.OrigLine, l.Text)
+			fmt.Fprintf(&b, "%*d %s %*d  %s\n", lw, l.Line, git.Short(l.Commit), ow, l.OrigLine, l.Text)
 			if badUTF8[i] {
 				bad++
 			}
@@ -214,7 +216,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			if !byID[c.SHA].Author.Date.IsZero() {
 				date = byID[c.SHA].Author.Date.Format(time.DateOnly)
 			}
-			fmt.Fprintf(&b, "%s %s %s: %s", short(c.SHA), date, text.Line(c.Author.Name), text.Line(c.Summary))
+			fmt.Fprintf(&b, "%s %s %s: %s", git.Short(c.SHA), date, text.Line(c.Author.Name), text.Line(c.Summary))
 			if p := renamed[c.SHA]; len(p) > 0 {
 				fmt.Fprintf(&b, " (file then at %s)", strings.Join(text.Names(p), ", "))
 			}
@@ -230,11 +232,11 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		if next := start + n; next <= end {
 			nextIn := in
 			nextIn.StartLine, nextIn.Ref = next, commit
-			rep.next = continueWith("blame", nextIn)
+			rep.next = paging.Continue("blame", nextIn)
 		}
 		return rep
 	}
-	rep := fitPage(s, len(outLines), render)
+	rep := paging.FitList(s.budget, len(outLines), render)
 	if len(rep.out.Lines) == 0 {
 		return reply[blameOut]{}, errcode.New(errcode.TooLarge, "line %d of %q with its commit does not fit in one reply (%d bytes)", start, path, s.cfg.MaxBytes)
 	}
@@ -255,13 +257,13 @@ func rfc3339(t time.Time) string {
 func atCommit(commit, ref, headNote string) string {
 	switch {
 	case ref == "" && headNote != "":
-		return short(commit) + " (HEAD, " + headNote + ")"
+		return git.Short(commit) + " (HEAD, " + headNote + ")"
 	case ref == "":
-		return short(commit) + " (HEAD)"
+		return git.Short(commit) + " (HEAD)"
 	case ref == commit:
-		return short(commit)
+		return git.Short(commit)
 	}
-	return short(commit) + " (" + text.Name(ref) + ")"
+	return git.Short(commit) + " (" + text.Name(ref) + ")"
 }
 
 // blameHidden finds the hidden characters of the lines shown.

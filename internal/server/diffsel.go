@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -42,7 +43,7 @@ type diffRequest struct {
 	// cur is the cursor of the call, if any: the base and head commits it
 	// pinned are used instead of resolving base and head again, which may
 	// have moved.
-	cur *cursor
+	cur *paging.Cursor
 }
 
 // selectDiff resolves base and head once and, in merge-base mode, their
@@ -63,7 +64,7 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 	}
 	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: q.contextLines, IgnoreWhitespace: q.ignoreWhitespace}}
 	if q.cur != nil {
-		pins, err := checkPins(ctx, r, q.cur, 2)
+		pins, err := paging.CheckPins(ctx, r, q.cur, 2)
 		if err != nil {
 			return nil, err
 		}
@@ -131,8 +132,6 @@ func (s *Server) deniedChange(c git.Change) bool {
 	return s.cfg.Policy.Denied(c.Path) || s.cfg.Policy.Denied(c.OldPath)
 }
 
-func short(id string) string { return id[:min(12, len(id))] }
-
 // renamePairs selects the changes get_diff's paths name, keeping a rename
 // whole when paths name one side of it, and remembers those it paired.
 type renamePairs struct {
@@ -180,12 +179,12 @@ func (rp *renamePairs) note() string {
 // file list, in each part: the changes at or under them, a rename whole
 // when they name one side of it (renamePairs, which notes those). nil for
 // no paths. get_diff and get_pull_request_diff share it.
-func pathsFilter(paths []string) (*changeFilter, *renamePairs) {
+func pathsFilter(paths []string) (*paging.Filter, *renamePairs) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
 	pairs := &renamePairs{paths: paths}
-	return &changeFilter{key: "paths with the other side of renames", keep: pairs.only, again: pairs.selects}, pairs
+	return &paging.Filter{Key: "paths with the other side of renames", Keep: pairs.only, Again: pairs.selects}, pairs
 }
 
 // Why a diff tool's reply holds no file (the emptyReason of its
@@ -223,12 +222,12 @@ func noPathMatchedText(all int) string {
 // ignoreWhitespace, their changes are all in whitespace: git diff -w
 // prints no section for them, and git diff -w --numstat no line (between
 // two trees that is the only file of the list without one).
-func bareNote(p *diffPart) string {
-	if len(p.bare) == 0 {
+func bareNote(p *paging.Part) string {
+	if len(p.Bare) == 0 {
 		return ""
 	}
-	names := make([]string, len(p.bare))
-	for i, c := range p.bare {
+	names := make([]string, len(p.Bare))
+	for i, c := range p.Bare {
 		names[i] = text.Name(c.Path)
 	}
 	return fmt.Sprintf("[no patch, the changes are all in whitespace (ignoreWhitespace): %s]\n", fileList(names, nil, len(names), noteListRoom, ""))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -28,7 +29,7 @@ type commitStage struct {
 	r      *repo.Repository
 	c      git.Commit
 	out    getCommitOut // what every part says of the commit
-	cur    cursor
+	cur    paging.Cursor
 }
 
 // noPatchLine ends the text of get_commit's last part with patch=false.
@@ -37,13 +38,13 @@ const noPatchLine = "The patch is left out (patch=false).\n"
 // next is the call of the part after one that ends with parent parent
 // and message offset message still to show (0 for none): nil when that is
 // the patch and patch=false leaves it out.
-func (st commitStage) next(parent, message, files int) *nextCall {
+func (st commitStage) next(parent, message, files int) *paging.Call {
 	const tool = "get_commit"
 	if parent == 0 && message == 0 && !st.in.withPatch() {
 		return nil
 	}
-	cur := cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
-	return continueWith(tool, getCommitWithCursor(st.in, st.s.cursors.encode(cur, st.r.FullName())))
+	cur := paging.Cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
+	return paging.Continue(tool, getCommitWithCursor(st.in, st.s.cursors.Encode(cur, st.r.FullName())))
 }
 
 // firstBeforePatch is the first part of a commit whose parents or message
@@ -72,14 +73,14 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 	from, all := st.cur.Parent, st.c.Parents
 	if from >= len(all) {
-		return reply[getCommitOut]{}, errCursor("is damaged or was edited")
+		return reply[getCommitOut]{}, paging.ErrCursor("is damaged or was edited")
 	}
 	out := st.out
 	out.Truncated, out.TotalFiles, out.ParentOffset = true, st.cur.Files, from
 	render := func(n int) reply[getCommitOut] {
 		out.Parents = all[from : from+n]
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: commit %s, parents %d–%d of %d (in git's order; the patch is against the first):\n", st.r.FullName(), short(st.c.SHA), from+1, from+n, len(all))
+		fmt.Fprintf(&b, "%s: commit %s, parents %d–%d of %d (in git's order; the patch is against the first):\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+n, len(all))
 		for _, p := range out.Parents {
 			b.WriteString(p + "\n")
 		}
@@ -92,9 +93,9 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 		}
 		return reply[getCommitOut]{text: b.String(), out: out, next: next}
 	}
-	res := fitPage(st.s, len(all)-from, render)
+	res := paging.FitList(st.s.budget, len(all)-from, render)
 	if len(res.out.Parents) == 0 {
-		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", short(st.c.SHA), from+1, st.s.cfg.MaxBytes, noNarrowing)
+		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", git.Short(st.c.SHA), from+1, st.s.cfg.MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
 }
@@ -104,7 +105,7 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	msg, from := histMessage(st.c), st.cur.Message
 	if from >= len(msg) || !utf8.RuneStart(msg[from]) {
-		return reply[getCommitOut]{}, errCursor("is damaged or was edited")
+		return reply[getCommitOut]{}, paging.ErrCursor("is damaged or was edited")
 	}
 	out := st.out
 	out.Truncated, out.TotalFiles, out.MessageOffset = true, st.cur.Files, from
@@ -112,7 +113,7 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		out.Message, out.MessageBytesLeftOut = &piece, left
 		line := strings.Count(msg[:from], "\n") + 1
 		out.MessageHidden = histHidden(piece, line)
-		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d:\n", st.r.FullName(), short(st.c.SHA), from+1, from+len(piece), len(msg))
+		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d:\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+len(piece), len(msg))
 		next := st.next(0, 0, st.cur.Files)
 		if left > 0 {
 			next = st.next(0, from+len(piece), st.cur.Files)
@@ -125,10 +126,10 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	}
 	probe := render("", 0)
 	probe.text += strings.Repeat("x", 300+len(st.r.FullName()))
-	room := st.s.payloadRoom(probe)
+	room := st.s.budget.PayloadRoom(probe)
 	for attempt := 0; ; attempt++ {
 		res := render(histCutMessage(msg[from:], room))
-		if over := st.s.replySize(res) - st.s.cfg.MaxBytes; over > 0 && attempt < 3 {
+		if over := st.s.budget.ReplySize(res) - st.s.cfg.MaxBytes; over > 0 && attempt < 3 {
 			room -= over
 			continue
 		}

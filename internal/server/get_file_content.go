@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -53,7 +54,7 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textR
 	out, err := s.backend.fileContent(ctx, in, path)
 	if err == nil && !in.WithMetadata {
 		// The text is the file's, byte for byte: its note is the reply's
-		// (renderNotes, within noteReserve).
+		// (renderNotes, within paging.NoteReserve).
 		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.text), max(in.StartLine, 1)))
 	}
 	return out, err
@@ -91,7 +92,7 @@ func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path
 func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileContentIn) (textReply, error) {
 	ranged := in.StartLine != 0 || in.EndLine != 0
 	// What the reply can hold: the limit less the envelope of an empty reply.
-	room := s.cfg.MaxBytes - s.replySize(textReply{}) - 2
+	room := s.cfg.MaxBytes - s.budget.ReplySize(textReply{}) - 2
 	used := 0
 	slicer := text.Slicer{From: 1, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2 // the line and its "\n"
@@ -208,7 +209,7 @@ func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, com
 		return textReply{}, err
 	}
 	out := textReply{text: strings.TrimSuffix(buf.String(), "\n")}
-	if n := s.replySize(out); n > s.cfg.MaxBytes {
+	if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
 		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 	}
 	return out, nil

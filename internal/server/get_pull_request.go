@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
+
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -47,7 +50,7 @@ type getPullRequestOut struct {
 	// characters of title and body.
 	TitleHidden []string     `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
 	BodyHidden  *hiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds (lines of the whole description), shown as they are; absent when none"`
-	paged
+	paging.Paged
 }
 
 // prCommit is one commit of a local pull request: the first ones with
@@ -83,9 +86,9 @@ func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply
 	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
 		return reply[getPullRequestOut]{}, err
 	}
-	var cur *cursor
+	var cur *paging.Cursor
 	if in.Cursor != "" {
-		c, err := s.cursors.decode(getPullRequestName, in.Cursor, argsDigest(in, "cursor"))
+		c, err := s.cursors.Decode(getPullRequestName, in.Cursor, paging.ArgsDigest(in, "cursor"))
 		if err != nil {
 			return reply[getPullRequestOut]{}, err
 		}
@@ -105,7 +108,7 @@ func pullHeader(owner, name string, index, files int, base, mergeBase, head stri
 	if files < 0 {
 		n = "an unknown number of files"
 	}
-	return fmt.Sprintf("%s/%s#%d: %s changed (base %s, merge base %s → head %s)", owner, name, index, n, short(base), short(mergeBase), short(head))
+	return fmt.Sprintf("%s/%s#%d: %s changed (base %s, merge base %s → head %s)", owner, name, index, n, git.Short(base), git.Short(mergeBase), git.Short(head))
 }
 
 func errPullPosition() error {

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"slices"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -68,12 +70,12 @@ func (in getPullRequestDiffIn) gitOptions() bool {
 func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
 	s := lb.s
 	const tool = "get_pull_request_diff"
-	digest := argsDigest(in, "cursor")
-	var cur cursor
-	var pinned *cursor
+	digest := paging.ArgsDigest(in, "cursor")
+	var cur paging.Cursor
+	var pinned *paging.Cursor
 	if in.Cursor != "" {
 		var err error
-		if cur, err = s.cursors.decode(tool, in.Cursor, digest); err != nil {
+		if cur, err = s.cursors.Decode(tool, in.Cursor, digest); err != nil {
 			return textReply{}, err
 		}
 		pinned = &cur
@@ -89,23 +91,23 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
 	// selection is what the call selects of the diff's file list, made
 	// again for each read (a new tally of the renames paths paired).
-	selection := func() (*changeFilter, *renamePairs) {
+	selection := func() (*paging.Filter, *renamePairs) {
 		if path == "" {
 			return pathsFilter(opts.Paths)
 		}
 		// Either side of a rename names it; the file list, with rename
 		// detection over the whole pull request, finds the other side.
-		return &changeFilter{key: "file_path " + path, keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}, nil
+		return &paging.Filter{Key: "file_path " + path, Keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}, nil
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
 	first := in.Cursor == ""
-	q := partRequest{
-		repo: r, opts: opts, hide: s.hiddenSection,
-		start: partPos{change: cur.File, section: cur.Section, line: cur.Line}, split: splitOf(cur),
+	q := paging.Request{
+		Repo: r, Opts: opts, Hide: s.hiddenSection,
+		Start: paging.Pos{Change: cur.File, Section: cur.Section, Line: cur.Line}, Split: paging.SplitOf(cur),
 	}
 	var pairs *renamePairs
-	q.only, pairs = selection()
+	q.Only, pairs = selection()
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
 	if first {
 		// A diff that fits comes whole, exactly as git prints it, with no
@@ -114,50 +116,50 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// (from the patch cache, which this read filled), and headed by
 		// the size this read counted.
 		whole := q
-		whole.room, whole.countRest = s.payloadRoom(textReply{}), true
-		part, err := s.readPart(ctx, whole)
+		whole.Room, whole.CountRest = s.budget.PayloadRoom(textReply{}), true
+		part, err := s.diffs.ReadPart(ctx, whole)
 		if err != nil {
 			return textReply{}, err
 		}
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
 		// them), and what partNotes says.
-		fits := part.next == nil && !needsNotes(part.page) && !anyHidden(part.page) && !hasHiddenChars(part.page) && pairs.note() == "" && len(part.bare) == 0
+		fits := part.Next == nil && !needsNotes(part.Page) && !anyHidden(part.Page) && !hasHiddenChars(part.Page) && pairs.note() == "" && len(part.Bare) == 0
 		switch {
-		case fits && part.total == 0 && path == "":
+		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
-		case fits && part.total > 0:
-			return textReply{text: string(part.page.Text)}, nil
+		case fits && part.Total > 0:
+			return textReply{text: string(part.Page.Text)}, nil
 		}
-		if files, size = part.total, 0; part.counted != nil {
-			size = part.counted.Bytes
+		if files, size = part.Total, 0; part.Counted != nil {
+			size = part.Counted.Bytes
 		}
 	}
-	read := func(room int) (*diffPart, error) {
-		q.room = room
-		q.only, pairs = selection()
-		return s.readPart(ctx, q)
+	read := func(room int) (*paging.Part, error) {
+		q.Room = room
+		q.Only, pairs = selection()
+		return s.diffs.ReadPart(ctx, q)
 	}
-	notes := func(p *diffPart) string {
+	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
 		return pairs.note() + bareNote(p) + s.partNotes(p, pr.Head)
 	}
-	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)})
-	part, partNotes, _, err := partWithNotes(room, 0, read, notes)
+	room := s.budget.PayloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: paging.Continue(tool, next)})
+	part, partNotes, _, err := paging.PartWithNotes(room, 0, read, notes)
 	if err != nil {
 		return textReply{}, err
 	}
 	switch {
-	case path != "" && part.total == 0:
+	case path != "" && part.Total == 0:
 		return textReply{}, s.fileNotInPull(ctx, r, pr, opts, in, path)
-	case part.total == 0:
+	case part.Total == 0:
 		return s.emptyPull(ctx, r, pr, opts)
 	}
-	if path != "" && len(part.page.Files) > 0 && part.page.Files[0].Hidden {
+	if path != "" && len(part.Page.Files) > 0 && part.Page.Files[0].Hidden {
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	}
 	var b strings.Builder
-	b.Grow(512 + len(name) + len(path) + len(part.page.Text) + len(partNotes))
+	b.Grow(512 + len(name) + len(path) + len(part.Page.Text) + len(partNotes))
 	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
 	switch {
 	case path != "" && size > 0:
@@ -169,15 +171,15 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	case size > 0:
 		fmt.Fprintf(&b, "; %s, %d bytes of patch", count(files, "file"), size)
 	}
-	b.WriteString("; this part: " + partRange(part) + "\n")
-	b.Write(part.page.Text)
+	b.WriteString("; this part: " + part.Range() + "\n")
+	b.Write(part.Page.Text)
 	b.WriteString(partNotes)
 	out := textReply{text: b.String()}
-	if part.next != nil {
-		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
-		part.cursorAt(&c)
-		next.Cursor = s.cursors.encode(c, r.FullName())
-		out.next = continueWith(tool, next)
+	if part.Next != nil {
+		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
+		part.CursorAt(&c)
+		next.Cursor = s.cursors.Encode(c, r.FullName())
+		out.next = paging.Continue(tool, next)
 	}
 	return out, nil
 }
@@ -191,7 +193,7 @@ func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo
 	}); err != nil {
 		return err
 	}
-	return near.notFound(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.errorRoom())
+	return near.notFound(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.budget.ErrorRoom())
 }
 
 // maxClosest is how many close names a file_path not in the diff gets;
@@ -262,7 +264,7 @@ func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room i
 		call := in
 		call.FilePath, call.Paths, call.Cursor = "", []string{n.path}, ""
 		return errcode.New(errcode.NotFound, "file_path %q is a directory of the diff of %s, with %s under it; file_path names one file, paths takes directories: get_pull_request_diff %s gives them",
-			n.path, name, count(n.under, "changed file"), plainJSONText(continueWith("get_pull_request_diff", call).Arguments))
+			n.path, name, count(n.under, "changed file"), paging.PlainJSON(paging.Continue("get_pull_request_diff", call).Arguments))
 	case len(n.best) == 0:
 		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.path, name, count(n.total, "file"))
 	}
@@ -311,7 +313,7 @@ func (s *Server) emptyPull(ctx context.Context, r *repo.Repository, pr *repo.Pul
 // whyEmpty says why a pull request's diff is empty, with its commits.
 func whyEmpty(pr *repo.PullRequest) string {
 	if pr.Head == pr.MergeBase {
-		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs; list_commits with index=%d lists the commits its merge brought in (or says why a fast-forward cannot tell them)", short(pr.Head), pr.Index)
+		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs; list_commits with index=%d lists the commits its merge brought in (or says why a fast-forward cannot tell them)", git.Short(pr.Head), pr.Index)
 	}
-	return fmt.Sprintf("no file differs between its merge base %s and its head %s", short(pr.MergeBase), short(pr.Head))
+	return fmt.Sprintf("no file differs between its merge base %s and its head %s", git.Short(pr.MergeBase), git.Short(pr.Head))
 }

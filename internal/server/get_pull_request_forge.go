@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
@@ -101,7 +102,7 @@ func writeShare(b *strings.Builder, share string) {
 // The cursor pins the head: the forge shows the pull request as it is
 // now, so a head that moved (or a description edited) between two parts
 // is refused rather than mixed.
-func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error) {
+func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *paging.Cursor) (reply[getPullRequestOut], error) {
 	var none reply[getPullRequestOut]
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return none, err
@@ -113,7 +114,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 	}
 	from := 0
 	if cur != nil {
-		if err := cur.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+		if err := cur.MadeFor(forgeName(in.Owner, in.Repo)); err != nil {
 			return none, err
 		}
 		if cur.Commits[2] != d.HeadSHA {
@@ -149,7 +150,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 		return s.forgePullReply(in, d, header, out, from, share)
 	}
 	rest := d.Body[from:]
-	share := fitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.replySize(render(share)) <= s.cfg.MaxBytes })
+	share := fitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.budget.ReplySize(render(share)) <= s.cfg.MaxBytes })
 	return render(share), nil
 }
 
@@ -205,9 +206,9 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	if end < len(d.Body) {
 		r.out.Truncated = true
 		next := in
-		next.Cursor = s.cursors.encode(cursor{Tool: getPullRequestName, Args: argsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
+		next.Cursor = s.cursors.Encode(paging.Cursor{Tool: getPullRequestName, Args: paging.ArgsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
 			Line: int64(end), Bytes: int64(len(d.Body))}, forgeName(in.Owner, in.Repo))
-		r.next = continueWith(getPullRequestName, next)
+		r.next = paging.Continue(getPullRequestName, next)
 	}
 	return r
 }

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
@@ -63,7 +65,7 @@ func hiddenNote(what string, new, old text.Hidden, patch bool) string {
 }
 
 // noteHidden leaves the note of a text's hidden characters for the reply
-// (renderNotes, within noteReserve), and returns the structured field.
+// (renderNotes, within paging.NoteReserve), and returns the structured field.
 func noteHidden(ctx context.Context, what string, h text.Hidden) *hiddenChars {
 	if !h.Found() {
 		return nil
@@ -100,11 +102,11 @@ type partHidden struct {
 }
 
 // scanPart scans each file a part shows.
-func scanPart(p *diffPart) partHidden {
+func scanPart(p *paging.Part) partHidden {
 	var ph partHidden
-	texts := filesOf(p.page.Text)
+	texts := paging.FilesOf(p.Page.Text)
 	ti := 0
-	for _, f := range p.page.Files {
+	for _, f := range p.Page.Files {
 		if f.Hidden || ti >= len(texts) {
 			continue
 		}
@@ -116,7 +118,7 @@ func scanPart(p *diffPart) partHidden {
 		if ph.new == nil {
 			ph.new, ph.old = map[string]text.Hidden{}, map[string]text.Hidden{}
 		}
-		name := sectionName(f.Header)
+		name := paging.SectionName(f.Header)
 		if _, seen := ph.new[name]; !seen {
 			ph.names = append(ph.names, name)
 		}
@@ -153,7 +155,7 @@ func (ph partHidden) notes(patch bool) string {
 // hasHiddenChars: a page's patch holds a hidden character, so it needs its
 // notes even when it would fit whole.
 func hasHiddenChars(p *diff.Page) bool {
-	return scanPart(&diffPart{page: p}).names != nil
+	return scanPart(&paging.Part{Page: p}).names != nil
 }
 
 // subjectsNote says which commits of a listing have hidden characters in
@@ -168,7 +170,7 @@ func subjectsNote(commits []histCommit) string {
 			continue
 		}
 		if n++; len(shas) < text.MaxHiddenLines {
-			shas = append(shas, short(c.SHA))
+			shas = append(shas, git.Short(c.SHA))
 		}
 		all.Merge(text.ScanText([]byte(c.Subject), 1))
 	}

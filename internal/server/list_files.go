@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -48,7 +50,7 @@ type listFilesOut struct {
 	Entries    []fileEntry `json:"entries"`
 	Total      *int        `json:"total" jsonschema:"entries in the whole listing; null when the listing stopped after this page, with more to come"`
 	NextOffset *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
-	paged
+	paging.Paged
 }
 
 // listFilesTool is list_files's definition (registry.go).
@@ -79,14 +81,14 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 	if err != nil {
 		return reply[listFilesOut]{}, err
 	}
-	digest := argsDigest(in, "cursor", "offset")
+	digest := paging.ArgsDigest(in, "cursor", "offset")
 	var commit string
 	if in.Cursor != "" {
-		cur, err := s.cursors.decode(tool, in.Cursor, digest)
+		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listFilesOut]{}, err
 		}
-		pins, err := checkPins(ctx, r, &cur, 1)
+		pins, err := paging.CheckPins(ctx, r, &cur, 1)
 		if err != nil {
 			return reply[listFilesOut]{}, err
 		}
@@ -116,7 +118,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		return nil
 	})
 	if err != nil && in.Cursor != "" && pinGone(err) {
-		return reply[listFilesOut]{}, errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first page", short(commit), r.FullName())
+		return reply[listFilesOut]{}, errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first page", git.Short(commit), r.FullName())
 	}
 	if err != nil {
 		return reply[listFilesOut]{}, s.listTreeError(ctx, r, commit, in.Ref, dir, err)
@@ -190,12 +192,12 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		if hasNext {
 			next := in
 			next.Offset = from + n
-			next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: []string{commit}}, r.FullName())
-			rep.next = continueWith(tool, next)
+			next.Cursor = s.cursors.Encode(paging.Cursor{Tool: tool, Args: digest, Commits: []string{commit}}, r.FullName())
+			rep.next = paging.Continue(tool, next)
 		}
 		return rep
 	}
-	rep := fitPage(s, len(entries), render)
+	rep := paging.FitList(s.budget, len(entries), render)
 	if len(rep.out.Entries) == 0 && len(entries) > 0 {
 		return reply[listFilesOut]{}, errcode.New(errcode.TooLarge, "the entry at offset %d (a path of %d bytes) does not fit in one reply (%d bytes)", from, len(entries[0].Path), s.cfg.MaxBytes)
 	}
@@ -214,7 +216,7 @@ func (f fileEntry) line() string {
 	case git.KindSymlink:
 		return fmt.Sprintf("link  %s\n", p)
 	case git.KindSubmodule:
-		return fmt.Sprintf("submodule %s (commit %s)\n", p, short(*f.Commit))
+		return fmt.Sprintf("submodule %s (commit %s)\n", p, git.Short(*f.Commit))
 	}
 	return fmt.Sprintf("file  %s %s\n", p, byteCount(*f.Size))
 }

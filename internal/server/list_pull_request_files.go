@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -47,7 +49,7 @@ type listPullRequestFilesOut struct {
 	Offset     int        `json:"offset" jsonschema:"files before this reply's first"`
 	NextOffset *int       `json:"nextOffset" jsonschema:"offset of the next call, null at the end"`
 	HasMore    bool       `json:"hasMore" jsonschema:"true when more files follow this reply's"`
-	paged
+	paging.Paged
 	// repoName is the repository the next page's cursor is made for.
 	repoName string
 }
@@ -83,10 +85,10 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		}
 		in.Offset = (in.Page - 1) * in.Limit
 	}
-	digest := argsDigest(in, "cursor", "page", "offset")
-	var pinned *cursor
+	digest := paging.ArgsDigest(in, "cursor", "page", "offset")
+	var pinned *paging.Cursor
 	if in.Cursor != "" {
-		cur, err := s.cursors.decode(tool, in.Cursor, digest)
+		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
 		if err != nil {
 			return none, err
 		}
@@ -118,19 +120,19 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		if o.NextOffset != nil {
 			next := in
 			next.Page, next.Offset = 0, *o.NextOffset
-			c := cursor{Tool: tool, Args: digest, Commits: []string{o.Base, o.MergeBase, o.Head}}
+			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{o.Base, o.MergeBase, o.Head}}
 			if o.PatchBytes != nil {
 				c.Bytes = *o.PatchBytes
 			}
-			next.Cursor = s.cursors.encode(c, o.repoName)
-			res.next = continueWith(tool, next)
+			next.Cursor = s.cursors.Encode(c, o.repoName)
+			res.next = paging.Continue(tool, next)
 		}
 		return res
 	}
-	res := fitPage(s, len(files), render)
+	res := paging.FitList(s.budget, len(files), render)
 	if len(files) > 0 && len(res.out.Files) == 0 {
 		// Not one file's names fit: a smaller limit cannot help.
-		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.replySize(render(1)), s.cfg.MaxBytes, noNarrowing)
+		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.budget.ReplySize(render(1)), s.cfg.MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
 }
@@ -155,7 +157,7 @@ func (f pullFile) line() string {
 	return f.lineWith(count(int(*f.PatchBytes), "byte"))
 }
 
-func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
+func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *paging.Cursor) (listPullRequestFilesOut, error) {
 	s := b.s
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, pinned)
 	if err != nil {
@@ -165,7 +167,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	// the time follows what is returned, not the limit asked for.
 	page, total, err := r.Git.ChangedFilesPageFit(ctx, opts, in.Offset, in.Limit, s.fitsOneReply())
 	if err != nil {
-		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
+		return listPullRequestFilesOut{}, paging.GoneCommit(r, pinned != nil, err)
 	}
 	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: max(in.Page, 1), repoName: r.FullName()}
 	files := make([]changedFile, len(page))
@@ -176,22 +178,22 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	// parts: the page's sizes from the diffs of its own files, the total
 	// (beside them, remembered per diff, and bounded in time: no total
 	// rather than a late one) once, then carried by the next calls.
-	q := partRequest{repo: r, opts: opts, hide: s.hiddenSection}
+	q := paging.Request{Repo: r, Opts: opts, Hide: s.hiddenSection}
 	counted := func() *diff.Total { return nil }
 	if pinned != nil && pinned.Bytes > 0 {
 		out.PatchBytes = ptr(pinned.Bytes)
 	} else {
 		var stop func()
-		counted, stop = s.startCount(ctx, q)
+		counted, stop = s.diffs.StartCount(ctx, q)
 		defer stop()
 	}
 	sizes := make([]int64, len(page))
-	_, err = s.patchSizes(ctx, q, in.Offset, len(page), func(i int, _ git.Change, n int64) error {
+	_, err = s.diffs.PatchSizes(ctx, q, in.Offset, len(page), func(i int, _ git.Change, n int64) error {
 		sizes[i-in.Offset] = n
 		return nil
 	})
 	if err != nil {
-		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
+		return listPullRequestFilesOut{}, paging.GoneCommit(r, pinned != nil, err)
 	}
 	if t := counted(); t != nil {
 		out.PatchBytes = ptr(t.Bytes)
@@ -227,16 +229,16 @@ func (s *Server) fitsOneReply() func(git.Change) bool {
 // changed binary file may come back as "unchanged" with 0/0). The forge
 // pages by page and limit, at most its own page size: an offset inside
 // one of its pages starts the reply there, with fewer files.
-func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
+func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *paging.Cursor) (listPullRequestFilesOut, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return listPullRequestFilesOut{}, err
 	}
 	if pinned != nil {
-		if err := pinned.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+		if err := pinned.MadeFor(forgeName(in.Owner, in.Repo)); err != nil {
 			return listPullRequestFilesOut{}, err
 		}
 		if len(pinned.Commits) != 3 {
-			return listPullRequestFilesOut{}, errCursor("is damaged or was edited")
+			return listPullRequestFilesOut{}, paging.ErrCursor("is damaged or was edited")
 		}
 	}
 	s, f := b.s, b.f

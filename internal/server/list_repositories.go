@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -21,7 +23,7 @@ type listRepositoriesOut struct {
 	Repositories []repo.Info `json:"repositories"`
 	Total        int         `json:"total"`
 	NextOffset   *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
-	paged
+	paging.Paged
 }
 
 // listRepositoriesTool is list_repositories's definition (registry.go).
@@ -69,9 +71,9 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 		if out.NextOffset != nil {
 			more := in
 			more.Offset = *out.NextOffset
-			r.next = continueWith("list_repositories", more)
+			r.next = paging.Continue("list_repositories", more)
 		}
 		return r
 	}
-	return fitPage(s, len(page), render), nil
+	return paging.FitList(s.budget, len(page), render), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
@@ -16,7 +17,7 @@ import (
 // forge's pull request). The commits cur pins (base, merge base and head)
 // are used instead, since those may have moved; cur is nil when the call
 // has no cursor.
-func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, cur *cursor) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
+func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, cur *paging.Cursor) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
 	r, err := s.served.Get(ctx, owner, name, true)
 	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
@@ -35,8 +36,8 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 // pinnedPullRequest is the pull request as cur pinned it: three commits of
 // r, the second the merge base of the first and the third, as git computes
 // it (memoised: the first part computed the same pair's).
-func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *cursor) (*repo.PullRequest, error) {
-	pins, err := checkPins(ctx, r, cur, 3)
+func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *paging.Cursor) (*repo.PullRequest, error) {
+	pins, err := paging.CheckPins(ctx, r, cur, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *
 		return nil, err
 	}
 	if mb != mergeBase {
-		return nil, errCursor(fmt.Sprintf("pins %s as the merge base of %s and %s, which it is not", short(mergeBase), short(base), short(head)))
+		return nil, paging.ErrCursor(fmt.Sprintf("pins %s as the merge base of %s and %s, which it is not", git.Short(mergeBase), git.Short(base), git.Short(head)))
 	}
 	return &repo.PullRequest{Index: index, Base: base, MergeBase: mergeBase, Head: head}, nil
 }
@@ -115,7 +116,7 @@ func fileList(names []string, sizes []int64, total, room int, listedBy string) s
 		if sizes != nil {
 			item = fmt.Sprintf("%s (%d bytes)", n, sizes[i])
 		}
-		if b.Len()+len(item)+lineSlack > room {
+		if b.Len()+len(item)+paging.LineSlack > room {
 			break
 		}
 		if i > 0 {

@@ -3,10 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -35,7 +37,7 @@ type readFileOut struct {
 	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: next reads on"`
 	// Hidden: the bidi controls and invisible characters content holds.
 	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
-	paged
+	paging.Paged
 }
 
 // readFileTool is read_file's definition (registry.go).
@@ -103,7 +105,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := s.payloadRoom(reply[readFileOut]{text: header(probe) + "\n", out: probe, next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
+	room := s.budget.PayloadRoom(reply[readFileOut]{text: header(probe) + "\n", out: probe, next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
 	// A slice whose hidden characters' note leaves it over the limit is
 	// read again in the room the note leaves.
 	for attempt := 0; ; attempt++ {
@@ -111,7 +113,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		if err != nil {
 			return reply[readFileOut]{}, err
 		}
-		if over := s.replySize(r0) - s.cfg.MaxBytes; over > 0 && r0.out.Hidden != nil && attempt < 3 {
+		if over := s.budget.ReplySize(r0) - s.cfg.MaxBytes; over > 0 && r0.out.Hidden != nil && attempt < 3 {
 			room -= over
 			continue
 		}
@@ -183,12 +185,12 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 
 // readFileNext is the call that reads on from line from, at the commit read
 // (so a branch that moves cannot shift the lines), or in the work tree.
-func (s *Server) readFileNext(in readFileIn, commit *string, from int) *nextCall {
+func (s *Server) readFileNext(in readFileIn, commit *string, from int) *paging.Call {
 	in.StartLine = from
 	if commit != nil {
 		in.Ref = *commit
 	}
-	return continueWith("read_file", in)
+	return paging.Continue("read_file", in)
 }
 
 // ctxReader ends a read when its context does.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -93,9 +94,9 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 			return in, out, nil
 		},
 		register: func(s *Server, t *mcp.Tool, in *jsonschema.Schema) {
-			addTool(s, t, in, func(ctx context.Context, x In) (wireReply, error) {
+			addTool(s, t, in, func(ctx context.Context, x In) (paging.Wire, error) {
 				r, err := h(s, ctx, x)
-				return r.wire(), err
+				return r.Wire(), err
 			})
 		},
 	}

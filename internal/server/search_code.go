@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -353,5 +355,5 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 		}
 		return reply[searchCodeOut]{text: b.String(), out: o}
 	}
-	return fitPage(s, len(all), render)
+	return paging.FitList(s.budget, len(all), render)
 }

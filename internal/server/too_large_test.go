@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -61,8 +62,8 @@ func TestTooLargeSuggestsOnlyWhatHelps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		overLimit := func(context.Context, struct{}) (wireReply, error) {
-			return wireReply{text: strings.Repeat("x", 2*MinMaxBytes)}, nil
+		overLimit := func(context.Context, struct{}) (paging.Wire, error) {
+			return paging.Wire{Text: strings.Repeat("x", 2*MinMaxBytes)}, nil
 		}
 		res, err := callTool(context.Background(), h.server, json.RawMessage(`{}`), schema, overLimit)
 		msg := textOf(res)

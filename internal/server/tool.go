@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,7 +33,7 @@ import (
 type reply[Out any] struct {
 	text string
 	out  Out
-	next *nextCall
+	next *paging.Call
 }
 
 // textOnly is the Out of a tool without structured output: it sends text
@@ -43,31 +45,22 @@ type textReply = reply[textOnly]
 
 func isTextOnly[Out any]() bool { return reflect.TypeFor[Out]() == reflect.TypeFor[textOnly]() }
 
-// wireReply is a reply as the wrapper sends and measures it: the text, the
-// structured value (nil for text-only tools) and the next call.
-type wireReply struct {
-	text       string
-	structured any
-	next       *nextCall
-}
-
-func (r reply[Out]) wire() wireReply {
-	w := wireReply{text: r.text, next: r.next}
+// Wire is the reply as it is sent and measured (internal/paging): the
+// structured value is the one the schema describes, with its next call.
+func (r reply[Out]) Wire() paging.Wire {
+	w := paging.Wire{Text: r.text, Next: r.next}
 	if !isTextOnly[Out]() {
 		out := r.out
-		if n, ok := any(&out).(nexter); ok {
-			n.setNext(r.next)
+		if n, ok := any(&out).(paging.Nexter); ok {
+			n.SetNext(r.next)
 		}
-		w.structured = out
+		w.Structured = out
 	}
 	return w
 }
 
-// wirer is any reply, whatever its Out: what sizes are measured on.
-type wirer interface{ wire() wireReply }
-
 // handler is a tool handler as the wrapper calls it.
-type handler[In any] func(ctx context.Context, in In) (wireReply, error)
+type handler[In any] func(ctx context.Context, in In) (paging.Wire, error)
 
 // addTool registers the tool t (built by its definition, registry.go)
 // whose input schema in comes from In. Compared with mcp.AddTool it gives
@@ -153,7 +146,7 @@ func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, sche
 		// A note can explain an error (a ref missing from a stale mirror).
 		return s.errorResult(err, remarks.All()...), err
 	}
-	r.text += renderNotes(remarks.All())
+	r.Text += renderNotes(remarks.All())
 	res := s.result(r)
 	if n := s.resultSize(res); n > s.cfg.MaxBytes {
 		// Tools fit their replies themselves; this is the backstop that
@@ -266,17 +259,17 @@ func decodeArgs[In any](args json.RawMessage, schema inputSchema) (In, error) {
 // reply; the next call in _meta; the structured content only with
 // --structured (by default each payload is sent once, as text); and the
 // _meta the SDK would add anyway (server info).
-func (s *Server) result(r wireReply) *mcp.CallToolResult {
-	text := r.text
+func (s *Server) result(r paging.Wire) *mcp.CallToolResult {
+	text := r.Text
 	meta := mcp.Meta{mcp.MetaKeyServerInfo: s.impl}
-	text += lastLines(text, r.next)
-	if r.next != nil {
-		meta[MetaKeyNext] = r.next
+	text += paging.LastLines(text, r.Next)
+	if r.Next != nil {
+		meta[paging.MetaKeyNext] = r.Next
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 	res.SetMeta(meta)
-	if r.structured != nil && s.cfg.Structured {
-		data, err := json.Marshal(r.structured)
+	if r.Structured != nil && s.cfg.Structured {
+		data, err := json.Marshal(r.Structured)
 		if err != nil {
 			return s.errorResult(fmt.Errorf("encoding the result: %w", err))
 		}
@@ -286,7 +279,7 @@ func (s *Server) result(r wireReply) *mcp.CallToolResult {
 }
 
 // errorResult is an error reply, its text cut if it must be to at most
-// maxErrorChars bytes (so as many characters, however counted) and to fit
+// paging.MaxErrorChars bytes (so as many characters, however counted) and to fit
 // the reply limit. Tools that list alternatives in an error keep them short
 // themselves (errorRoom) and say which call lists them all.
 func (s *Server) errorResult(err error, remarks ...string) *mcp.CallToolResult {
@@ -295,9 +288,9 @@ func (s *Server) errorResult(err error, remarks ...string) *mcp.CallToolResult {
 		msg += " (note: " + n + ")"
 	}
 	msg = oneLine(msg)
-	limit := maxErrorChars
-	if room := s.cfg.MaxBytes - errorEnvelope; text.JSONLen(msg) > room {
-		limit = min(limit, room/maxEscape) // cut by bytes, each escaped at worst
+	limit := paging.MaxErrorChars
+	if room := s.cfg.MaxBytes - paging.ErrorEnvelope; text.JSONLen(msg) > room {
+		limit = min(limit, room/paging.MaxEscape) // cut by bytes, each escaped at worst
 	}
 	if len(msg) > limit {
 		msg, _ = text.CutUTF8(msg, limit-len(cutMark))
@@ -318,8 +311,8 @@ const cutMark = " …[cut]"
 // content's JSON.
 func (s *Server) resultSize(res *mcp.CallToolResult) int {
 	if t, ok := onlyText(res); ok && !res.IsError {
-		n := s.envelope + text.JSONLen(t.Text) + envelopeReserve
-		if next, ok := res.Meta[MetaKeyNext]; ok {
+		n := s.budget.Envelope + text.JSONLen(t.Text) + paging.EnvelopeReserve
+		if next, ok := res.Meta[paging.MetaKeyNext]; ok {
 			n += nextMetaSize(next)
 		}
 		if raw, ok := res.StructuredContent.(json.RawMessage); ok {
@@ -331,7 +324,7 @@ func (s *Server) resultSize(res *mcp.CallToolResult) int {
 	if err != nil {
 		return int(^uint(0) >> 1)
 	}
-	return len(data) + envelopeReserve
+	return len(data) + paging.EnvelopeReserve
 }
 
 // nextMetaSize is what the next call adds to _meta; past any limit when
@@ -341,7 +334,7 @@ func nextMetaSize(next any) int {
 	if err != nil {
 		return 1 << 40
 	}
-	return len(`,"`+MetaKeyNext+`":`) + len(data)
+	return len(`,"`+paging.MetaKeyNext+`":`) + len(data)
 }
 
 func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
@@ -355,21 +348,21 @@ func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
 // envelopeSize is the size of a successful result with empty text and no
 // structured content.
 func (s *Server) envelopeSize() int {
-	data, err := json.Marshal(s.result(wireReply{}))
+	data, err := json.Marshal(s.result(paging.Wire{}))
 	if err != nil {
 		panic(err)
 	}
 	return len(data)
 }
 
-// noteReserve is kept free in every reply for notes (see renderNotes).
-// renderNotes ends a reply's text with its notes, within noteReserve.
+// paging.NoteReserve is kept free in every reply for notes (see renderNotes).
+// renderNotes ends a reply's text with its notes, within paging.NoteReserve.
 func renderNotes(all []string) string {
 	var b strings.Builder
 	for _, n := range all {
 		line := "\n[note: " + n + "]"
-		if text.JSONLen(b.String()+line) > noteReserve {
-			cut, _ := text.CutUTF8(line, max(0, (noteReserve-text.JSONLen(b.String()))/maxEscape-2))
+		if text.JSONLen(b.String()+line) > paging.NoteReserve {
+			cut, _ := text.CutUTF8(line, max(0, (paging.NoteReserve-text.JSONLen(b.String()))/paging.MaxEscape-2))
 			b.WriteString(cut + "…]")
 			break
 		}
