@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -58,7 +59,7 @@ func TestTooLargeSuggestsOnlyWhatHelps(t *testing.T) {
 	t.Run("the backstop", func(t *testing.T) {
 		var log bytes.Buffer
 		h := serve(t, testrepo.New(t), withLog(&log), withMaxBytes(MinMaxBytes))
-		schema, err := newInputSchema(&jsonschema.Schema{Type: "object"})
+		schema, err := argcheck.NewSchema(&jsonschema.Schema{Type: "object"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,7 +66,7 @@ type handler[In any] func(ctx context.Context, in In) (paging.Wire, error)
 // input errors our stable codes, applies the per-call deadline, and
 // enforces the reply limit over the whole result.
 func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In]) {
-	schema, err := newInputSchema(in)
+	schema, err := argcheck.NewSchema(in)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: resolving input schema: %v", t.Name, err))
 	}
@@ -79,7 +78,7 @@ func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In
 			// For operators: which tool failed, how and how fast. Never the
 			// message, which may quote arguments or file contents, and of the
 			// arguments only the names the tool knows.
-			s.cfg.Logger.Warn(FailedCallLog, "tool", t.Name, "code", string(errcode.Of(err)), "ms", ms, "args", argNames(req.Params.Arguments, schema))
+			s.cfg.Logger.Warn(FailedCallLog, "tool", t.Name, "code", string(errcode.Of(err)), "ms", ms, "args", schema.ArgNames(req.Params.Arguments))
 		} else {
 			s.cfg.Logger.Debug("tool call", "tool", t.Name, "ms", ms)
 		}
@@ -90,38 +89,10 @@ func addTool[In any](s *Server, t *mcp.Tool, in *jsonschema.Schema, h handler[In
 // FailedCallLog is the message of the warning logged for each failed call.
 const FailedCallLog = "tool call failed"
 
-// argNames is the names of the parameters a call passed that are the
-// tool's (an alias as the name it stands for), sorted, with a count of the
-// others: names an agent made up are not repeated.
-func argNames(args json.RawMessage, schema inputSchema) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return ""
-	}
-	var names []string
-	other := 0
-	for k := range m {
-		if target, ok := schema.aliases[k]; ok {
-			k = target
-		}
-		if _, ok := schema.schema.Properties[k]; ok {
-			names = append(names, k)
-		} else {
-			other++
-		}
-	}
-	slices.Sort(names)
-	list := strings.Join(names, ",")
-	if other > 0 {
-		list += fmt.Sprintf(" (+%d unknown)", other)
-	}
-	return list
-}
-
 // callTool answers one call. The error is what made the result an error
 // (nil when it is not), for the log.
-func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema inputSchema, h handler[In]) (*mcp.CallToolResult, error) {
-	in, err := decodeArgs[In](args, schema)
+func callTool[In any](ctx context.Context, s *Server, args json.RawMessage, schema argcheck.Schema, h handler[In]) (*mcp.CallToolResult, error) {
+	in, err := argcheck.Decode[In](args, schema)
 	if err != nil {
 		return s.errorResult(err), err
 	}
@@ -193,65 +164,6 @@ func blockedError(b *git.BlockedError) error {
 	}
 	return errcode.New(code, "%s: git was waiting on %s, %s in the repository's git directory, and no call that reads it can finish until the repository's owner replaces it with a regular file",
 		msg, b.File.Name, b.File.Kind)
-}
-
-// inputSchema is a tool's input schema, ready to check calls against.
-type inputSchema struct {
-	schema   *jsonschema.Schema
-	resolved *jsonschema.Resolved
-	// aliases maps the other spellings the tool takes for its parameters
-	// to their names (argcheck/aliases.go).
-	aliases map[string]string
-	// checked: argcheck.Check enforces all the schema says (argcheck.ChecksAll), so the
-	// validator is not run.
-	checked bool
-}
-
-func newInputSchema(s *jsonschema.Schema) (inputSchema, error) {
-	resolved, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	return inputSchema{schema: s, resolved: resolved, aliases: argcheck.AliasesFor(s), checked: argcheck.ChecksAll(s)}, err
-}
-
-// decodeArgs renames the aliases of parameters to their names, checks the
-// arguments against the schema (argcheck.Check: plain words for what is wrong),
-// applies its defaults, validates them when
-// argcheck.Check cannot vouch for all the schema says, and decodes them. Every
-// failure is INVALID_ARGUMENT.
-func decodeArgs[In any](args json.RawMessage, schema inputSchema) (In, error) {
-	var in In
-	m, err := argcheck.DecodeObject(args)
-	if err != nil {
-		return in, err
-	}
-	if err := argcheck.ApplyAliases(schema.aliases, m); err != nil {
-		return in, err
-	}
-	if err := argcheck.Check(schema.schema, m); err != nil {
-		return in, err
-	}
-	// Backstops: defaults were validated when the schema was resolved, and
-	// the validator runs only for what argcheck.Check does not check; if one
-	// fails, its own words are all there is.
-	if err := schema.resolved.ApplyDefaults(&m); err != nil {
-		return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)
-	}
-	if !schema.checked {
-		if err := schema.resolved.Validate(&m); err != nil {
-			return in, errcode.New(errcode.InvalidArgument, "the arguments do not fit the tool's input schema: %v", err)
-		}
-	}
-	data, err := json.Marshal(m)
-	if err != nil {
-		return in, errcode.New(errcode.InvalidArgument, "the arguments cannot be read: %v", err)
-	}
-	if err := json.Unmarshal(data, &in); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return in, errcode.New(errcode.InvalidArgument, "%s has a value this tool cannot take", te.Field)
-		}
-		return in, errcode.New(errcode.InvalidArgument, "the arguments cannot be read: %v", err)
-	}
-	return in, nil
 }
 
 // result builds the tool result as it is sent, so that its size is
