@@ -220,7 +220,7 @@ func applies(fx *fixture, scratch string, patch []byte) error {
 
 // pagedDiff drains the diff once and checks it (the warm-up), then times
 // whole drains against one plain git diff of the range, alternating.
-func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) error {
+func (ru *runner) pagedDiff(ctx context.Context, s *session, bs *side, fx *fixture, c benchCase, sp *spec, r *row) error {
 	ds := sp.drain
 	p := &pagingResult{PatchBytes: int64(len(ds.want)), EscapedPatchBytes: ds.escaped, Limit: replyLimit}
 	p.CallsTarget = 1.1*math.Ceil(float64(ds.escaped)/replyLimit) + 2
@@ -261,7 +261,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		_, err := cl.call(ctx, "read_file", map[string]any{"path": fx.changes[0].path, "ref": fx.head, "endLine": 1})
 		return err
 	}
-	checked := func(dr *drained, client string) (time.Duration, error) {
+	checked := func(dr, first *drained, client string) (time.Duration, error) {
 		if dr.calls != first.calls || dr.bytes != first.bytes {
 			return 0, fmt.Errorf("a drain through %s took %d calls and %d bytes, the first %d and %d", client, dr.calls, dr.bytes, first.calls, first.bytes)
 		}
@@ -306,10 +306,39 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		if _, peak, err := fs.rss(); err == nil {
 			peakRSS = max(peakRSS, peak)
 		}
-		return checked(dr, "the go-sdk client")
+		return checked(dr, first, "the go-sdk client")
+	}
+	// The baseline's drains are checked as the current's are, each held
+	// to the baseline's own first drain, on fresh servers of its build.
+	var base timed
+	if bs != nil {
+		bfirst, err := drain(ctx, bs.s, c.tool, sp.args)
+		if err == nil {
+			_, err = checkDrained(bfirst, ds)
+		}
+		if err != nil {
+			bs = r.baselineFailed(err)
+		} else {
+			r.Baseline.setCounts(first.calls, bfirst.calls, first.bytes, bfirst.bytes)
+			base = func() (time.Duration, error) {
+				fs, err := bs.fresh()
+				if err != nil {
+					return 0, err
+				}
+				defer fs.close()
+				if err := warmUp(fs); err != nil {
+					return 0, err
+				}
+				dr, err := drain(ctx, fs, c.tool, sp.args)
+				if err != nil {
+					return 0, err
+				}
+				return checked(dr, bfirst, "the go-sdk client")
+			}
+		}
 	}
 	git := ru.gitTimer(fx, sp)
-	sv, gt, err := paired(ru.rounds, server, git)
+	bv, sv, gt, err := interleaved(ru.rounds, base, server, git)
 	if err != nil {
 		return err
 	}
@@ -326,7 +355,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		if err != nil {
 			return 0, err
 		}
-		return checked(dr, "the lean client")
+		return checked(dr, first, "the lean client")
 	}
 	lv, lg, err := paired(ru.rounds, lean, git)
 	if err != nil {
@@ -338,6 +367,9 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	p.ClientCPUMs = ms(median(clientCPU))
 	r.PeakRSSMiB = fptr(float64(peakRSS) / (1 << 20))
 	r.setTimes(sv, gt)
+	if bs != nil {
+		r.setBaselineTimes(bv)
+	}
 
 	p.ReplyRatio = float64(p.ReplyBytes) / float64(p.EscapedPatchBytes)
 	p.TimeRatio = *r.Ratio
