@@ -100,21 +100,9 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 	// directory, a submodule or a missing path from a file).
 	total, binary := 0, false
 	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
-		if n, ok := s.lineCounts.get(blob.OID); ok {
-			total = n
-			return nil
-		}
-		res, err := text.Slicer{From: 1<<31 - 1, SkipBinary: true}.Read(body)
-		if err != nil {
-			return err
-		}
-		if res.Binary {
-			binary = true
-			return nil
-		}
-		total = res.Total
-		s.lineCounts.put(blob.OID, total)
-		return nil
+		var err error
+		total, binary, err = s.lines.Count(blob, body)
+		return err
 	})
 	if err != nil {
 		return reply[blameOut]{}, err

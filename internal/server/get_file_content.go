@@ -93,16 +93,12 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 	ranged := in.StartLine != 0 || in.EndLine != 0
 	// What the reply can hold: the limit less the envelope of an empty reply.
 	room := s.cfg.MaxBytes - s.budget.ReplySize(textReply{}) - 2
-	used := 0
-	slicer := text.Slicer{From: 1, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
-		used += text.JSONLen(line) + 2 // the line and its "\n"
-		return used <= room
-	}}
+	from, to := 1, 0
 	if ranged {
-		slicer.From = max(in.StartLine, 1)
-		slicer.To = max(in.EndLine, 0)
+		from, to = max(in.StartLine, 1), max(in.EndLine, 0)
 	}
-	res, err := slicer.Read(body)
+	// The forge's blob comes without its id: its line count is not kept.
+	res, err := s.lines.Slice(git.Object{}, body, from, to, room)
 	if err != nil {
 		return textReply{}, err
 	}
@@ -114,14 +110,14 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 		if in.EndLine > 0 {
 			last = min(in.EndLine, res.Total)
 		}
-		if slicer.From > last {
+		if from > last {
 			if res.Total == 0 {
-				return textReply{}, pastTheEnd(path, "start_line", slicer.From, 0)
+				return textReply{}, pastTheEnd(path, "start_line", from, 0)
 			}
-			return textReply{}, inversionAfterClamp(path, slicer.From, last, res.Total)
+			return textReply{}, inversionAfterClamp(path, from, last, res.Total)
 		}
 		if res.Stopped {
-			return textReply{}, rangeTooLarge(path, slicer.From, last, res, s.cfg.MaxBytes)
+			return textReply{}, rangeTooLarge(path, from, last, res, s.cfg.MaxBytes)
 		}
 		return textReply{text: string(res.Content)}, nil
 	}

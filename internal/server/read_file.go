@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
@@ -123,26 +122,12 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 
 // readFileSlice is read_file's reply with the lines that fit room.
 func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where string, header func(readFileOut) string, room int, read func(func(git.Object, io.Reader) error) error) (reply[readFileOut], error) {
-	used := 0
-	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
-		used += text.JSONLen(line) + 2
-		return used <= room
-	}}
 	var res text.Slice
 	var size int64
 	err := read(func(blob git.Object, body io.Reader) error {
 		size = blob.Size
-		// A blob's line count never changes: once known, a page stops
-		// reading at its last line instead of counting to the end.
-		total, known := s.lineCounts.get(blob.OID)
-		slicer.StopEarly = known
 		var err error
-		res, err = slicer.Read(body)
-		if known {
-			res.Total = total
-		} else if err == nil && !res.Binary && blob.OID != "" {
-			s.lineCounts.put(blob.OID, res.Total)
-		}
+		res, err = s.lines.Slice(blob, body, in.StartLine, in.EndLine, room)
 		return err
 	})
 	if err != nil {
@@ -204,40 +189,4 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
-}
-
-// lineCache keeps the line counts of blobs (by object id: a blob never
-// changes), bounded; emptied when full.
-type lineCache struct {
-	mu     sync.Mutex
-	counts map[string]int
-	bytes  int // what counts costs: its keys and entries
-}
-
-// lineCacheBytes bounds the line counts kept; lineEntryBytes is what one
-// costs beyond its key.
-const (
-	lineCacheBytes = 8 << 20
-	lineEntryBytes = 48
-)
-
-func (c *lineCache) get(oid string) (int, bool) {
-	if oid == "" {
-		return 0, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, ok := c.counts[oid]
-	return n, ok
-}
-
-func (c *lineCache) put(oid string, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cost := len(oid) + lineEntryBytes
-	if c.counts == nil || c.bytes+cost > lineCacheBytes {
-		c.counts, c.bytes = map[string]int{}, 0
-	}
-	c.counts[oid] = n
-	c.bytes += cost
 }

@@ -80,9 +80,9 @@ type Server struct {
 	// budget is the reply limit and what replies are measured with
 	// (internal/paging).
 	budget paging.Budget
-	// lineCounts lets read_file page through a large blob without counting
-	// its lines on every page.
-	lineCounts lineCache
+	// lines pages through blobs' lines, keeping their line counts
+	// (internal/paging).
+	lines paging.Lines
 	// diffs cuts diffs into parts, keeping what git printed past a part
 	// for the next (internal/paging).
 	diffs *paging.Diffs
