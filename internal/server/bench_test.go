@@ -68,7 +68,7 @@ func BenchmarkLargeReply(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h.server.resultSize(h.server.result(rep.Wire()))
+			h.server.calls.ResultSize(h.server.calls.Result(rep.Wire()))
 		}
 	})
 	b.Run("round trip", func(b *testing.B) {
@@ -86,7 +86,7 @@ func BenchmarkReadFileHandler(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.resultSize(s.result(rep.Wire()))
+		s.calls.ResultSize(s.calls.Result(rep.Wire()))
 	}
 }
 

@@ -216,16 +216,16 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		if hidden := blameHidden(shown); hidden.Found() {
 			b.WriteString("[" + hiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 		}
-		rep := reply[blameOut]{text: b.String(), out: out}
+		rep := reply[blameOut]{Text: b.String(), Out: out}
 		if next := start + n; next <= end {
 			nextIn := in
 			nextIn.StartLine, nextIn.Ref = next, commit
-			rep.next = paging.Continue("blame", nextIn)
+			rep.Next = paging.Continue("blame", nextIn)
 		}
 		return rep
 	}
 	rep := paging.FitList(s.budget, len(outLines), render)
-	if len(rep.out.Lines) == 0 {
+	if len(rep.Out.Lines) == 0 {
 		return reply[blameOut]{}, errcode.New(errcode.TooLarge, "line %d of %q with its commit does not fit in one reply (%d bytes)", start, path, s.cfg.MaxBytes)
 	}
 	return rep, nil

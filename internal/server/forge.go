@@ -102,7 +102,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
-	room := s.budget.PayloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: paging.Continue(tool, next)}) - s.partNotesRoom()
+	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - s.partNotesRoom()
 	first := in.Cursor == ""
 	page, err := diff.ReadPage(src, diff.PageOptions{
 		Start: diff.Pos{File: cur.File, Line: cur.Line}, Room: max(room, paging.MinPartRoom),
@@ -126,9 +126,9 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	case first && page.Next == nil && !hidden && !needsNotes(page) && !hasHiddenChars(page):
 		if len(page.Files) == 0 {
-			return textReply{text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
+			return textReply{Text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
 		}
-		return textReply{text: string(page.Text)}, nil
+		return textReply{Text: string(page.Text)}, nil
 	}
 	if err := pull(); err != nil {
 		return textReply{}, err
@@ -162,12 +162,12 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	t.Write(page.Text)
 	s.flagGenerated(ctx, nil, "", part)
 	t.WriteString(s.partNotes(part, pr.Head.SHA))
-	out := textReply{text: t.String()}
+	out := textReply{Text: t.String()}
 	if page.Next != nil {
 		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}
 		part.CursorAt(&c)
 		next.Cursor = s.cursors.Encode(c, forgeName(in.Owner, in.Repo))
-		out.next = paging.Continue(tool, next)
+		out.Next = paging.Continue(tool, next)
 	}
 	return out, nil
 }
@@ -205,7 +205,7 @@ func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		if err := json.Compact(&compact, data); err == nil {
 			data = compact.Bytes()
 		}
-		out := textReply{text: string(data)}
+		out := textReply{Text: string(data)}
 		if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
 			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 		}

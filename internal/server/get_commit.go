@@ -160,7 +160,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	// roomAfter is what a part that starts with preamble leaves for its
 	// patch and notes.
 	roomAfter := func(preamble string, out getCommitOut) int {
-		probe := reply[getCommitOut]{text: preamble + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe}
+		probe := reply[getCommitOut]{Text: preamble + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe}
 		return s.budget.PayloadRoom(probe)
 	}
 	var preamble string
@@ -174,7 +174,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		// has the rest.
 		out.Message = new(string)
 		bare := histPreamble(r.FullName(), c, out, against, total)
-		avail := s.budget.PayloadRoom(reply[getCommitOut]{text: bare + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe})
+		avail := s.budget.PayloadRoom(reply[getCommitOut]{Text: bare + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe})
 		// Parents past the first histListParents may take a quarter.
 		out.Parents = c.Parents[:min(len(c.Parents), histListParents+max(0, avail/4/(len(sha)+4)))]
 		shown, left := histCutMessage(histMessage(c), avail/3)
@@ -198,7 +198,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		}
 		if !in.withPatch() {
 			out.TotalFiles = total
-			return reply[getCommitOut]{text: preamble + noPatchLine, out: out}, nil
+			return reply[getCommitOut]{Text: preamble + noPatchLine, Out: out}, nil
 		}
 	}
 	room := roomAfter(preamble, out)
@@ -262,16 +262,16 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *pagin
 		b.Write(part.Page.Text)
 		b.WriteString(partNotes)
 	}
-	res := reply[getCommitOut]{text: b.String(), out: out}
+	res := reply[getCommitOut]{Text: b.String(), Out: out}
 	if next != nil {
-		res.out.Truncated = true
+		res.Out.Truncated = true
 		cur := paging.Cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, Bytes: c.patchBytes}
 		if c.deferred {
 			cur.Bytes = 0 // the part the patch starts in counts it
 		} else {
 			part.CursorAt(&cur)
 		}
-		res.next = paging.Continue(tool, getCommitWithCursor(c.in, c.s.cursors.Encode(cur, r.FullName())))
+		res.Next = paging.Continue(tool, getCommitWithCursor(c.in, c.s.cursors.Encode(cur, r.FullName())))
 	}
 	return res
 }

@@ -65,7 +65,7 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 	if !st.in.withPatch() {
 		text = preamble + fmt.Sprintf("The rest of the %s goes on in the next part; the patch is left out (patch=false).\n", strings.Join(rest, " and of the "))
 	}
-	return reply[getCommitOut]{text: text, out: out, next: st.next(parent, message, total)}
+	return reply[getCommitOut]{Text: text, Out: out, Next: st.next(parent, message, total)}
 }
 
 // parentsPart goes on with the parents from the cursor's Parent: as many
@@ -91,10 +91,10 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 		if out.Truncated = next != nil; next == nil {
 			b.WriteString(noPatchLine)
 		}
-		return reply[getCommitOut]{text: b.String(), out: out, next: next}
+		return reply[getCommitOut]{Text: b.String(), Out: out, Next: next}
 	}
 	res := paging.FitList(st.s.budget, len(all)-from, render)
-	if len(res.out.Parents) == 0 {
+	if len(res.Out.Parents) == 0 {
 		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", git.Short(st.c.SHA), from+1, st.s.cfg.MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
@@ -122,10 +122,10 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		if out.Truncated = next != nil; next == nil {
 			end = noPatchLine
 		}
-		return reply[getCommitOut]{text: header + histMessageText(piece, left) + histHiddenNote(piece, line) + end, out: out, next: next}
+		return reply[getCommitOut]{Text: header + histMessageText(piece, left) + histHiddenNote(piece, line) + end, Out: out, Next: next}
 	}
 	probe := render("", 0)
-	probe.text += strings.Repeat("x", 300+len(st.r.FullName()))
+	probe.Text += strings.Repeat("x", 300+len(st.r.FullName()))
 	room := st.s.budget.PayloadRoom(probe)
 	for attempt := 0; ; attempt++ {
 		res := render(histCutMessage(msg[from:], room))

@@ -153,9 +153,9 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	// What is not patch or notes: the header at its longest, and the next
 	// call.
 	probe := reply[getDiffOut]{
-		text: strings.Repeat("x", 200+len(sel.repo.FullName())),
-		out:  out,
-		next: paging.Continue(tool, withCursor(in, strings.Repeat("x", 400))),
+		Text: strings.Repeat("x", 200+len(sel.repo.FullName())),
+		Out:  out,
+		Next: paging.Continue(tool, withCursor(in, strings.Repeat("x", 400))),
 	}
 	var pairs *renamePairs
 	request := func(room int) paging.Request {
@@ -186,7 +186,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	switch {
 	case err != nil:
 		return res, err
-	case res.out.TotalFiles == 0:
+	case res.Out.TotalFiles == 0:
 		reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
 		if err != nil {
 			return reply[getDiffOut]{}, err
@@ -196,9 +196,9 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 			empty = noPathMatchedText(all)
 			res = build(&paging.Part{Page: &diff.Page{}}, "")
 		}
-		res.out.EmptyReason = reason
+		res.Out.EmptyReason = reason
 		return res, nil
-	case !s.cfg.Structured || res.out.after < 0:
+	case !s.cfg.Structured || res.Out.after < 0:
 		return res, nil
 	}
 	later := request(0)
@@ -219,12 +219,12 @@ func (s *Server) withOmitted(ctx context.Context, q paging.Request, head string,
 	// Only as many as could fit are looked at: an entry is at least its
 	// paths, so that the time follows what is listed, not the range.
 	var later []git.Change
-	i, size, total := 0, 0, r.out.TotalFiles
+	i, size, total := 0, 0, r.Out.TotalFiles
 	_, err := q.Repo.Git.EachChange(ctx, q.ListOptions(), func(_ int, c git.Change) error {
 		if q.Only != nil && !q.Only.Keep(c) {
 			return nil
 		}
-		if i++; i <= r.out.after {
+		if i++; i <= r.Out.after {
 			return nil
 		}
 		if size += paging.PathBytes(c); len(later) == maxOmittedListed || size > s.cfg.MaxBytes {
@@ -250,11 +250,11 @@ func (s *Server) withOmitted(ctx context.Context, q paging.Request, head string,
 		}
 		entries[i] = diffFile{changedFile: f, PatchOmitted: ptr(why)}
 	}
-	listed := r.out.Files
+	listed := r.Out.Files
 	return paging.FitList(s.budget, len(entries), func(n int) reply[getDiffOut] {
 		out := r
-		out.out.Files = append(slices.Clip(listed), entries[:n]...)
-		out.out.OmittedNotListed = total - r.out.after - n
+		out.Out.Files = append(slices.Clip(listed), entries[:n]...)
+		out.Out.OmittedNotListed = total - r.Out.after - n
 		return out
 	}), nil
 }
@@ -278,15 +278,15 @@ func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSe
 	out.TotalFiles = part.Total
 	out.Files = s.partFiles(part)
 	out.after = firstAfter(part)
-	r := reply[getDiffOut]{text: text, out: out}
+	r := reply[getDiffOut]{Text: text, Out: out}
 	if part.Next != nil {
-		r.out.Truncated = true
+		r.Out.Truncated = true
 		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}, Bytes: out.PatchBytes}
 		part.CursorAt(&c)
-		r.next = paging.Continue(tool, withCursor(in, s.cursors.Encode(c, sel.repo.FullName())))
+		r.Next = paging.Continue(tool, withCursor(in, s.cursors.Encode(c, sel.repo.FullName())))
 		// contextLines=0 would be left out (omitempty) and read back as
 		// the default 3: the next call must say it.
-		r.next.Arguments["contextLines"] = in.ContextLines
+		r.Next.Arguments["contextLines"] = in.ContextLines
 	}
 	return r
 }

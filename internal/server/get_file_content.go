@@ -55,7 +55,7 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textR
 	if err == nil && !in.WithMetadata {
 		// The text is the file's, byte for byte: its note is the reply's
 		// (renderNotes, within paging.NoteReserve).
-		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.text), max(in.StartLine, 1)))
+		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.Text), max(in.StartLine, 1)))
 	}
 	return out, err
 }
@@ -119,7 +119,7 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 		if res.Stopped {
 			return textReply{}, rangeTooLarge(path, from, last, res, s.cfg.MaxBytes)
 		}
-		return textReply{text: string(res.Content)}, nil
+		return textReply{Text: string(res.Content)}, nil
 	}
 	if res.Stopped {
 		return textReply{}, fileTooLarge(path, res, s.cfg.MaxBytes)
@@ -128,7 +128,7 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 	if res.EndsWithNewline {
 		content = append(content, '\n')
 	}
-	return textReply{text: string(content)}, nil
+	return textReply{Text: string(content)}, nil
 }
 
 // sizeNote is " (N bytes)" when the size is known.
@@ -204,7 +204,7 @@ func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, com
 	if err := enc.Encode(v); err != nil {
 		return textReply{}, err
 	}
-	out := textReply{text: strings.TrimSuffix(buf.String(), "\n")}
+	out := textReply{Text: strings.TrimSuffix(buf.String(), "\n")}
 	if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
 		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 	}

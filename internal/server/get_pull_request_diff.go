@@ -129,7 +129,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
 		case fits && part.Total > 0:
-			return textReply{text: string(part.Page.Text)}, nil
+			return textReply{Text: string(part.Page.Text)}, nil
 		}
 		if files, size = part.Total, 0; part.Counted != nil {
 			size = part.Counted.Bytes
@@ -144,7 +144,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		s.flagGenerated(ctx, r, pr.Head, p)
 		return pairs.note() + bareNote(p) + s.partNotes(p, pr.Head)
 	}
-	room := s.budget.PayloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: paging.Continue(tool, next)})
+	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
 	part, partNotes, _, err := paging.PartWithNotes(room, 0, read, notes)
 	if err != nil {
 		return textReply{}, err
@@ -174,12 +174,12 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	b.WriteString("; this part: " + part.Range() + "\n")
 	b.Write(part.Page.Text)
 	b.WriteString(partNotes)
-	out := textReply{text: b.String()}
+	out := textReply{Text: b.String()}
 	if part.Next != nil {
 		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
 		part.CursorAt(&c)
 		next.Cursor = s.cursors.Encode(c, r.FullName())
-		out.next = paging.Continue(tool, next)
+		out.Next = paging.Continue(tool, next)
 	}
 	return out, nil
 }
@@ -305,9 +305,9 @@ func (s *Server) emptyPull(ctx context.Context, r *repo.Repository, pr *repo.Pul
 		return textReply{}, err
 	}
 	if reason == emptyNoPathMatched {
-		return textReply{text: name + ": " + noPathMatchedText(all)}, nil
+		return textReply{Text: name + ": " + noPathMatchedText(all)}, nil
 	}
-	return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
+	return textReply{Text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
 }
 
 // whyEmpty says why a pull request's diff is empty, with its commits.

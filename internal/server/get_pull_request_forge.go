@@ -202,13 +202,13 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	if out.BodyHidden = newHiddenChars(body, text.Hidden{}); body.Found() {
 		b.WriteString("[" + hiddenNote("the description", body, text.Hidden{}, false) + "]\n")
 	}
-	r := reply[getPullRequestOut]{text: b.String(), out: out}
+	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
 	if end < len(d.Body) {
-		r.out.Truncated = true
+		r.Out.Truncated = true
 		next := in
 		next.Cursor = s.cursors.Encode(paging.Cursor{Tool: getPullRequestName, Args: paging.ArgsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
 			Line: int64(end), Bytes: int64(len(d.Body))}, forgeName(in.Owner, in.Repo))
-		r.next = paging.Continue(getPullRequestName, next)
+		r.Next = paging.Continue(getPullRequestName, next)
 	}
 	return r
 }

@@ -92,7 +92,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	}
 	p.whole = whole
 	res := paging.FitList(s.budget, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
-	if len(res.out.Commits) == 0 && start < whole {
+	if len(res.Out.Commits) == 0 && start < whole {
 		// A whole message that does not fit a part (one of control
 		// characters, each escaped in six bytes): from it on, one line each.
 		p.whole = start
@@ -273,13 +273,13 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 		out.Commits = append(out.Commits, pc)
 	}
 	b.WriteString(subjectsNote(lines))
-	r := reply[getPullRequestOut]{text: b.String(), out: out}
+	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
 	if next := p.start + len(list); next < p.total {
-		r.out.Truncated = true
+		r.Out.Truncated = true
 		n := p.in
 		n.Cursor = p.seal(paging.Cursor{Tool: getPullRequestName, Args: paging.ArgsDigest(p.in, "cursor"), Commits: []string{out.Base, out.MergeBase, out.Head},
 			File: next, Line: int64(p.whole), Files: p.files})
-		r.next = paging.Continue(getPullRequestName, n)
+		r.Next = paging.Continue(getPullRequestName, n)
 	}
 	return r
 }

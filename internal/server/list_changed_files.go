@@ -107,12 +107,12 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		for _, f := range out.Files {
 			b.WriteString(f.line())
 		}
-		r := reply[listChangedFilesOut]{text: b.String(), out: out}
+		r := reply[listChangedFilesOut]{Text: b.String(), Out: out}
 		if out.NextOffset != nil {
 			next := in
 			next.Offset = *out.NextOffset
 			next.Cursor = s.cursors.Encode(paging.Cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}}, sel.repo.FullName())
-			r.next = paging.Continue(tool, next)
+			r.Next = paging.Continue(tool, next)
 		}
 		return r
 	}

@@ -198,17 +198,17 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 			fmt.Fprintf(&b, "The history of %s stops at %s, where it was renamed from %s; follow: true goes on.\n", text.Name(paths[0]), git.Short(stop.SHA), text.Name(stop.OldPath))
 		}
 		b.WriteString(subjectsNote(out.Commits))
-		r := reply[listCommitsOut]{text: b.String(), out: out}
+		r := reply[listCommitsOut]{Text: b.String(), Out: out}
 		if out.NextOffset != nil {
 			next := in
 			next.Offset = *out.NextOffset
 			next.Cursor = s.cursors.Encode(paging.Cursor{Tool: tool, Args: digest, Commits: sel.pinned}, sel.repo.FullName())
-			r.next = paging.Continue(tool, next)
+			r.Next = paging.Continue(tool, next)
 		}
 		return r
 	}
 	r := paging.FitList(s.budget, len(entries), render)
-	if len(r.out.Commits) == 0 && len(entries) > 0 {
+	if len(r.Out.Commits) == 0 && len(entries) > 0 {
 		return reply[listCommitsOut]{}, histTooLarge(entries[0].SHA, len(paths) > 0, s.cfg.MaxBytes)
 	}
 	return r, nil

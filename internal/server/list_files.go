@@ -188,17 +188,17 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		if total != nil && *total == 0 && len(in.PathGlobs) > 0 {
 			b.WriteString(`[pathGlobs matched no path under ` + dirLabel(dir) + `: a pattern without "/" matches a name at any depth (*.c), one with "/" is anchored at the repository root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n")
 		}
-		rep := reply[listFilesOut]{text: b.String(), out: out}
+		rep := reply[listFilesOut]{Text: b.String(), Out: out}
 		if hasNext {
 			next := in
 			next.Offset = from + n
 			next.Cursor = s.cursors.Encode(paging.Cursor{Tool: tool, Args: digest, Commits: []string{commit}}, r.FullName())
-			rep.next = paging.Continue(tool, next)
+			rep.Next = paging.Continue(tool, next)
 		}
 		return rep
 	}
 	rep := paging.FitList(s.budget, len(entries), render)
-	if len(rep.out.Entries) == 0 && len(entries) > 0 {
+	if len(rep.Out.Entries) == 0 && len(entries) > 0 {
 		return reply[listFilesOut]{}, errcode.New(errcode.TooLarge, "the entry at offset %d (a path of %d bytes) does not fit in one reply (%d bytes)", from, len(entries[0].Path), s.cfg.MaxBytes)
 	}
 	return rep, nil

@@ -116,7 +116,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		for _, f := range o.Files {
 			b.WriteString(f.line())
 		}
-		res := reply[listPullRequestFilesOut]{text: b.String(), out: o}
+		res := reply[listPullRequestFilesOut]{Text: b.String(), Out: o}
 		if o.NextOffset != nil {
 			next := in
 			next.Page, next.Offset = 0, *o.NextOffset
@@ -125,12 +125,12 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 				c.Bytes = *o.PatchBytes
 			}
 			next.Cursor = s.cursors.Encode(c, o.repoName)
-			res.next = paging.Continue(tool, next)
+			res.Next = paging.Continue(tool, next)
 		}
 		return res
 	}
 	res := paging.FitList(s.budget, len(files), render)
-	if len(files) > 0 && len(res.out.Files) == 0 {
+	if len(files) > 0 && len(res.Out.Files) == 0 {
 		// Not one file's names fit: a smaller limit cannot help.
 		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.budget.ReplySize(render(1)), s.cfg.MaxBytes, paging.NoNarrowing)
 	}

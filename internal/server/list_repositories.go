@@ -67,11 +67,11 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			// when it must); a forge's names are written as every name is.
 			fmt.Fprintf(&b, "%s (%s, default branch %q)\n", text.Name(r.Owner+"/"+r.Name), kind, r.DefaultBranch)
 		}
-		r := reply[listRepositoriesOut]{text: b.String(), out: out}
+		r := reply[listRepositoriesOut]{Text: b.String(), Out: out}
 		if out.NextOffset != nil {
 			more := in
 			more.Offset = *out.NextOffset
-			r.next = paging.Continue("list_repositories", more)
+			r.Next = paging.Continue("list_repositories", more)
 		}
 		return r
 	}

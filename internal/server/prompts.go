@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // instructions are what a client shows a model about the server as a whole:
@@ -63,7 +64,7 @@ func invalidParams(h mcp.PromptHandler) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		res, err := h(ctx, req)
 		if err != nil && errcode.Of(err) == errcode.InvalidArgument {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: oneLine(errcode.Message(err))}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: toolcall.OneLine(errcode.Message(err))}
 		}
 		return res, err
 	}

@@ -104,7 +104,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := s.budget.PayloadRoom(reply[readFileOut]{text: header(probe) + "\n", out: probe, next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
+	room := s.budget.PayloadRoom(reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
 	// A slice whose hidden characters' note leaves it over the limit is
 	// read again in the room the note leaves.
 	for attempt := 0; ; attempt++ {
@@ -112,7 +112,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		if err != nil {
 			return reply[readFileOut]{}, err
 		}
-		if over := s.budget.ReplySize(r0) - s.cfg.MaxBytes; over > 0 && r0.out.Hidden != nil && attempt < 3 {
+		if over := s.budget.ReplySize(r0) - s.cfg.MaxBytes; over > 0 && r0.Out.Hidden != nil && attempt < 3 {
 			room -= over
 			continue
 		}
@@ -135,7 +135,7 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 	}
 	if out.IsBinary = res.Binary; out.IsBinary {
 		out.EndLine = out.StartLine - 1
-		return reply[readFileOut]{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", text.Name(path), where, size), out: out}, nil
+		return reply[readFileOut]{Text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", text.Name(path), where, size), Out: out}, nil
 	}
 	if in.StartLine > max(res.Total, 1) {
 		return reply[readFileOut]{}, pastTheEnd(path, "startLine", in.StartLine, res.Total)
@@ -161,9 +161,9 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 	}
 	text := b.String()
 	out.Content = text[len(head) : len(head)+len(res.Content)]
-	r0 := reply[readFileOut]{text: text, out: out}
+	r0 := reply[readFileOut]{Text: text, Out: out}
 	if out.Truncated {
-		r0.next = s.readFileNext(in, out.Ref, out.EndLine+1)
+		r0.Next = s.readFileNext(in, out.Ref, out.EndLine+1)
 	}
 	return r0, nil
 }

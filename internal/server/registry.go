@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -84,7 +85,7 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 			if spec.Tune != nil {
 				spec.Tune(in)
 			}
-			if isTextOnly[Out]() {
+			if toolcall.IsTextOnly[Out]() {
 				return in, nil, nil
 			}
 			out, err := jsonschema.For[Out](nil)
@@ -94,7 +95,7 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 			return in, out, nil
 		},
 		register: func(s *Server, t *mcp.Tool, in *jsonschema.Schema) {
-			addTool(s, t, in, func(ctx context.Context, x In) (paging.Wire, error) {
+			toolcall.Add(s.mcp, s.calls, t, in, func(ctx context.Context, x In) (paging.Wire, error) {
 				r, err := h(s, ctx, x)
 				return r.Wire(), err
 			})

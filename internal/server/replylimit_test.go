@@ -6,7 +6,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -57,21 +56,5 @@ func TestFileNotInLargePullRequestErrorIsBounded(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error does not say %q:\n%s", want, msg)
 		}
-	}
-}
-
-// No error text is longer than paging.MaxErrorChars, whatever it quotes: the
-// backstop cuts it at a UTF-8 boundary and marks the cut.
-func TestErrorTextIsCut(t *testing.T) {
-	s := New(nil, Config{MaxBytes: DefaultMaxBytes})
-	for _, quoted := range []string{strings.Repeat("x", 20000), strings.Repeat("é", 9000), strings.Repeat("\x01", 3000)} {
-		res := s.errorResult(errcode.New(errcode.NotFound, "%s", quoted))
-		msg := textOf(res)
-		if len(msg) > paging.MaxErrorChars || !utf8.ValidString(msg) || !strings.HasSuffix(msg, cutMark) {
-			t.Errorf("%d bytes, valid UTF-8 %v, ends %q", len(msg), utf8.ValidString(msg), msg[max(0, len(msg)-20):])
-		}
-	}
-	if msg := textOf(s.errorResult(errcode.New(errcode.NotFound, "short"))); msg != "NOT_FOUND: short" {
-		t.Errorf("a short error changed: %q", msg)
 	}
 }

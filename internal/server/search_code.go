@@ -135,7 +135,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		if err != nil {
 			return reply[searchCodeOut]{}, err
 		}
-		rep.text += note
+		rep.Text += note
 	}
 	return rep, nil
 }
@@ -353,7 +353,7 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 			}
 			b.WriteString("]\n")
 		}
-		return reply[searchCodeOut]{text: b.String(), out: o}
+		return reply[searchCodeOut]{Text: b.String(), Out: o}
 	}
 	return paging.FitList(s.budget, len(all), render)
 }

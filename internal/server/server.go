@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/splice"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // Config is what the command line decides.
@@ -77,8 +78,9 @@ type Server struct {
 	// stdio is the transport RunStdio serves on; tool results go through
 	// its middleware on every transport (internal/splice).
 	stdio *splice.Stdio
-	// budget is the reply limit and what replies are measured with
-	// (internal/paging).
+	// calls answers the tool calls (internal/toolcall); budget is its
+	// reply limit and what replies are measured with (internal/paging).
+	calls  *toolcall.Calls
 	budget paging.Budget
 	// lines pages through blobs' lines, keeping their line counts
 	// (internal/paging).
@@ -99,8 +101,8 @@ func New(served *repo.Served, cfg Config) *Server {
 	s.backend = newBackend(s)
 	s.cursors = paging.NewKey(cfg.CursorKey)
 	s.diffs = paging.NewDiffs(cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes))
-	s.budget = paging.Budget{MaxBytes: cfg.MaxBytes, Structured: cfg.Structured}
-	s.budget.Envelope = s.envelopeSize()
+	s.calls = toolcall.New(paging.Budget{MaxBytes: cfg.MaxBytes, Structured: cfg.Structured}, cfg.Timeout, cfg.Logger, s.impl)
+	s.budget = s.calls.Budget
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The SDK reports every session at info level: noise in our logs.

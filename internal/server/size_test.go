@@ -25,12 +25,12 @@ func TestResultSizeIsExact(t *testing.T) {
 		replies = append(replies, r)
 	}
 	for _, r := range replies {
-		res := s.result(r)
+		res := s.calls.Result(r)
 		data, err := json.Marshal(res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := s.resultSize(res), len(data)+paging.EnvelopeReserve; got != want {
+		if got, want := s.calls.ResultSize(res), len(data)+paging.EnvelopeReserve; got != want {
 			t.Errorf("%.40q: resultSize %d, encoded %d", r.Text, got, want)
 		}
 		// Measured without building the result, as replySize does.
