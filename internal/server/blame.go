@@ -214,7 +214,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", count(bad, "line"))
 		}
 		if hidden := blameHidden(shown); hidden.Found() {
-			b.WriteString("[" + hiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
+			b.WriteString("[" + text.HiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 		}
 		rep := reply[blameOut]{Text: b.String(), Out: out}
 		if next := start + n; next <= end {

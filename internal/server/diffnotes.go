@@ -114,7 +114,7 @@ func (s *Server) partNotes(p *paging.Part, readAt string) string {
 	if len(generated) > 0 {
 		fmt.Fprintf(&b, "[generated or vendored: %s]\n", fileList(text.Names(generated), nil, len(generated), room, ""))
 	}
-	b.WriteString(scanPart(p).notes(true))
+	b.WriteString(scanPart(p).Notes(true))
 	return b.String()
 }
 
@@ -150,5 +150,28 @@ const (
 // left-out lines and hidden-character notes. A part read from a stream that cannot be read twice (a
 // forge's diff) keeps it free.
 func (s *Server) partNotesRoom() int {
-	return 4*noteListRoom + 2*maxLongNotes*longNoteLength + maxHiddenNotes*(hiddenNoteLength+maxNoteName)
+	return 4*noteListRoom + 2*maxLongNotes*longNoteLength + text.MaxHiddenNotes*(text.HiddenNoteLength+text.MaxNoteName)
+}
+
+// scanPart scans each file a part shows.
+func scanPart(p *paging.Part) text.HiddenByName {
+	var ph text.HiddenByName
+	texts := paging.FilesOf(p.Page.Text)
+	ti := 0
+	for _, f := range p.Page.Files {
+		if f.Hidden || ti >= len(texts) {
+			continue
+		}
+		nw, old := diff.ScanHidden(texts[ti])
+		ti++
+		ph.Add(paging.SectionName(f.Header), nw, old)
+	}
+	return ph
+}
+
+// hasHiddenChars: a page's patch holds a hidden character, so it needs its
+// notes even when it would fit whole.
+func hasHiddenChars(p *diff.Page) bool {
+	ph := scanPart(&paging.Part{Page: p})
+	return ph.Found()
 }

@@ -49,11 +49,11 @@ type getCommitOut struct {
 	MessageBytesLeftOut int `json:"messageBytesLeftOut" jsonschema:"bytes of the message after this part's piece, which the next parts hold (0: the message ends here, or a part without it)"`
 	MessageOffset       int `json:"messageOffset" jsonschema:"the byte offset in the message of this part's piece (0 but in a part that goes on with the message)"`
 	// MessageHidden: the bidi controls and invisible characters of message.
-	MessageHidden *hiddenChars  `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters this part's piece of message holds (lines of the whole message, the subject line 1), shown as they are; absent when none"`
-	ChangedFiles  []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
-	TotalFiles    int           `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
-	Files         []diffFile    `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
-	Truncated     bool          `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
+	MessageHidden *text.HiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters this part's piece of message holds (lines of the whole message, the subject line 1), shown as they are; absent when none"`
+	ChangedFiles  []changedFile     `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
+	TotalFiles    int               `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
+	Files         []diffFile        `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
+	Truncated     bool              `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
 	paging.Paged
 }
 

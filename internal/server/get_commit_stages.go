@@ -174,8 +174,8 @@ func histIndent(m string) string {
 
 // histHidden is the hidden characters of a piece of a message whose first
 // line is the message's line first; nil when there are none.
-func histHidden(piece string, first int) *hiddenChars {
-	return newHiddenChars(text.ScanText([]byte(piece), first), text.Hidden{})
+func histHidden(piece string, first int) *text.HiddenChars {
+	return text.NewHiddenChars(text.ScanText([]byte(piece), first), text.Hidden{})
 }
 
 // histHiddenNote is the note that names them, or "".
@@ -184,7 +184,7 @@ func histHiddenNote(piece string, first int) string {
 	if !h.Found() {
 		return ""
 	}
-	return "[" + hiddenNote("the message", h, text.Hidden{}, false) + "]\n"
+	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n"
 }
 
 // histMessageText is a piece of a message as the text shows it: indented,

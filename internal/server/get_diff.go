@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -47,7 +48,7 @@ type diffFile struct {
 	OldLines    *lineRange `json:"oldLines,omitempty" jsonschema:"partial: the old file's lines this share's hunks span (from its @@ lines); absent when none"`
 	NewLines    *lineRange `json:"newLines,omitempty" jsonschema:"partial: the new file's lines this share's hunks span; absent when none"`
 	// Hidden: the bidi controls and invisible characters patch holds.
-	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters the patch holds, shown as they are; absent when none"`
+	Hidden *text.HiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters the patch holds, shown as they are; absent when none"`
 }
 
 // lineRange is a first and last line, both included.
@@ -375,7 +376,7 @@ func (s *Server) partFiles(p *paging.Part) []diffFile {
 	}
 	for i, f := range files {
 		if f.Patch != nil {
-			files[i].Hidden = newHiddenChars(diff.ScanHidden([]byte(*f.Patch)))
+			files[i].Hidden = text.NewHiddenChars(diff.ScanHidden([]byte(*f.Patch)))
 		}
 	}
 	return files

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -209,4 +210,14 @@ func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, com
 		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
 	}
 	return out, nil
+}
+
+// noteHidden leaves the note of a text's hidden characters for the reply
+// (renderNotes, within paging.NoteReserve), and returns the structured field.
+func noteHidden(ctx context.Context, what string, h text.Hidden) *text.HiddenChars {
+	if !h.Found() {
+		return nil
+	}
+	notes.Add(ctx, text.HiddenNote(what, h, text.Hidden{}, false))
+	return text.NewHiddenChars(h, text.Hidden{})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -48,8 +49,8 @@ type getPullRequestOut struct {
 	Truncated    bool       `json:"truncated" jsonschema:"true when the description or the commits go on in a next part"`
 	// TitleHidden and BodyHidden: the bidi controls and invisible
 	// characters of title and body.
-	TitleHidden []string     `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
-	BodyHidden  *hiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds (lines of the whole description), shown as they are; absent when none"`
+	TitleHidden []string          `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
+	BodyHidden  *text.HiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds (lines of the whole description), shown as they are; absent when none"`
 	paging.Paged
 }
 
@@ -64,8 +65,8 @@ type prCommit struct {
 	Subject      *string `json:"subject,omitempty" jsonschema:"the message's first paragraph on one line (past 500 bytes cut, marked), for a commit shown on one line; absent when message is given"`
 	// MessageHidden and SubjectHidden: the bidi controls and invisible
 	// characters of message or subject.
-	MessageHidden *hiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the message, the subject line 1), shown as they are; absent when none"`
-	SubjectHidden []string     `json:"subjectHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters subject holds, by code point and name, shown as they are; absent when none"`
+	MessageHidden *text.HiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the message, the subject line 1), shown as they are; absent when none"`
+	SubjectHidden []string          `json:"subjectHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters subject holds, by code point and name, shown as they are; absent when none"`
 }
 
 // getPullRequestTool is get_pull_request's definition (registry.go).

@@ -196,11 +196,11 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	out.Body = ptr(share)
 	if title := text.ScanText([]byte(d.Title), 2); title.Found() {
 		out.TitleHidden = title.PointNames()
-		b.WriteString(pointsNote("the title", title))
+		b.WriteString(text.PointsNote("the title", title))
 	}
 	body := text.ScanText([]byte(share), strings.Count(d.Body[:from], "\n")+1)
-	if out.BodyHidden = newHiddenChars(body, text.Hidden{}); body.Found() {
-		b.WriteString("[" + hiddenNote("the description", body, text.Hidden{}, false) + "]\n")
+	if out.BodyHidden = text.NewHiddenChars(body, text.Hidden{}); body.Found() {
+		b.WriteString("[" + text.HiddenNote("the description", body, text.Hidden{}, false) + "]\n")
 	}
 	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
 	if end < len(d.Body) {

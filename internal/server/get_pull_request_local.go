@@ -267,9 +267,9 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 		msg := pullCommitMessage(e.c)
 		hidden := text.ScanText([]byte(msg), 1)
 		if hidden.Found() {
-			b.WriteString("[" + hiddenNote("the message of "+git.Short(e.c.SHA), hidden, text.Hidden{}, false) + "]\n")
+			b.WriteString("[" + text.HiddenNote("the message of "+git.Short(e.c.SHA), hidden, text.Hidden{}, false) + "]\n")
 		}
-		pc.Message, pc.MessageHidden = ptr(msg), newHiddenChars(hidden, text.Hidden{})
+		pc.Message, pc.MessageHidden = ptr(msg), text.NewHiddenChars(hidden, text.Hidden{})
 		out.Commits = append(out.Commits, pc)
 	}
 	b.WriteString(subjectsNote(lines))

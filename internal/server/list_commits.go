@@ -444,3 +444,29 @@ func histPaths(paths []string) string {
 	}
 	return b.String()
 }
+
+// subjectsNote says which commits of a listing have hidden characters in
+// their subjects: the first text.MaxHiddenLines of them, and the code
+// points.
+func subjectsNote(commits []histCommit) string {
+	var shas []string
+	var all text.Hidden
+	n := 0
+	for _, c := range commits {
+		if len(c.SubjectHidden) == 0 {
+			continue
+		}
+		if n++; len(shas) < text.MaxHiddenLines {
+			shas = append(shas, git.Short(c.SHA))
+		}
+		all.Merge(text.ScanText([]byte(c.Subject), 1))
+	}
+	if n == 0 {
+		return ""
+	}
+	which := strings.Join(shas, ", ")
+	if n > len(shas) {
+		which += fmt.Sprintf(", … (%d commits)", n)
+	}
+	return fmt.Sprintf("[hidden characters in the subjects of %s: %s; shown as they are]\n", which, strings.Join(all.PointNames(), ", "))
+}

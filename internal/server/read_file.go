@@ -35,7 +35,7 @@ type readFileOut struct {
 	Content    string  `json:"content" jsonschema:"lines startLine..endLine joined with \\n"`
 	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: next reads on"`
 	// Hidden: the bidi controls and invisible characters content holds.
-	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
+	Hidden *text.HiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
 	paging.Paged
 }
 
@@ -145,7 +145,7 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
 	hidden := text.ScanText(res.Content, out.StartLine)
-	out.Hidden = newHiddenChars(hidden, text.Hidden{})
+	out.Hidden = text.NewHiddenChars(hidden, text.Hidden{})
 	// The text is the header and the lines, the last one ended with "\n"
 	// for what follows; the structured content shares the lines' bytes.
 	head := header(out)
@@ -157,7 +157,7 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 		b.WriteByte('\n')
 	}
 	if hidden.Found() {
-		b.WriteString("[" + hiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
+		b.WriteString("[" + text.HiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 	}
 	text := b.String()
 	out.Content = text[len(head) : len(head)+len(res.Content)]

@@ -357,3 +357,29 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 	}
 	return paging.FitList(s.budget, len(all), render)
 }
+
+// matchesNote says which of the lines a search shows (matches and their
+// context) hold hidden characters, by file.
+func matchesNote(matches []searchMatch) string {
+	var ph text.HiddenByName
+	last := map[string]int{} // a line two matches' context share is counted once
+	add := func(path string, line int, t string) {
+		if line <= last[path] {
+			return
+		}
+		last[path] = line
+		h := text.Hidden{}
+		h.Add(line, []byte(t), line == 1)
+		ph.Add(path, h, text.Hidden{})
+	}
+	for _, m := range matches {
+		for j, t := range m.Before {
+			add(m.Path, m.Line-len(m.Before)+j, t)
+		}
+		add(m.Path, m.Line, m.Text)
+		for j, t := range m.After {
+			add(m.Path, m.Line+1+j, t)
+		}
+	}
+	return ph.Notes(false)
+}
