@@ -172,7 +172,7 @@ func (rp *renamePairs) note() string {
 	if rp == nil || len(rp.paired) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", fileList(rp.paired, nil, rp.count, noteListRoom, ""))
+	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", paging.FileList(rp.paired, nil, rp.count, paging.NoteListRoom, ""))
 }
 
 // pathsFilter is the selection a diff tool's paths make of the diff's
@@ -216,19 +216,4 @@ func whyNoFile(ctx context.Context, r *repo.Repository, opts git.DiffOptions) (s
 // of the diff's all changed files.
 func noPathMatchedText(all int) string {
 	return fmt.Sprintf("No changed file is at or under the paths given (the diff without paths has %s): paths are literal paths, not globs; list_files with pathGlobs finds files by glob.\n", count(all, "changed file"))
-}
-
-// bareNote names the part's files that have no patch because, with
-// ignoreWhitespace, their changes are all in whitespace: git diff -w
-// prints no section for them, and git diff -w --numstat no line (between
-// two trees that is the only file of the list without one).
-func bareNote(p *paging.Part) string {
-	if len(p.Bare) == 0 {
-		return ""
-	}
-	names := make([]string, len(p.Bare))
-	for i, c := range p.Bare {
-		names[i] = text.Name(c.Path)
-	}
-	return fmt.Sprintf("[no patch, the changes are all in whitespace (ignoreWhitespace): %s]\n", fileList(names, nil, len(names), noteListRoom, ""))
 }

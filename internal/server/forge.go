@@ -102,7 +102,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
-	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - s.partNotesRoom()
+	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
 	first := in.Cursor == ""
 	page, err := diff.ReadPage(src, diff.PageOptions{
 		Start: diff.Pos{File: cur.File, Line: cur.Line}, Room: max(room, paging.MinPartRoom),
@@ -124,7 +124,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 		return textReply{}, near.notFound(name, "no file differs between its head and its merge base with its base", in, s.budget.ErrorRoom())
 	case path != "" && hidden:
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-	case first && page.Next == nil && !hidden && !needsNotes(page) && !hasHiddenChars(page):
+	case first && page.Next == nil && !paging.NeedsNotes(page):
 		if len(page.Files) == 0 {
 			return textReply{Text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
 		}
@@ -161,7 +161,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	t.WriteString("; this part: " + part.Range() + "\n")
 	t.Write(page.Text)
 	s.flagGenerated(ctx, nil, "", part)
-	t.WriteString(s.partNotes(part, pr.Head.SHA))
+	t.WriteString(part.Notes(s.noteRules(pr.Head.SHA)))
 	out := textReply{Text: t.String()}
 	if page.Next != nil {
 		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}

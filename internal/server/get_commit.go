@@ -213,7 +213,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, sha, p)
-		return bareNote(p) + s.partNotes(p, sha)
+		return p.Notes(s.noteRules(sha))
 	}
 	// A first part that, fitted (fitPart), still leaves out a line or a
 	// file's header lines puts its patch off: a later part, without the

@@ -176,7 +176,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
-		return pairs.note() + bareNote(p) + s.partNotes(p, sel.head)
+		return pairs.note() + p.Notes(s.noteRules(sel.head))
 	}
 	empty := "No file differs.\n"
 	build := func(part *paging.Part, partNotes string) reply[getDiffOut] {

@@ -124,7 +124,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
 		// them), and what partNotes says.
-		fits := part.Next == nil && !needsNotes(part.Page) && !anyHidden(part.Page) && !hasHiddenChars(part.Page) && pairs.note() == "" && len(part.Bare) == 0
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && pairs.note() == "" && len(part.Bare) == 0
 		switch {
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
@@ -142,7 +142,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
-		return pairs.note() + bareNote(p) + s.partNotes(p, pr.Head)
+		return pairs.note() + p.Notes(s.noteRules(pr.Head))
 	}
 	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
 	part, partNotes, _, err := paging.PartWithNotes(room, 0, read, notes)
@@ -273,7 +273,7 @@ func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room i
 		closest[i] = text.Name(b.path)
 	}
 	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
-		n.path, name, count(n.total, "file"), fileList(closest, nil, len(closest), room, ""))
+		n.path, name, count(n.total, "file"), paging.FileList(closest, nil, len(closest), room, ""))
 }
 
 func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -105,35 +104,6 @@ func mergedPullRequest(ctx context.Context, r *repo.Repository, pr *repo.PullReq
 	return &mergedPull{merge: m, since: c[0].Parents[0]}, nil
 }
 
-// fileList renders "path (N bytes), ..." for an error, as many of names as
-// fit in room bytes, and how many of the total files were left out (total
-// may be more than names: a tally keeps only what a message can show).
-func fileList(names []string, sizes []int64, total, room int, listedBy string) string {
-	var b strings.Builder
-	shown := 0
-	for i, n := range names {
-		item := n
-		if sizes != nil {
-			item = fmt.Sprintf("%s (%d bytes)", n, sizes[i])
-		}
-		if b.Len()+len(item)+paging.LineSlack > room {
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(item)
-		shown++
-	}
-	if more := total - shown; more > 0 {
-		fmt.Fprintf(&b, "; and %d more", more)
-		if listedBy != "" {
-			fmt.Fprintf(&b, " (%s lists them all)", listedBy)
-		}
-	}
-	return b.String()
-}
-
 // fileTally counts a diff's files as they stream by and keeps as many of
 // their names (and patch sizes) as an error message of room bytes can
 // show: a listing of 200,000 files costs the memory of its message.
@@ -156,5 +126,5 @@ func (t *fileTally) add(name string, size int64, withSize bool) {
 
 // String lists what was kept, and how many files were not.
 func (t *fileTally) String() string {
-	return fileList(t.names, t.sizes, t.count, t.room, listPullRequestFilesName)
+	return paging.FileList(t.names, t.sizes, t.count, t.room, listPullRequestFilesName)
 }
