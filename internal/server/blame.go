@@ -184,7 +184,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		} else {
 			fmt.Fprintf(&b, "lines %d–%d of %d", start, out.EndLine, total)
 		}
-		fmt.Fprintf(&b, ", %s; each line: its number, the commit that last changed it, its number there, its text\n", count(len(out.Commits), "commit"))
+		fmt.Fprintf(&b, ", %s; each line: its number, the commit that last changed it, its number there, its text\n", text.Count(len(out.Commits), "commit"))
 		lw, ow := len(strconv.Itoa(out.EndLine)), 1
 		for _, l := range shown {
 			ow = max(ow, len(strconv.Itoa(l.OrigLine)))
@@ -211,7 +211,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			b.WriteString("\n")
 		}
 		if bad > 0 {
-			fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", count(bad, "line"))
+			fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", text.Count(bad, "line"))
 		}
 		if hidden := blameHidden(shown); hidden.Found() {
 			b.WriteString("[" + text.HiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")

@@ -215,5 +215,5 @@ func whyNoFile(ctx context.Context, r *repo.Repository, opts git.DiffOptions) (s
 // noPathMatchedText is the text of a selection whose paths matched none
 // of the diff's all changed files.
 func noPathMatchedText(all int) string {
-	return fmt.Sprintf("No changed file is at or under the paths given (the diff without paths has %s): paths are literal paths, not globs; list_files with pathGlobs finds files by glob.\n", count(all, "changed file"))
+	return fmt.Sprintf("No changed file is at or under the paths given (the diff without paths has %s): paths are literal paths, not globs; list_files with pathGlobs finds files by glob.\n", text.Count(all, "changed file"))
 }

@@ -156,7 +156,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	case path != "":
 		fmt.Fprintf(&t, "; %s", text.Name(path))
 	case size > 0:
-		fmt.Fprintf(&t, "; %s, %d bytes of patch", count(files, "file"), size)
+		fmt.Fprintf(&t, "; %s, %d bytes of patch", text.Count(files, "file"), size)
 	}
 	t.WriteString("; this part: " + part.Range() + "\n")
 	t.Write(page.Text)

@@ -248,7 +248,7 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *pagin
 		// part's room, which the preamble shrank, could fit in a later
 		// part's: the patch starts in the next part, so that every part
 		// leaves out the same lines a get_diff part would.
-		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", c.against, count(part.Total, "file"))
+		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", c.against, text.Count(part.Total, "file"))
 		next = &paging.Pos{}
 	case !c.first:
 		fmt.Fprintf(&b, "%s: commit %s, patch against %s%s; this part: %s\n", r.FullName(), git.Short(c.sha), c.against, c.bytes(), part.Range())

@@ -61,7 +61,7 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 		message = len(*out.Message)
 		rest = append(rest, "message")
 	}
-	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s.\n", against, count(total, "file"), strings.Join(rest, " and of the "))
+	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s.\n", against, text.Count(total, "file"), strings.Join(rest, " and of the "))
 	if !st.in.withPatch() {
 		text = preamble + fmt.Sprintf("The rest of the %s goes on in the next part; the patch is left out (patch=false).\n", strings.Join(rest, " and of the "))
 	}
@@ -260,7 +260,7 @@ func histPreamble(name string, c git.Commit, out getCommitOut, against string, t
 		fmt.Fprintf(&b, "No file changed against %s.\n\n", against)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s changed against %s:\n", count(total, "file"), against)
+	fmt.Fprintf(&b, "%s changed against %s:\n", text.Count(total, "file"), against)
 	for _, f := range out.ChangedFiles {
 		b.WriteString(f.line())
 	}

@@ -142,7 +142,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		if sel.mergeBase != nil {
 			fmt.Fprintf(&b, " from their merge base %s", git.Short(*sel.mergeBase))
 		}
-		fmt.Fprintf(&b, ": %s changed", count(p.Total, "file"))
+		fmt.Fprintf(&b, ": %s changed", text.Count(p.Total, "file"))
 		if patchBytes > 0 {
 			fmt.Fprintf(&b, ", %d bytes of patch", patchBytes)
 		}

@@ -105,7 +105,7 @@ func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply
 // get_pull_request's replies: "owner/repo#N: K files changed (base X, merge
 // base Y → head Z)"; files < 0 when the count is not known.
 func pullHeader(owner, name string, index, files int, base, mergeBase, head string) string {
-	n := count(files, "file")
+	n := text.Count(files, "file")
 	if files < 0 {
 		n = "an unknown number of files"
 	}

@@ -167,9 +167,9 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	case path != "":
 		fmt.Fprintf(&b, "; %s", text.Name(path))
 	case size > 0 && len(opts.Paths) > 0:
-		fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", count(files, "file"), size)
+		fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", text.Count(files, "file"), size)
 	case size > 0:
-		fmt.Fprintf(&b, "; %s, %d bytes of patch", count(files, "file"), size)
+		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Count(files, "file"), size)
 	}
 	b.WriteString("; this part: " + part.Range() + "\n")
 	b.Write(part.Page.Text)
@@ -264,16 +264,16 @@ func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room i
 		call := in
 		call.FilePath, call.Paths, call.Cursor = "", []string{n.path}, ""
 		return errcode.New(errcode.NotFound, "file_path %q is a directory of the diff of %s, with %s under it; file_path names one file, paths takes directories: get_pull_request_diff %s gives them",
-			n.path, name, count(n.under, "changed file"), paging.PlainJSON(paging.Continue("get_pull_request_diff", call).Arguments))
+			n.path, name, text.Count(n.under, "changed file"), paging.PlainJSON(paging.Continue("get_pull_request_diff", call).Arguments))
 	case len(n.best) == 0:
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.path, name, count(n.total, "file"))
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.path, name, text.Count(n.total, "file"))
 	}
 	closest := make([]string, len(n.best))
 	for i, b := range n.best {
 		closest[i] = text.Name(b.path)
 	}
 	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
-		n.path, name, count(n.total, "file"), paging.FileList(closest, nil, len(closest), room, ""))
+		n.path, name, text.Count(n.total, "file"), paging.FileList(closest, nil, len(closest), room, ""))
 }
 
 func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

@@ -76,7 +76,7 @@ func describeSlice(what string, from, n, total int, noNewline bool) string {
 		end = ", no newline at its end"
 	}
 	if from == 0 && n == total {
-		return fmt.Sprintf("%s (%s%s):\n", what, count(total, "byte"), end)
+		return fmt.Sprintf("%s (%s%s):\n", what, text.Count(total, "byte"), end)
 	}
 	var where []string
 	if from > 0 {

@@ -193,7 +193,7 @@ func pullCommitMessage(c git.Commit) string {
 func wholeCommitText(c git.Commit, n, total int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ncommit %s (%d of %d)\n", c.SHA, n, total)
-	fmt.Fprintf(&b, "Author: %s, %s; %s changed\n\n", text.Line(c.Author.Name), commitDate(c.Author.Date), count(c.FilesChanged, "file"))
+	fmt.Fprintf(&b, "Author: %s, %s; %s changed\n\n", text.Line(c.Author.Name), commitDate(c.Author.Date), text.Count(c.FilesChanged, "file"))
 	subject := true
 	for line := range strings.Lines(pullCommitMessage(c)) {
 		if subject {

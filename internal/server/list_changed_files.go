@@ -8,6 +8,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -96,12 +97,12 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s changed %s..%s", sel.repo.FullName(), count(total, "file"), git.Short(sel.base), git.Short(sel.head))
+		fmt.Fprintf(&b, "%s: %s changed %s..%s", sel.repo.FullName(), text.Count(total, "file"), git.Short(sel.base), git.Short(sel.head))
 		if sel.mergeBase != nil {
 			fmt.Fprintf(&b, " (from merge base %s)", git.Short(*sel.mergeBase))
 		}
 		if n < total {
-			b.WriteString("; " + shownRange(from, n, total, "file"))
+			b.WriteString("; " + text.ShownRange(from, n, total, "file"))
 		}
 		b.WriteString("\n" + empty)
 		for _, f := range out.Files {

@@ -176,7 +176,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s %s", sel.repo.FullName(), count(total, "commit"), sel.what)
+		fmt.Fprintf(&b, "%s: %s %s", sel.repo.FullName(), text.Count(total, "commit"), sel.what)
 		if len(paths) > 0 {
 			b.WriteString(" touching " + histPaths(text.Names(paths)))
 		}
@@ -185,7 +185,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		}
 		b.WriteString(", " + order)
 		if n < total {
-			b.WriteString("; " + shownRange(in.Offset, n, total, "commit"))
+			b.WriteString("; " + text.ShownRange(in.Offset, n, total, "commit"))
 		}
 		b.WriteString("\n" + sel.note)
 		if total == 0 {
@@ -414,7 +414,7 @@ func (e histCommit) line() string {
 	if who == "" {
 		who = "<" + e.Author.Email + ">"
 	}
-	files := count(e.FilesChanged, "file")
+	files := text.Count(e.FilesChanged, "file")
 	switch {
 	case e.ParentCount > 2: // an octopus: how many, since parents are not shown
 		files = fmt.Sprintf("merge of %d parents, %s against its first parent", e.ParentCount, files)

@@ -74,7 +74,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 	if err != nil {
 		return reply[listFilesOut]{}, err
 	}
-	if err := checkGlobs(in.PathGlobs); err != nil {
+	if err := repo.CheckGlobs(in.PathGlobs); err != nil {
 		return reply[listFilesOut]{}, err
 	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
@@ -172,18 +172,18 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		b.WriteString(" — ")
 		switch {
 		case total == nil:
-			fmt.Fprintf(&b, "%s %d–%d shown; more follow", pluralOf("entry"), from+1, from+n)
+			fmt.Fprintf(&b, "%s %d–%d shown; more follow", text.Plural("entry"), from+1, from+n)
 		case n == *total:
-			b.WriteString(count(*total, "entry"))
+			b.WriteString(text.Count(*total, "entry"))
 		default:
-			fmt.Fprintf(&b, "%s; %s", count(*total, "entry"), shownRange(from, n, *total, "entry"))
+			fmt.Fprintf(&b, "%s; %s", text.Count(*total, "entry"), text.ShownRange(from, n, *total, "entry"))
 		}
 		b.WriteString("\n")
 		for _, f := range out.Entries {
 			b.WriteString(f.line())
 		}
 		if uncounted := countUncounted(out.Entries); uncounted > 0 {
-			fmt.Fprintf(&b, "[%s on this page not counted (at most %d per page): list them to see their entries]\n", count(uncounted, "directory"), maxCountedDirs)
+			fmt.Fprintf(&b, "[%s on this page not counted (at most %d per page): list them to see their entries]\n", text.Count(uncounted, "directory"), maxCountedDirs)
 		}
 		if total != nil && *total == 0 && len(in.PathGlobs) > 0 {
 			b.WriteString(`[pathGlobs matched no path under ` + dirLabel(dir) + `: a pattern without "/" matches a name at any depth (*.c), one with "/" is anchored at the repository root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n")
@@ -210,7 +210,7 @@ func (f fileEntry) line() string {
 	switch f.Type {
 	case git.KindDir:
 		if f.Entries != nil {
-			return fmt.Sprintf("dir   %s/ (%s)\n", p, count(*f.Entries, "entry"))
+			return fmt.Sprintf("dir   %s/ (%s)\n", p, text.Count(*f.Entries, "entry"))
 		}
 		return fmt.Sprintf("dir   %s/\n", p)
 	case git.KindSymlink:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -110,7 +111,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		var b strings.Builder
 		b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
 		if n < o.TotalCount {
-			b.WriteString("; " + shownRange(in.Offset, n, o.TotalCount, "file"))
+			b.WriteString("; " + text.ShownRange(in.Offset, n, o.TotalCount, "file"))
 		}
 		b.WriteString("\n")
 		for _, f := range o.Files {
@@ -145,7 +146,7 @@ func pullHeaderBytes(owner, name string, index, files int, patch *int64, base, m
 		return h
 	}
 	at := strings.Index(h, " changed (base ") + len(" changed")
-	return h[:at] + fmt.Sprintf(", %s of patch", count(int(*patch), "byte")) + h[at:]
+	return h[:at] + fmt.Sprintf(", %s of patch", text.Count(int(*patch), "byte")) + h[at:]
 }
 
 // line is the file's line in list_pull_request_files: a file list's line
@@ -154,7 +155,7 @@ func (f pullFile) line() string {
 	if f.PatchBytes == nil {
 		return f.changedFile.line()
 	}
-	return f.lineWith(count(int(*f.PatchBytes), "byte"))
+	return f.lineWith(text.Count(int(*f.PatchBytes), "byte"))
 }
 
 func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *paging.Cursor) (listPullRequestFilesOut, error) {

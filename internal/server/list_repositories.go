@@ -53,9 +53,9 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s served", count(total, "repository"))
+		fmt.Fprintf(&b, "%s served", text.Count(total, "repository"))
 		if n < total {
-			b.WriteString("; " + shownRange(from, n, total, "repository"))
+			b.WriteString("; " + text.ShownRange(from, n, total, "repository"))
 		}
 		b.WriteString("\n")
 		for _, r := range out.Repositories {

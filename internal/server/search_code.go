@@ -78,7 +78,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		return reply[searchCodeOut]{}, err
 	}
 	if in.Regex {
-		if err := checkRegex(in.Query); err != nil {
+		if err := repo.CheckRegex(in.Query); err != nil {
 			return reply[searchCodeOut]{}, err
 		}
 	}
@@ -87,7 +87,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		return reply[searchCodeOut]{}, err
 	}
 	globs := in.PathGlobs
-	if err := checkGlobs(globs); err != nil {
+	if err := repo.CheckGlobs(globs); err != nil {
 		return reply[searchCodeOut]{}, err
 	}
 	opts := git.GrepOptions{Pattern: in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive,
@@ -382,4 +382,23 @@ func matchesNote(matches []searchMatch) string {
 		}
 	}
 	return ph.Notes(false)
+}
+
+// globsNote is the line a search_code reply without matches adds when
+// pathGlobs were given: whether they selected no file at all (where
+// searched at, for a commit) or files without a matching line. Hidden
+// files (exclude) and submodules do not count.
+func globsNote(ctx context.Context, g *git.Repo, rev string, globs, exclude []string) (string, error) {
+	some, err := g.GlobsSelectFile(ctx, rev, globs, exclude)
+	if err != nil {
+		return "", err
+	}
+	files, where := "files", "at "+rev
+	if rev == "" {
+		files, where = "tracked files", "in the work tree"
+	}
+	if some {
+		return "[pathGlobs matched " + files + " " + where + ", but no line in them matches the query]\n", nil
+	}
+	return "[pathGlobs matched no " + strings.TrimSuffix(files, "s") + " " + where + `: a pattern without "/" matches a name at any depth (*.go), one with "/" is anchored at the root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n", nil
 }
