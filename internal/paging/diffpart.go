@@ -164,6 +164,18 @@ type Filter struct {
 	// Again is keep for a second listing in the same call (PatchSizes),
 	// where keep would note what it selects twice; nil: keep.
 	Again func(git.Change) bool
+	// note, when set, says what the selection noted as it kept changes
+	// (Note).
+	note func() string
+}
+
+// Note is what the filter noted of the changes it kept, for the part's
+// notes: "" for none, and for no filter.
+func (f *Filter) Note() string {
+	if f == nil || f.note == nil {
+		return ""
+	}
+	return f.note()
 }
 
 // cacheKey names the diff a part request reads in the patch cache.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -130,61 +129,6 @@ func statusName(c git.Change) string {
 // deniedChange: a change is hidden when either of its paths is.
 func (s *Server) deniedChange(c git.Change) bool {
 	return s.cfg.Policy.Denied(c.Path) || s.cfg.Policy.Denied(c.OldPath)
-}
-
-// renamePairs selects the changes get_diff's paths name, keeping a rename
-// whole when paths name one side of it, and remembers those it paired.
-type renamePairs struct {
-	paths  []string
-	paired []string // the first maxPaired
-	count  int
-}
-
-const maxPaired = 50
-
-func (rp *renamePairs) under(p string) bool {
-	for _, q := range rp.paths {
-		if p == q || strings.HasPrefix(p, q+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// selects: c is on a path of paths, on either side (only, without
-// noting the renames it pairs).
-func (rp *renamePairs) selects(c git.Change) bool {
-	return rp.under(c.Path) || rp.under(c.OldPath)
-}
-
-func (rp *renamePairs) only(c git.Change) bool {
-	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
-	if in != oldIn {
-		if rp.count++; rp.count <= maxPaired {
-			rp.paired = append(rp.paired, text.Name(c.OldPath)+" → "+text.Name(c.Path))
-		}
-	}
-	return in || oldIn
-}
-
-// note says which renames paths named one side of.
-func (rp *renamePairs) note() string {
-	if rp == nil || len(rp.paired) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", paging.FileList(rp.paired, nil, rp.count, paging.NoteListRoom, ""))
-}
-
-// pathsFilter is the selection a diff tool's paths make of the diff's
-// file list, in each part: the changes at or under them, a rename whole
-// when they name one side of it (renamePairs, which notes those). nil for
-// no paths. get_diff and get_pull_request_diff share it.
-func pathsFilter(paths []string) (*paging.Filter, *renamePairs) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	pairs := &renamePairs{paths: paths}
-	return &paging.Filter{Key: "paths with the other side of renames", Keep: pairs.only, Again: pairs.selects}, pairs
 }
 
 // Why a diff tool's reply holds no file (the emptyReason of its

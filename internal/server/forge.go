@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -104,17 +103,14 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	next.Cursor = strings.Repeat("x", 400)
 	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
 	first := in.Cursor == ""
-	page, err := diff.ReadPage(src, diff.PageOptions{
-		Start: diff.Pos{File: cur.File, Line: cur.Line}, Room: max(room, paging.MinPartRoom),
-		Cost: text.JSONLen[[]byte], Hide: s.hiddenSection, CountRest: first && path == "",
-		SizeLast: true, StartSize: cur.SplitBytes,
+	part, err := paging.ReadStreamPart(src, paging.StreamRequest{
+		Start: paging.Pos{Change: cur.File, Line: cur.Line}, Split: paging.SplitOf(cur),
+		Room: room, Hide: s.hiddenSection, CountRest: first && path == "",
 	})
-	if errors.Is(err, diff.ErrBadPos) {
-		return textReply{}, paging.ErrBadPosition()
-	}
 	if err != nil {
 		return textReply{}, err
 	}
+	page := part.Page
 	hidden := false
 	for _, f := range page.Files {
 		hidden = hidden || f.Hidden
@@ -137,14 +133,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if first && page.Total != nil {
 		files, size = page.Total.Files, page.Total.Bytes
 	}
-	part := &paging.Part{Page: page, Total: files}
-	if len(page.Files) > 0 {
-		part.First, part.Last = page.Files[0].Index, page.Files[len(page.Files)-1].Index
-	}
-	if page.Next != nil {
-		part.Next = &paging.Pos{Change: page.Next.File, Line: page.Next.Line}
-	}
-	part.SetSplit(paging.SplitOf(cur))
+	part.Total = files
 	if path != "" {
 		part.Total = part.Last + 1
 	}

@@ -158,13 +158,14 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		Out:  out,
 		Next: paging.Continue(tool, withCursor(in, strings.Repeat("x", 400))),
 	}
-	var pairs *renamePairs
+	var only *paging.Filter // the latest read's, which noted the renames paths paired
 	request := func(room int) paging.Request {
 		// The first part counts the whole diff's patch, once: the parts
 		// after it carry the count in their cursors.
 		q := paging.Request{Repo: sel.repo, Opts: sel.opts, Start: start, Room: room, Hide: s.hiddenSection, Split: split,
 			CountRest: in.Cursor == "" && patchBytes == 0}
-		q.Only, pairs = pathsFilter(sel.opts.Paths)
+		q.Only = paging.PathsFilter(sel.opts.Paths)
+		only = q.Only
 		return q
 	}
 	read := func(room int) (*paging.Part, error) {
@@ -176,7 +177,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
-		return pairs.note() + p.Notes(s.noteRules(sel.head))
+		return only.Note() + p.Notes(s.noteRules(sel.head))
 	}
 	empty := "No file differs.\n"
 	build := func(part *paging.Part, partNotes string) reply[getDiffOut] {

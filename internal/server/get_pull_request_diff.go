@@ -91,13 +91,13 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
 	// selection is what the call selects of the diff's file list, made
 	// again for each read (a new tally of the renames paths paired).
-	selection := func() (*paging.Filter, *renamePairs) {
+	selection := func() *paging.Filter {
 		if path == "" {
-			return pathsFilter(opts.Paths)
+			return paging.PathsFilter(opts.Paths)
 		}
 		// Either side of a rename names it; the file list, with rename
 		// detection over the whole pull request, finds the other side.
-		return &paging.Filter{Key: "file_path " + path, Keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}, nil
+		return &paging.Filter{Key: "file_path " + path, Keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
@@ -106,8 +106,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		Repo: r, Opts: opts, Hide: s.hiddenSection,
 		Start: paging.Pos{Change: cur.File, Section: cur.Section, Line: cur.Line}, Split: paging.SplitOf(cur),
 	}
-	var pairs *renamePairs
-	q.Only, pairs = selection()
+	q.Only = selection()
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
 	if first {
 		// A diff that fits comes whole, exactly as git prints it, with no
@@ -123,8 +122,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		}
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
-		// them), and what partNotes says.
-		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && pairs.note() == "" && len(part.Bare) == 0
+		// them), and what the part's notes say.
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && len(part.Bare) == 0
 		switch {
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
@@ -137,12 +136,12 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	read := func(room int) (*paging.Part, error) {
 		q.Room = room
-		q.Only, pairs = selection()
+		q.Only = selection()
 		return s.diffs.ReadPart(ctx, q)
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
-		return pairs.note() + p.Notes(s.noteRules(pr.Head))
+		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
 	}
 	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
 	part, partNotes, _, err := paging.PartWithNotes(room, 0, read, notes)
