@@ -39,3 +39,28 @@ func TestLastLines(t *testing.T) {
 		t.Fatalf("a complete reply got %q", got)
 	}
 }
+
+// A text in parts moves on: every part is the longest start that fits,
+// never empty, and the parts are the text.
+func TestTextInPartsMovesOn(t *testing.T) {
+	msg := strings.Repeat("a line of the message, é\n", 40) + strings.Repeat("x", 3000)
+	cost := func(s string) int { return len(s) + strings.Count(s, "\n") }
+	for _, room := range []int{1, 50, 700, 1 << 20} {
+		var joined strings.Builder
+		for rest, parts := msg, 0; rest != ""; parts++ {
+			piece, left := CutText(rest, room, cost)
+			if piece == "" || left != len(rest)-len(piece) || (cost(piece) > room && len([]rune(piece)) > 1) {
+				t.Fatalf("room %d, part %d: %q leaving %d", room, parts, piece, left)
+			}
+			joined.WriteString(piece)
+			rest = rest[len(piece):]
+		}
+		if joined.String() != msg {
+			t.Fatalf("room %d: the parts are not the text", room)
+		}
+		fits := func(s string) bool { return cost(s) <= room }
+		if got := FitText(msg, room, fits); got == "" || !strings.HasPrefix(msg, got) || (!fits(got) && len([]rune(got)) > 1) {
+			t.Fatalf("room %d: FitText gave %q", room, got)
+		}
+	}
+}

@@ -177,7 +177,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		avail := s.budget.PayloadRoom(reply[getCommitOut]{Text: bare + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe})
 		// Parents past the first histListParents may take a quarter.
 		out.Parents = c.Parents[:min(len(c.Parents), histListParents+max(0, avail/4/(len(sha)+4)))]
-		shown, left := histCutMessage(histMessage(c), avail/3)
+		shown, left := paging.CutText(histMessage(c), avail/3, indentedCost)
 		out.Message, out.MessageBytesLeftOut = &shown, left
 		out.MessageHidden = histHidden(shown, 1)
 		files := make([]changedFile, len(page))

@@ -128,7 +128,7 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	probe.Text += strings.Repeat("x", 300+len(st.r.FullName()))
 	room := st.s.budget.PayloadRoom(probe)
 	for attempt := 0; ; attempt++ {
-		res := render(histCutMessage(msg[from:], room))
+		res := render(paging.CutText(msg[from:], room, indentedCost))
 		if over := st.s.budget.ReplySize(res) - st.s.cfg.MaxBytes; over > 0 && attempt < 3 {
 			room -= over
 			continue
@@ -187,6 +187,10 @@ func histHiddenNote(piece string, first int) string {
 	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n"
 }
 
+// indentedCost is what a piece of a message takes in a reply: indented
+// (histIndent), as JSON.
+func indentedCost(piece string) int { return text.JSONLen(histIndent(piece)) }
+
 // histMessageText is a piece of a message as the text shows it: indented,
 // and when the message goes on in the next part, said so, and whether it
 // goes on from the start of a line or inside one.
@@ -199,35 +203,6 @@ func histMessageText(piece string, left int) string {
 	default:
 		return histIndent(piece) + fmt.Sprintf("[message goes on in the next part, from the middle of this line: %d bytes more]\n", left)
 	}
-}
-
-// histCutMessage keeps the longest start of m that, indented, takes at most
-// room bytes of JSON, ending after a newline when one is in its second
-// half, and says how many bytes it left out. It keeps at least one
-// character, so that a message in parts always moves on.
-func histCutMessage(m string, room int) (string, int) {
-	if text.JSONLen(histIndent(m)) <= room {
-		return m, 0
-	}
-	lo, hi := 0, len(m) // a cut at lo fits, at hi it does not
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		cut, _ := text.CutUTF8(m, mid)
-		if text.JSONLen(histIndent(cut)) <= room {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	cut, _ := text.CutUTF8(m, lo)
-	if i := strings.LastIndexByte(cut, '\n'); i >= len(cut)/2 {
-		cut = cut[:i+1]
-	}
-	if cut == "" {
-		_, size := utf8.DecodeRuneInString(m)
-		cut = m[:size]
-	}
-	return cut, len(m) - len(cut)
 }
 
 // histPreamble is the start of get_commit's first part: the commit, its

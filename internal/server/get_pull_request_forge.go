@@ -15,57 +15,6 @@ import (
 // get_pull_request in forge mode: the forge's fields, and its description
 // in parts when it is longer than a reply.
 
-// fitText is the longest prefix of s (at most limit bytes) for which fits
-// holds: cut after a line where at least one line fits, else inside the
-// first line at a UTF-8 boundary. It is never empty when s is not, so
-// every part moves on (the reply's backstop catches a part that still
-// does not fit).
-func fitText(s string, limit int, fits func(string) bool) string {
-	if len(s) <= limit && fits(s) {
-		return s
-	}
-	var ends []int // after each line that could fit by its size
-	for i := 0; i < len(s) && i < limit; {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 || i+j+1 > limit {
-			break
-		}
-		i += j + 1
-		ends = append(ends, i)
-	}
-	// The longest run of whole lines that fits: ends[lo-1] fits, ends[hi-1] does not.
-	lo, hi := 0, len(ends)+1
-	for hi-lo > 1 {
-		if mid := (lo + hi) / 2; fits(s[:ends[mid-1]]) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if lo > 0 {
-		return s[:ends[lo-1]]
-	}
-	// Not one whole line: as much of the first as fits.
-	first := s
-	if j := strings.IndexByte(s, '\n'); j >= 0 {
-		first = s[:j+1]
-	}
-	lo, hi = 0, min(len(first), limit)+1 // a cut at lo bytes fits, at hi does not
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if cut, _ := text.CutUTF8(first, mid); fits(cut) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if cut, _ := text.CutUTF8(first, lo); cut != "" {
-		return cut
-	}
-	_, size := utf8.DecodeRuneInString(s)
-	return s[:size]
-}
-
 // describeSlice is the line that introduces a part's share of a text of
 // total bytes: n bytes from byte from; noNewline when the share holds the
 // text's end and the text does not end with a newline (the reply's text
@@ -150,7 +99,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 		return s.forgePullReply(in, d, header, out, from, share)
 	}
 	rest := d.Body[from:]
-	share := fitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.budget.ReplySize(render(share)) <= s.cfg.MaxBytes })
+	share := paging.FitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.budget.ReplySize(render(share)) <= s.cfg.MaxBytes })
 	return render(share), nil
 }
 
