@@ -323,20 +323,20 @@ func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned *
 	sel := &histSelection{repo: r, from: pr.MergeBase, to: pr.Head, base: ptr(pr.Base), mergeBase: ptr(pr.MergeBase),
 		pinned: []string{pr.Base, pr.MergeBase, pr.Head},
 		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, git.Short(pr.Head), git.Short(pr.MergeBase), git.Short(pr.Base))}
-	merged, err := mergedPullRequest(ctx, r, pr)
+	merged, err := r.MergedPull(ctx, pr)
 	switch {
 	case err != nil:
 		return nil, err
 	case merged == nil:
-	case merged.onLine:
+	case merged.OnLine:
 		sel.note = fmt.Sprintf("Its head %s is already on its base %s's first-parent line (fast-forwarded or rebased onto it, or the base's own commit): its own commits cannot be told from the base's; list_commits ref=%s lists the head's history.\n",
 			git.Short(pr.Head), git.Short(pr.Base), pr.Head)
 	default:
 		// The commits the merge brought in: the head's, not the base's
 		// before the merge.
-		sel.from, sel.mergedBy, sel.since = merged.since, ptr(merged.merge), ptr(merged.since)
+		sel.from, sel.mergedBy, sel.since = merged.Since, ptr(merged.Merge), ptr(merged.Since)
 		sel.what = fmt.Sprintf("of pull request #%d, already merged into its base %s by merge commit %s: head %s since %s, that merge's first parent (the base before the merge)",
-			pr.Index, git.Short(pr.Base), git.Short(merged.merge), git.Short(pr.Head), git.Short(merged.since))
+			pr.Index, git.Short(pr.Base), git.Short(merged.Merge), git.Short(pr.Head), git.Short(merged.Since))
 	}
 	return sel, nil
 }

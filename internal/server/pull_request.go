@@ -73,37 +73,6 @@ func (b forgeBackend) pullRequest(ctx context.Context, r *repo.Repository, index
 	return r.PullRequestAt(ctx, index, p.Base.SHA, p.Head.SHA)
 }
 
-// mergedPull is where a pull request whose head is already in its base
-// (its merge base) came in, when git can tell: by a merge commit on the
-// base's first-parent line, whose first parent is the base before the
-// merge. Its own commits are then those of its head not reachable from
-// that parent. A head on the first-parent line itself (fast-forwarded,
-// rebased, or the base's own commit) cannot be told from the base's.
-type mergedPull struct {
-	merge, since string // "" when onLine
-	onLine       bool
-}
-
-// mergedPullRequest is where pr's head came into its base, or nil when pr
-// is not merged (its head is not its merge base).
-func mergedPullRequest(ctx context.Context, r *repo.Repository, pr *repo.PullRequest) (*mergedPull, error) {
-	if pr.Head != pr.MergeBase {
-		return nil, nil
-	}
-	m, err := r.Git.FirstParentDescendant(ctx, pr.Base, pr.Head)
-	if err != nil || m == "" {
-		return &mergedPull{onLine: true}, err
-	}
-	c, err := r.Git.Log(ctx, git.LogOptions{To: m, Limit: 1, MaxParents: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(c) == 0 || len(c[0].Parents) == 0 || c[0].Parents[0] == pr.Head {
-		return &mergedPull{onLine: true}, nil // the head's own child on the line
-	}
-	return &mergedPull{merge: m, since: c[0].Parents[0]}, nil
-}
-
 // fileTally counts a diff's files as they stream by and keeps as many of
 // their names (and patch sizes) as an error message of room bytes can
 // show: a listing of 200,000 files costs the memory of its message.
