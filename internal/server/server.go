@@ -44,13 +44,13 @@ type Config struct {
 	// result is text only, so each payload is sent once.
 	Structured bool
 
-	// PatchCacheBytes bounds the patch cache (patchcache.go), which keeps
+	// PatchCacheBytes bounds the patch cache (internal/paging), which keeps
 	// what git printed past a part of a diff for the next part: 0 means
 	// DefaultPatchCacheBytes, a negative value turns it off (each part
 	// runs git diff).
 	PatchCacheBytes int
 
-	// CursorKey is the secret cursors are signed with (cursor.go): at
+	// CursorKey is the secret cursors are signed with (internal/paging): at
 	// least cursorKeyBytes random bytes, the same on every replica that
 	// continues another's cursors. None: a random key of this server
 	// alone.
