@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Measuring a case on the baseline's build beside the current's: the
@@ -34,19 +36,26 @@ func (r *row) baselineFailed(err error) *side {
 // warmBaseline makes the case's first call on the baseline, checked
 // against git as the current's was (and warming the baseline's server).
 func warmBaseline(ctx context.Context, bs *side, c benchCase, sp *spec) error {
-	res, err := bs.s.call(ctx, c.tool, sp.args)
+	_, err := checkedCall(ctx, bs.s, c, sp)
+	return err
+}
+
+// checkedCall makes the case's call on s and checks the answer against
+// git in full.
+func checkedCall(ctx context.Context, s *session, c benchCase, sp *spec) (*mcp.CallToolResult, error) {
+	res, err := s.call(ctx, c.tool, sp.args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if sp.check != nil {
 		if err := sp.check(res); err != nil {
-			return fmt.Errorf("check: %w", err)
+			return nil, fmt.Errorf("check: %w", err)
 		}
 	}
 	if err := sp.oracle(res); err != nil {
-		return fmt.Errorf("answer differs from git's: %w", err)
+		return nil, fmt.Errorf("answer differs from git's: %w", err)
 	}
-	return nil
+	return res, nil
 }
 
 // baseTimer times one call of the case on the baseline; nil without one.

@@ -270,6 +270,22 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, bs *side, fx *fixtu
 		}
 		return dr.d, nil
 	}
+	// drainFresh times a drain through a new client of a new server,
+	// warmed up first, and closes it.
+	drainFresh := func(cl interface {
+		caller
+		close() error
+	}, first *drained, client string) (time.Duration, error) {
+		defer cl.close()
+		if err := warmUp(cl); err != nil {
+			return 0, err
+		}
+		dr, err := drain(ctx, cl, c.tool, sp.args)
+		if err != nil {
+			return 0, err
+		}
+		return checked(dr, first, client)
+	}
 	var peakRSS int64
 	var serverCPU, clientCPU []time.Duration
 	server := func() (time.Duration, error) {
@@ -325,15 +341,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, bs *side, fx *fixtu
 				if err != nil {
 					return 0, err
 				}
-				defer fs.close()
-				if err := warmUp(fs); err != nil {
-					return 0, err
-				}
-				dr, err := drain(ctx, fs, c.tool, sp.args)
-				if err != nil {
-					return 0, err
-				}
-				return checked(dr, bfirst, "the go-sdk client")
+				return drainFresh(fs, bfirst, "the go-sdk client")
 			}
 		}
 	}
@@ -347,15 +355,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, bs *side, fx *fixtu
 		if err != nil {
 			return 0, err
 		}
-		defer lc.close()
-		if err := warmUp(lc); err != nil {
-			return 0, err
-		}
-		dr, err := drain(ctx, lc, c.tool, sp.args)
-		if err != nil {
-			return 0, err
-		}
-		return checked(dr, first, "the lean client")
+		return drainFresh(lc, first, "the lean client")
 	}
 	lv, lg, err := paired(ru.rounds, lean, git)
 	if err != nil {

@@ -74,17 +74,8 @@ func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchC
 	}
 	r.ServerArgs = sp.args
 	// The first call is checked against git in full (and warms the server).
-	res, err := s.call(ctx, c.tool, sp.args)
-	if err != nil {
+	if _, err := checkedCall(ctx, s, c, sp); err != nil {
 		return err
-	}
-	if sp.check != nil {
-		if err := sp.check(res); err != nil {
-			return fmt.Errorf("check: %w", err)
-		}
-	}
-	if err := sp.oracle(res); err != nil {
-		return fmt.Errorf("answer differs from git's: %w", err)
 	}
 	var notes []string
 	if sp.note != "" {
