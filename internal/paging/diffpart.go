@@ -76,7 +76,7 @@ type Part struct {
 	Total   int  // changes in the whole selection
 	// First and Last are the indexes of the part's first and last changes.
 	First, Last int
-	// Generated tells the part's generated and vendored files (flagGenerated).
+	// Generated tells the part's generated and vendored files (the server sets it: flagGenerated).
 	Generated func(string) bool
 	// Skipped are the part's changes too large to diff, by path, with the
 	// size of the blob that is.

@@ -116,7 +116,7 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		next = patchRoom(next, maxBytes)
 		if refit == maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
 			if best == nil {
-				return r, false, nil // the backstop refuses it (callTool)
+				return r, false, nil // the backstop refuses it (toolcall)
 			}
 			return *best, false, nil
 		}

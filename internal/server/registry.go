@@ -135,8 +135,8 @@ const MetaKeyMaxResultSize = "anthropic/maxResultSizeChars"
 
 // served is the tool as a server with the reply limit maxBytes registers
 // it: it declares that limit as its results' most characters. A result is
-// held to maxBytes bytes of JSON (Server.resultSize, the backstop in
-// callTool), and no text has more characters than bytes: neither in UTF-8
+// held to maxBytes bytes of JSON (toolcall.Calls.ResultSize, the backstop in
+// toolcall), and no text has more characters than bytes: neither in UTF-8
 // nor counted in UTF-16 code units, as JavaScript does.
 func (d *ToolDef) served(maxBytes int) *mcp.Tool {
 	t := d.Tool()

@@ -51,7 +51,7 @@ type Config struct {
 	PatchCacheBytes int
 
 	// CursorKey is the secret cursors are signed with (internal/paging): at
-	// least cursorKeyBytes random bytes, the same on every replica that
+	// least paging.CursorKeyBytes random bytes, the same on every replica that
 	// continues another's cursors. None: a random key of this server
 	// alone.
 	CursorKey []byte
