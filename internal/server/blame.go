@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -99,7 +100,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 	// count kept by blob id, or one reading of the blob (which also tells a
 	// directory, a submodule or a missing path from a file).
 	total, binary := 0, false
-	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
+	err = r.ReadAt(ctx, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
 		var err error
 		total, binary, err = s.lines.Count(blob, body)
 		return err
@@ -108,10 +109,10 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		return reply[blameOut]{}, err
 	}
 	if binary {
-		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is a binary file at %s: it has no lines to blame", path, describeRef(in.Ref, commit))
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is a binary file at %s: it has no lines to blame", path, repo.DescribeRef(in.Ref, commit))
 	}
 	if total == 0 {
-		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is empty at %s: it has no lines to blame", path, describeRef(in.Ref, commit))
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is empty at %s: it has no lines to blame", path, repo.DescribeRef(in.Ref, commit))
 	}
 	start, end := in.StartLine, in.EndLine
 	if end != 0 && end < start {
@@ -132,7 +133,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		// stale or the file odd: say what git says.
 		return reply[blameOut]{}, pastTheEnd(path, "start_line", start, rangeErr.Lines)
 	case errors.Is(err, git.ErrMissing):
-		return reply[blameOut]{}, explainMissing(ctx, r, commit, in.Ref, path)
+		return reply[blameOut]{}, r.ExplainMissing(ctx, commit, in.Ref, path)
 	case err != nil:
 		return reply[blameOut]{}, err
 	}

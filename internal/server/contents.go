@@ -52,7 +52,7 @@ const maxDirEntries = 500
 func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, path string) (any, error) {
 	e, err := r.Git.Lookup(ctx, commit, path)
 	if err == git.ErrMissing {
-		return nil, errcode.New(errcode.NotFound, "%q does not exist at %s in %s", path, describeRef(ref, commit), r.FullName())
+		return nil, errcode.New(errcode.NotFound, "%q does not exist at %s in %s", path, repo.DescribeRef(ref, commit), r.FullName())
 	}
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, 
 		}
 	}
 	if len(visible) > maxDirEntries {
-		return nil, errcode.New(errcode.TooLarge, "directory %q has %d entries; listings stop at %d", displayPath(path), len(visible), maxDirEntries)
+		return nil, errcode.New(errcode.TooLarge, "directory %q has %d entries; listings stop at %d", repo.DisplayPath(path), len(visible), maxDirEntries)
 	}
 	out := make([]*contentsResponse, len(visible))
 	errs := make([]error, len(visible))

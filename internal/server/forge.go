@@ -196,7 +196,7 @@ func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		}
 		out := textReply{Text: string(data)}
 		if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
-			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.cfg.MaxBytes)
 		}
 		return out, nil
 	}
@@ -221,7 +221,7 @@ func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		}
 		at := "the default branch"
 		if in.Ref != "" {
-			at = describeRef(in.Ref, ref)
+			at = repo.DescribeRef(in.Ref, ref)
 		}
 		return textReply{}, errcode.New(errcode.NotFound, "%q does not exist at %s in %s/%s", path, at, in.Owner, in.Repo)
 	}

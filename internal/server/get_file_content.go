@@ -78,7 +78,7 @@ func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		return textReply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
 	}
 	var out textReply
-	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
+	err = r.ReadAt(ctx, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
 		var err error
 		out, err = s.sliceFile(path, blob.Size, body, in)
 		return err
@@ -207,7 +207,7 @@ func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, com
 	}
 	out := textReply{Text: strings.TrimSuffix(buf.String(), "\n")}
 	if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
-		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.cfg.MaxBytes)
 	}
 	return out, nil
 }

@@ -252,7 +252,7 @@ func (s *Server) countEntries(ctx context.Context, r *repo.Repository, e git.Tre
 func (s *Server) listTreeError(ctx context.Context, r *repo.Repository, commit, refName, dir string, err error) error {
 	switch {
 	case errors.Is(err, git.ErrMissing):
-		return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", dir, describeRef(refName, commit), r.FullName())
+		return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", dir, repo.DescribeRef(refName, commit), r.FullName())
 	case errors.Is(err, git.ErrNotDir):
 		e, lerr := r.Git.Lookup(ctx, commit, dir)
 		if lerr != nil {

@@ -90,7 +90,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		}
 		out.Ref, where = &commit, "commit "+commit
 		read = func(read func(blob git.Object, body io.Reader) error) error {
-			return readAtRef(ctx, r, commit, in.Ref, path, read)
+			return r.ReadAt(ctx, commit, in.Ref, path, read)
 		}
 	}
 
