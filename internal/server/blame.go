@@ -156,7 +156,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			badUTF8[i] = true
 			o.Text = strings.ToValidUTF8(o.Text, "\uFFFD")
 		}
-		if cut := cutLine([]byte(o.Text), l.Truncated); cut != o.Text {
+		if cut := text.CutLine([]byte(o.Text), l.Truncated); cut != o.Text {
 			o.Text, o.Truncated = cut, true
 		}
 		outLines[i] = o
