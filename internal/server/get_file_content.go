@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -194,7 +195,7 @@ func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error
 
 // metadataReply answers with_metadata=true.
 func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, commit, path string) (textReply, error) {
-	v, err := s.contents(ctx, r, ref, commit, path)
+	v, err := forge.GitContents{BaseURL: s.cfg.BaseURL, Denied: s.cfg.Policy.Denied, MaxBytes: s.cfg.MaxBytes}.ContentsFromGit(ctx, r, ref, commit, path)
 	if err != nil {
 		return textReply{}, err
 	}
