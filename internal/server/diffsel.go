@@ -57,7 +57,7 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 		return nil, errcode.New(errcode.InvalidArgument, "base is required: a branch, tag or commit")
 	}
 	// Secret paths are allowed here: the diff lists them as denied.
-	clean, err := cleanList("paths", q.paths)
+	clean, err := repo.CleanPaths("paths", q.paths)
 	if err != nil {
 		return nil, err
 	}
@@ -88,24 +88,6 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 		sel.mergeBase, sel.opts.From = &mb, mb
 	}
 	return sel, nil
-}
-
-// cleanList cleans each path (or glob) of a list parameter like a path:
-// relative, no "..", no control characters; none may be empty. The schema
-// has already bounded the list's length.
-func cleanList(param string, items []string) ([]string, error) {
-	var out []string
-	for _, p := range items {
-		c, err := repo.CleanPath(p)
-		if err != nil {
-			return nil, err
-		}
-		if c == "" {
-			return nil, errcode.New(errcode.InvalidArgument, "%s holds an empty path", param)
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
 
 // statusName maps git's raw status letters to the tool contract's names.

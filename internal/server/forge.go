@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
@@ -92,10 +93,10 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	defer body.Close()
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
 	var src io.Reader = body
-	near := newPathsNear(path)
+	near := argcheck.NewPathsNear(path)
 	if path != "" {
 		src = diff.Filter(body, func(h diff.Header) bool {
-			near.add(h.OldPath, paging.SectionName(h))
+			near.Add(h.OldPath, paging.SectionName(h))
 			return h.Matches(path)
 		})
 	}
@@ -117,7 +118,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	switch {
 	case path != "" && len(page.Files) == 0 && first:
-		return textReply{}, near.notFound(name, "no file differs between its head and its merge base with its base", in, s.budget.ErrorRoom())
+		return textReply{}, pathNotFound(near, name, "no file differs between its head and its merge base with its base", in, s.budget.ErrorRoom())
 	case path != "" && hidden:
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	case first && page.Next == nil && !paging.NeedsNotes(page):

@@ -84,7 +84,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	if err != nil {
 		return textReply{}, err
 	}
-	if opts.Paths, err = cleanList("paths", in.Paths); err != nil {
+	if opts.Paths, err = repo.CleanPaths("paths", in.Paths); err != nil {
 		return textReply{}, err
 	}
 	opts.Context, opts.IgnoreWhitespace = in.ContextLines, in.IgnoreWhitespace
@@ -185,97 +185,36 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 
 // fileNotInPull: file_path names no file of the pull request's diff.
 func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions, in getPullRequestDiffIn, path string) error {
-	near := newPathsNear(path)
+	near := argcheck.NewPathsNear(path)
 	if _, err := r.Git.EachChange(ctx, opts, func(_ int, c git.Change) error {
-		near.add(c.OldPath, c.Path)
+		near.Add(c.OldPath, c.Path)
 		return nil
 	}); err != nil {
 		return err
 	}
-	return near.notFound(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.budget.ErrorRoom())
+	return pathNotFound(near, fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.budget.ErrorRoom())
 }
 
-// maxClosest is how many close names a file_path not in the diff gets;
-// nameCompared bounds the bytes of a name compared (the edit distance
-// costs their product).
-const (
-	maxClosest   = 5
-	nameCompared = 256
-)
-
-// pathsNear tallies, as a diff's files stream by, what they say of a
-// file_path that is none of them: how many there are, how many are under
-// it as a directory (either side of a rename), and the maxClosest names
-// closest to it: by the edit distance of their last segments (a file
-// named as path's, in another directory, first), then of the whole paths;
-// only names within half of path's last segment are close. Its memory is
-// that of the names it keeps.
-type pathsNear struct {
-	path, base   string
-	limit        int
-	total, under int
-	best         []nearName
-}
-
-type nearName struct {
-	path        string
-	base, whole int
-}
-
-func newPathsNear(path string) *pathsNear {
-	base := lastSegment(path)
-	return &pathsNear{path: path, base: base, limit: max(2, len(base)/2)}
-}
-
-// add tallies a file of the diff (a rename's both paths).
-func (n *pathsNear) add(oldPath, newPath string) {
-	n.total++
-	if strings.HasPrefix(newPath, n.path+"/") || strings.HasPrefix(oldPath, n.path+"/") {
-		n.under++
-	}
-	dist := func(a, b string) int {
-		return argcheck.Levenshtein(a[:min(len(a), nameCompared)], b[:min(len(b), nameCompared)])
-	}
-	c := nearName{path: newPath, base: dist(n.base, lastSegment(newPath))}
-	if c.base > n.limit {
-		return
-	}
-	c.whole = dist(n.path, newPath)
-	at := len(n.best)
-	for at > 0 && (n.best[at-1].base > c.base || (n.best[at-1].base == c.base && n.best[at-1].whole > c.whole)) {
-		at--
-	}
-	if at < maxClosest {
-		n.best = slices.Insert(n.best, at, c)[:min(len(n.best)+1, maxClosest)]
-	}
-}
-
-// notFound is NOT_FOUND for file_path, in the diff of pull request name
+// pathNotFound is NOT_FOUND for file_path, in the diff of pull request name
 // (empty says why it has no file). A directory of the diff is said to be
 // one, with the call that gives its files; another path gets the names
 // closest to it, not the whole list (a pull request of 700 files made a
 // 14 KB error), in room bytes (names can be long).
-func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room int) error {
+func pathNotFound(n *argcheck.PathsNear, name, empty string, in getPullRequestDiffIn, room int) error {
 	switch {
-	case n.total == 0:
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s: %s", n.path, name, empty)
-	case n.under > 0:
+	case n.Total == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s: %s", n.Path, name, empty)
+	case n.Under > 0:
 		call := in
-		call.FilePath, call.Paths, call.Cursor = "", []string{n.path}, ""
+		call.FilePath, call.Paths, call.Cursor = "", []string{n.Path}, ""
 		return errcode.New(errcode.NotFound, "file_path %q is a directory of the diff of %s, with %s under it; file_path names one file, paths takes directories: get_pull_request_diff %s gives them",
-			n.path, name, text.Count(n.under, "changed file"), paging.PlainJSON(paging.Continue("get_pull_request_diff", call).Arguments))
-	case len(n.best) == 0:
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.path, name, text.Count(n.total, "file"))
-	}
-	closest := make([]string, len(n.best))
-	for i, b := range n.best {
-		closest[i] = text.Name(b.path)
+			n.Path, name, text.Count(n.Under, "changed file"), paging.PlainJSON(paging.Continue("get_pull_request_diff", call).Arguments))
+	case len(n.Closest()) == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.Path, name, text.Count(n.Total, "file"))
 	}
 	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
-		n.path, name, text.Count(n.total, "file"), paging.FileList(closest, nil, len(closest), room, ""))
+		n.Path, name, text.Count(n.Total, "file"), paging.FileList(text.Names(n.Closest()), nil, len(n.Closest()), room, ""))
 }
-
-func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 // checkFilePath cleans file_path ("" when omitted) and applies the policy.
 func (s *Server) checkFilePath(p string) (string, error) {

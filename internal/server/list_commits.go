@@ -130,7 +130,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		}
 		pinned = &cur
 	}
-	paths, err := cleanList("paths", in.Paths)
+	paths, err := repo.CleanPaths("paths", in.Paths)
 	if err != nil {
 		return reply[listCommitsOut]{}, err
 	}

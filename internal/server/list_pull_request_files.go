@@ -252,7 +252,7 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	if pinned != nil && pinned.Commits[2] != pr.Head.SHA {
 		return listPullRequestFilesOut{}, headMoved(in.Index, pinned.Commits[2], pr.Head.SHA)
 	}
-	files, total, err := forgeFilesAt(ctx, f, in, min(in.Limit, forgePageSize))
+	files, total, err := f.PullFilesFrom(ctx, in.Owner, in.Repo, in.Index, in.Offset, min(in.Limit, forge.PageSize))
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
@@ -325,29 +325,5 @@ func (b forgeBackend) forgePatchSizes(ctx context.Context, in listPullRequestFil
 			}
 			*sizes[i] += size // a type change's two sections
 		}
-	}
-}
-
-// forgePageSize is the most files a forge is asked for at once (Gitea's
-// default MAX_RESPONSE_ITEMS).
-const forgePageSize = 50
-
-// forgeFilesAt asks the forge for the files from in.Offset on, by its
-// pages of size files: those of the page the offset falls in, from the
-// offset. A forge whose pages are smaller than asked for is asked again by
-// its own page size.
-func forgeFilesAt(ctx context.Context, f *forge.Client, in listPullRequestFilesIn, size int) ([]forge.ChangedFile, int, error) {
-	for {
-		files, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, in.Offset/size+1, size)
-		if err != nil {
-			return nil, 0, err
-		}
-		start := in.Offset/size*size + len(files)
-		if n := len(files); n > 0 && n < size && (total < 0 || start < total) {
-			size = n // the forge's pages are n files
-			continue
-		}
-		skip := min(in.Offset%size, len(files))
-		return files[skip:], total, nil
 	}
 }

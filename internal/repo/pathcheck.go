@@ -62,3 +62,21 @@ func CheckGlobs(globs []string) error {
 	}
 	return nil
 }
+
+// CleanPaths cleans each path (or glob) of a list parameter like a path:
+// relative, no "..", no control characters; none may be empty. The schema
+// has already bounded the list's length.
+func CleanPaths(param string, items []string) ([]string, error) {
+	var out []string
+	for _, p := range items {
+		c, err := CleanPath(p)
+		if err != nil {
+			return nil, err
+		}
+		if c == "" {
+			return nil, errcode.New(errcode.InvalidArgument, "%s holds an empty path", param)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
