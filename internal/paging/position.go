@@ -158,5 +158,8 @@ func (p *Part) CursorAt(c *Cursor) {
 	}
 }
 
+// Start is where the part a cursor asks for starts.
+func (c Cursor) Start() Pos { return Pos{Change: c.File, Section: c.Section, Line: c.Line} }
+
 // SplitOf is what a cursor says of the file its part starts inside.
 func SplitOf(c Cursor) SplitPos { return SplitPos{Part: c.Split, Bytes: c.SplitBytes} }

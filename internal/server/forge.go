@@ -105,7 +105,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
 	first := in.Cursor == ""
 	part, err := paging.ReadStreamPart(src, paging.StreamRequest{
-		Start: paging.Pos{Change: cur.File, Line: cur.Line}, Split: paging.SplitOf(cur),
+		Start: cur.Start(), Split: paging.SplitOf(cur),
 		Room: room, Hide: s.hiddenSection, CountRest: first && path == "",
 	})
 	if err != nil {

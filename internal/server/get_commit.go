@@ -119,7 +119,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		if err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		sha, start, split = pins[0], paging.Pos{Change: cur.File, Section: cur.Section, Line: cur.Line}, paging.SplitOf(cur)
+		sha, start, split = pins[0], cur.Start(), paging.SplitOf(cur)
 	}
 	commits, err := r.Git.Log(ctx, git.LogOptions{To: sha, Limit: 1, WithBody: first || cur.Message > 0})
 	if err != nil {

@@ -129,7 +129,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		if err != nil {
 			return reply[getDiffOut]{}, err
 		}
-		q.cur, start, split, patchBytes = &cur, paging.Pos{Change: cur.File, Section: cur.Section, Line: cur.Line}, paging.SplitOf(cur), cur.Bytes
+		q.cur, start, split, patchBytes = &cur, cur.Start(), paging.SplitOf(cur), cur.Bytes
 	}
 	sel, err := s.selectDiff(ctx, q)
 	if err != nil {

@@ -104,7 +104,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	first := in.Cursor == ""
 	q := paging.Request{
 		Repo: r, Opts: opts, Hide: s.hiddenSection,
-		Start: paging.Pos{Change: cur.File, Section: cur.Section, Line: cur.Line}, Split: paging.SplitOf(cur),
+		Start: cur.Start(), Split: paging.SplitOf(cur),
 	}
 	q.Only = selection()
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
