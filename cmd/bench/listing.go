@@ -65,7 +65,7 @@ func inOrder(text string, want []string) error {
 
 // pagedListing drains the listing once and checks it, then times whole
 // drains against the git command that lists the same, alternating.
-func (ru *runner) pagedListing(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) error {
+func (ru *runner) pagedListing(ctx context.Context, s *session, bs *side, fx *fixture, c benchCase, sp *spec, r *row) error {
 	ls := sp.list
 	l := &listingResult{Items: len(ls.want), CallsMax: ls.maxCalls, BytesMax: ls.maxBytes, Declared: s.declared[c.tool]}
 	r.Listing = l
@@ -82,8 +82,40 @@ func (ru *runner) pagedListing(ctx context.Context, s *session, fx *fixture, c b
 	l.Calls, l.Bytes, l.MaxReply, l.MaxChars = first.calls, first.bytes, first.maxBytes, first.maxChars
 	l.CallMs = msList(first.each)
 	l.CallsMet, l.BytesMet = l.Calls <= ls.maxCalls, l.Bytes <= ls.maxBytes
-	server := func() (time.Duration, error) {
-		dr, err := drain(ctx, s, c.tool, sp.args)
+	// The baseline's first drain is checked as the current's was; each
+	// build's timed drains are held to its own first.
+	var base timed
+	if bs != nil {
+		bfirst, err := drain(ctx, bs.s, c.tool, sp.args)
+		if err == nil {
+			err = inOrder(bfirst.text.String(), ls.want)
+		}
+		if err != nil {
+			bs = r.baselineFailed(err)
+		} else {
+			r.Baseline.setCounts(first.calls, bfirst.calls, first.bytes, bfirst.bytes)
+			base = timedDrain(ctx, bs.s, c.tool, sp.args, bfirst)
+		}
+	}
+	git := ru.gitTimer(fx, sp)
+	bv, sv, gt, err := interleaved(ru.rounds, base, timedDrain(ctx, s, c.tool, sp.args, first), git)
+	if err != nil {
+		return err
+	}
+	r.setTimes(sv, gt)
+	if bs != nil {
+		r.setBaselineTimes(bv)
+	}
+	r.Notes = fmt.Sprintf("%d %s in %d calls (target ≤ %d), replies %s (target ≤ %s, largest %s, %d characters; declared %d)",
+		len(ls.want), ls.what, l.Calls, ls.maxCalls, humanBytes(l.Bytes), humanBytes(ls.maxBytes), humanBytes(l.MaxReply), l.MaxChars, l.Declared)
+	return nil
+}
+
+// timedDrain times a drain of the listing on s, which must take the calls
+// and bytes that first did.
+func timedDrain(ctx context.Context, s *session, tool string, args map[string]any, first *drained) timed {
+	return func() (time.Duration, error) {
+		dr, err := drain(ctx, s, tool, args)
 		if err != nil {
 			return 0, err
 		}
@@ -92,15 +124,6 @@ func (ru *runner) pagedListing(ctx context.Context, s *session, fx *fixture, c b
 		}
 		return dr.d, nil
 	}
-	git := ru.gitTimer(fx, sp)
-	sv, gt, err := paired(ru.rounds, server, git)
-	if err != nil {
-		return err
-	}
-	r.setTimes(sv, gt)
-	r.Notes = fmt.Sprintf("%d %s in %d calls (target ≤ %d), replies %s (target ≤ %s, largest %s, %d characters; declared %d)",
-		len(ls.want), ls.what, l.Calls, ls.maxCalls, humanBytes(l.Bytes), humanBytes(ls.maxBytes), humanBytes(l.MaxReply), l.MaxChars, l.Declared)
-	return nil
 }
 
 // prCommitsSpec: get_pull_request of the paging repository's pull request

@@ -13,6 +13,7 @@
 //	go run ./cmd/bench --repo PATH --base REV --head REV
 //	go run ./cmd/bench --only paging --server-log DIR   # each call's ms in DIR/paging.log
 //	go run ./cmd/bench --only reviewer --rounds 41      # issue 14's three cases
+//	go run ./cmd/bench --baseline main~3                # both builds, alternating, current/baseline per case
 package main
 
 import (
@@ -42,6 +43,7 @@ type options struct {
 	keep             bool
 	jsonPath         string
 	serverLog        string
+	baseline         string
 }
 
 func main() {
@@ -72,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.keep, "keep", false, "reuse the server binary built by an earlier run")
 	fs.StringVar(&o.jsonPath, "json", "bench-results.json", "write the results as JSON to this file")
 	fs.StringVar(&o.serverLog, "server-log", "", "keep the servers' logs in this directory, at --log-level debug (each call's ms), to see where time goes")
+	fs.StringVar(&o.baseline, "baseline", "", "also build the server at this git revision and measure both builds, alternating, with the ratio current/baseline per case")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -114,9 +117,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	if err != nil {
 		return 1, err
 	}
+	var baseBin string
+	var baseInfo *baselineInfo
+	if o.baseline != "" {
+		baseInfo = &baselineInfo{Rev: o.baseline}
+		if baseBin, baseInfo.Commit, err = buildBaseline(o.cache, o.baseline, logf); err != nil {
+			return 1, err
+		}
+	}
 	gitVersion, _ := g.line(home, "version")
 	rep := &report{Started: began, GoVersion: runtime.Version(), GitVersion: gitVersion, CPUs: runtime.NumCPU(), Rounds: o.rounds,
-		LoadAvg: []string{loadAvg()}}
+		LoadAvg: []string{loadAvg()}, Baseline: baseInfo}
 	rows := make([]*row, len(cases))
 	ru := &runner{g: g, rounds: o.rounds, logf: logf}
 
@@ -153,37 +164,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		if kind != "paging" {
 			flags = append(slices.Clone(logFlags), "--patch-cache", "0")
 		}
-		s, err := startServer(ctx, bin, dir, filepath.Join(logDir, kind+".log"), flags...)
-		ru.fresh = func() (*session, error) {
-			return startServer(ctx, bin, dir, filepath.Join(logDir, kind+"-fresh.log"), flags...)
-		}
-		ru.freshLean = func() (*leanClient, error) {
-			return startLean(ctx, bin, dir, filepath.Join(logDir, kind+"-lean.log"), flags...)
-		}
+		withSandboxOff := slices.ContainsFunc(idx, func(i int) bool { return cases[i].sandboxOff })
+		cur, err := startSide(ctx, bin, dir, logDir, kind, withSandboxOff, flags)
 		if err != nil {
 			return 1, err
 		}
-		ru.sandboxOff = nil
-		for _, i := range idx {
-			if cases[i].sandboxOff && ru.sandboxOff == nil {
-				if ru.sandboxOff, err = startServer(ctx, bin, dir, filepath.Join(logDir, kind+"-sandbox-off.log"), append(flags, "--sandbox", "off")...); err != nil {
-					return 1, err
-				}
+		ru.side, ru.base = *cur, nil
+		if baseBin != "" {
+			if ru.base, err = startSide(ctx, baseBin, dir, logDir, "baseline-"+kind, withSandboxOff, flags); err != nil {
+				cur.close(logf, kind)
+				return 1, fmt.Errorf("the baseline's server: %w", err)
 			}
 		}
 		for _, i := range idx {
 			if ctx.Err() != nil {
 				break
 			}
-			rows[i] = ru.runCase(ctx, s, fx, cases[i])
+			rows[i] = ru.runCase(ctx, cur.s, fx, cases[i])
 		}
-		for _, srv := range []*session{s, ru.sandboxOff} {
-			if srv == nil {
-				continue
-			}
-			if err := srv.close(); err != nil {
-				logf("closing the %s server: %v", kind, err)
-			}
+		cur.close(logf, kind)
+		if ru.base != nil {
+			ru.base.close(logf, "baseline "+kind)
 		}
 		if ctx.Err() != nil {
 			return 1, ctx.Err()
@@ -197,6 +198,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	writeTable(stdout, rows)
 	writePaging(stdout, rows)
 	writeThroughput(stdout, rows)
+	if baseInfo != nil {
+		writeBaseline(stdout, baseInfo, rows)
+	}
 	for _, ri := range rep.Repos {
 		switch {
 		case ri.Name == repoGiven:

@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 )
@@ -219,7 +220,7 @@ func applies(fx *fixture, scratch string, patch []byte) error {
 
 // pagedDiff drains the diff once and checks it (the warm-up), then times
 // whole drains against one plain git diff of the range, alternating.
-func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) error {
+func (ru *runner) pagedDiff(ctx context.Context, s *session, bs *side, fx *fixture, c benchCase, sp *spec, r *row) error {
 	ds := sp.drain
 	p := &pagingResult{PatchBytes: int64(len(ds.want)), EscapedPatchBytes: ds.escaped, Limit: replyLimit}
 	p.CallsTarget = 1.1*math.Ceil(float64(ds.escaped)/replyLimit) + 2
@@ -260,7 +261,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		_, err := cl.call(ctx, "read_file", map[string]any{"path": fx.changes[0].path, "ref": fx.head, "endLine": 1})
 		return err
 	}
-	checked := func(dr *drained, client string) (time.Duration, error) {
+	checked := func(dr, first *drained, client string) (time.Duration, error) {
 		if dr.calls != first.calls || dr.bytes != first.bytes {
 			return 0, fmt.Errorf("a drain through %s took %d calls and %d bytes, the first %d and %d", client, dr.calls, dr.bytes, first.calls, first.bytes)
 		}
@@ -268,6 +269,22 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 			return 0, err
 		}
 		return dr.d, nil
+	}
+	// drainFresh times a drain through a new client of a new server,
+	// warmed up first, and closes it.
+	drainFresh := func(cl interface {
+		caller
+		close() error
+	}, first *drained, client string) (time.Duration, error) {
+		defer cl.close()
+		if err := warmUp(cl); err != nil {
+			return 0, err
+		}
+		dr, err := drain(ctx, cl, c.tool, sp.args)
+		if err != nil {
+			return 0, err
+		}
+		return checked(dr, first, client)
 	}
 	var peakRSS int64
 	var serverCPU, clientCPU []time.Duration
@@ -305,10 +322,31 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		if _, peak, err := fs.rss(); err == nil {
 			peakRSS = max(peakRSS, peak)
 		}
-		return checked(dr, "the go-sdk client")
+		return checked(dr, first, "the go-sdk client")
+	}
+	// The baseline's drains are checked as the current's are, each held
+	// to the baseline's own first drain, on fresh servers of its build.
+	var base timed
+	if bs != nil {
+		bfirst, err := drain(ctx, bs.s, c.tool, sp.args)
+		if err == nil {
+			_, err = checkDrained(bfirst, ds)
+		}
+		if err != nil {
+			bs = r.baselineFailed(err)
+		} else {
+			r.Baseline.setCounts(first.calls, bfirst.calls, first.bytes, bfirst.bytes)
+			base = func() (time.Duration, error) {
+				fs, err := bs.fresh()
+				if err != nil {
+					return 0, err
+				}
+				return drainFresh(fs, bfirst, "the go-sdk client")
+			}
+		}
 	}
 	git := ru.gitTimer(fx, sp)
-	sv, gt, err := paired(ru.rounds, server, git)
+	bv, sv, gt, err := interleaved(ru.rounds, base, server, git)
 	if err != nil {
 		return err
 	}
@@ -317,15 +355,7 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 		if err != nil {
 			return 0, err
 		}
-		defer lc.close()
-		if err := warmUp(lc); err != nil {
-			return 0, err
-		}
-		dr, err := drain(ctx, lc, c.tool, sp.args)
-		if err != nil {
-			return 0, err
-		}
-		return checked(dr, "the lean client")
+		return drainFresh(lc, first, "the lean client")
 	}
 	lv, lg, err := paired(ru.rounds, lean, git)
 	if err != nil {
@@ -337,6 +367,9 @@ func (ru *runner) pagedDiff(ctx context.Context, s *session, fx *fixture, c benc
 	p.ClientCPUMs = ms(median(clientCPU))
 	r.PeakRSSMiB = fptr(float64(peakRSS) / (1 << 20))
 	r.setTimes(sv, gt)
+	if bs != nil {
+		r.setBaselineTimes(bv)
+	}
 
 	p.ReplyRatio = float64(p.ReplyBytes) / float64(p.EscapedPatchBytes)
 	p.TimeRatio = *r.Ratio

@@ -54,6 +54,8 @@ type row struct {
 	Paging *pagingResult `json:"paging,omitempty"`
 	// Listing is a drained listing's figures (issue 23).
 	Listing *listingResult `json:"listing,omitempty"`
+	// Baseline is the same case on the baseline's build (--baseline).
+	Baseline *baselineResult `json:"baseline,omitempty"`
 }
 
 // target is a goal a case is held to.
@@ -107,7 +109,9 @@ type report struct {
 	Rounds     int        `json:"rounds"`
 	LoadAvg    []string   `json:"loadAverage"` // 1-minute load at the start and the end: the machine is shared
 	Repos      []repoInfo `json:"repos"`
-	Rows       []*row     `json:"results"`
+	// Baseline is the build measured beside the working tree's.
+	Baseline *baselineInfo `json:"baseline,omitempty"`
+	Rows     []*row        `json:"results"`
 }
 
 type repoInfo struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,16 +15,11 @@ type runner struct {
 	g      gitRunner
 	rounds int
 	logf   logFunc
-	// sandboxOff is a second server on the same repository with the git
-	// sandbox off, for the cases that measure what the sandbox costs.
-	sandboxOff *session
-	// fresh starts another server on the repository at hand, as the
-	// first one was started: each timed drain of a paging case gets its
-	// own, so that none is answered from what an earlier one left in the
-	// patch cache.
-	fresh func() (*session, error)
-	// freshLean does the same with leanClient as the client.
-	freshLean func() (*leanClient, error)
+	// side is the working tree's server on the repository at hand.
+	side
+	// base is the baseline's (--baseline), measured beside it; nil
+	// without --baseline.
+	base *side
 }
 
 // runCase runs one case and returns its row; a failure is recorded in the
@@ -51,6 +47,10 @@ func (ru *runner) runCase(ctx context.Context, s *session, fx *fixture, c benchC
 	if c.target != nil {
 		r.Met = new(c.target.met(r))
 	}
+	if r.Baseline != nil {
+		ru.logf("%s: server %s ms, baseline %s ms, git %s ms", c.label(), fmtPtr(r.ServerMs), fmtPtr(r.Baseline.ServerMs), fmtPtr(r.GitMs))
+		return r
+	}
 	ru.logf("%s: server %s ms, git %s ms", c.label(), fmtPtr(r.ServerMs), fmtPtr(r.GitMs))
 	return r
 }
@@ -65,31 +65,30 @@ func fmtPtr(f *float64) string {
 // measure checks the first answer against git, then times the case and
 // samples the server's memory around the timed part.
 func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) error {
+	bs := ru.baseFor(c, r)
 	if sp.drain != nil {
-		return ru.pagedDiff(ctx, s, fx, c, sp, r)
+		return ru.pagedDiff(ctx, s, bs, fx, c, sp, r)
 	}
 	if sp.list != nil {
-		return ru.pagedListing(ctx, s, fx, c, sp, r)
+		return ru.pagedListing(ctx, s, bs, fx, c, sp, r)
 	}
 	r.ServerArgs = sp.args
 	// The first call is checked against git in full (and warms the server).
-	res, err := s.call(ctx, c.tool, sp.args)
-	if err != nil {
+	if _, err := checkedCall(ctx, s, c, sp); err != nil {
 		return err
-	}
-	if sp.check != nil {
-		if err := sp.check(res); err != nil {
-			return fmt.Errorf("check: %w", err)
-		}
-	}
-	if err := sp.oracle(res); err != nil {
-		return fmt.Errorf("answer differs from git's: %w", err)
 	}
 	var notes []string
 	if sp.note != "" {
 		notes = append(notes, sp.note)
 	}
 	notes = append(notes, "reply "+humanBytes(s.resultBytes()))
+	if bs != nil {
+		if err := warmBaseline(ctx, bs, c, sp); err != nil {
+			bs = r.baselineFailed(err)
+		} else {
+			r.Baseline.setCounts(0, 0, s.resultBytes(), bs.s.resultBytes())
+		}
+	}
 
 	if err := s.resetPeakRSS(); err != nil {
 		return fmt.Errorf("resetting the peak RSS: %w", err)
@@ -102,13 +101,15 @@ func (ru *runner) measure(ctx context.Context, s *session, fx *fixture, c benchC
 	var note string
 	switch {
 	case sp.calls > 0 && sp.versus != "":
-		note, err = ru.throughputVersus(ctx, s, c, sp, r)
+		note, err = ru.throughputVersus(ctx, s, bs, c, sp, r)
+	case sp.calls > 0 && bs != nil:
+		note, err = ru.throughputBeside(ctx, s, bs, c, sp, r)
 	case sp.calls > 0:
 		note, err = ru.throughput(ctx, s, c, sp, r)
 	case c.sandboxOff:
-		note, err = ru.againstSandboxOff(ctx, s, c, sp, r)
+		note, err = ru.againstSandboxOff(ctx, s, bs, c, sp, r)
 	default:
-		note, err = ru.sideBySide(ctx, s, fx, c, sp, r)
+		note, err = ru.sideBySide(ctx, s, bs, fx, c, sp, r)
 	}
 	if err != nil {
 		return err
@@ -163,9 +164,13 @@ const versusBlock = 100
 // "git" columns hold the versus call's figures. The same is then measured
 // through leanClient, on a server of its own: what the go-sdk client's own
 // decoding of the larger reply costs shows in the difference.
-func (ru *runner) throughputVersus(ctx context.Context, s *session, c benchCase, sp *spec, r *row) (string, error) {
+func (ru *runner) throughputVersus(ctx context.Context, s *session, bs *side, c benchCase, sp *spec, r *row) (string, error) {
 	r.GitCommand = "the same session: " + sp.versus + ", alternating blocks of " + fmt.Sprint(versusBlock)
-	rd, fl, err := alternate(ctx, s, c.tool, sp)
+	var base caller
+	if bs != nil {
+		base = bs.s
+	}
+	rd, fl, bd, err := alternate(ctx, s, c.tool, sp, base)
 	if err != nil {
 		return "", err
 	}
@@ -183,20 +188,24 @@ func (ru *runner) throughputVersus(ctx context.Context, s *session, c benchCase,
 		return "", err
 	}
 	defer lean.close()
-	lrd, lfl, err := alternate(ctx, lean, c.tool, sp)
+	lrd, lfl, _, err := alternate(ctx, lean, c.tool, sp, nil)
 	if err != nil {
 		return "", fmt.Errorf("through the lean client: %w", err)
 	}
 	r.LeanCallsPerS = fptr(float64(lrd.done) / lrd.total.Seconds())
 	r.LeanVersusCallsPerS = fptr(float64(lfl.done) / lfl.total.Seconds())
 	r.LeanCallsRatio = fptr(*r.LeanCallsPerS / *r.LeanVersusCallsPerS)
+	if bd != nil {
+		r.setBaselineCalls(bd)
+	}
 	return fmt.Sprintf("%.0f calls/s against %s's %.0f calls/s (%.2f×); p50 %.3f ms vs %.3f ms; server CPU %.3f ms/call vs %.3f; lean client: %.0f calls/s against %.0f (%.2f×)",
 		*r.CallsPerS, sp.versus, *r.VersusCallsPerS, *r.CallsRatio, *r.P50Ms, *r.VersusP50Ms, *r.ServerCPUMsPerCall, *r.VersusCPUMsPerCall,
 		*r.LeanCallsPerS, *r.LeanVersusCallsPerS, *r.LeanCallsRatio), nil
 }
 
-// callsSide is one call's share of an alternating run.
+// callsSide is one call's share of an alternating run, through cl.
 type callsSide struct {
+	cl    caller
 	tool  string
 	args  func(i int) map[string]any
 	check func(*mcp.CallToolResult) error
@@ -207,59 +216,78 @@ type callsSide struct {
 }
 
 // alternate makes sp.calls calls of tool and as many of sp.versus through
-// cl, in alternating blocks of versusBlock.
-func alternate(ctx context.Context, cl caller, tool string, sp *spec) (rd, fl *callsSide, err error) {
-	rd = &callsSide{tool: tool, args: sp.argsFor, check: sp.check}
-	fl = &callsSide{tool: sp.versus, args: func(int) map[string]any { return map[string]any{} }}
+// cl, in alternating blocks of versusBlock; with base (the baseline's
+// server, warmed by the caller), as many of tool through base besides,
+// each of its blocks before the current's.
+func alternate(ctx context.Context, cl caller, tool string, sp *spec, base caller) (rd, fl, bd *callsSide, err error) {
+	rd = &callsSide{cl: cl, tool: tool, args: sp.argsFor, check: sp.check}
+	fl = &callsSide{cl: cl, tool: sp.versus, args: func(int) map[string]any { return map[string]any{} }}
 	if _, err := timeServer(ctx, cl, sp.versus, map[string]any{}, nil); err != nil { // warm-up
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	for block := 0; rd.done < sp.calls || fl.done < sp.calls; block++ {
-		sd := []*callsSide{rd, fl}[block%2]
-		n := min(versusBlock, sp.calls-sd.done)
-		cpu0, err := cl.cpuTime()
+	sides := []*callsSide{rd, fl}
+	if base != nil {
+		bd = &callsSide{cl: base, tool: tool, args: sp.argsFor, check: sp.check}
+		sides = []*callsSide{bd, rd, fl}
+	}
+	if err := inBlocks(ctx, sp.calls, sides...); err != nil {
+		return nil, nil, nil, err
+	}
+	return rd, fl, bd, nil
+}
+
+// inBlocks makes calls calls of each side, in turn by blocks of
+// versusBlock.
+func inBlocks(ctx context.Context, calls int, sides ...*callsSide) error {
+	for block := 0; slices.ContainsFunc(sides, func(sd *callsSide) bool { return sd.done < calls }); block++ {
+		sd := sides[block%len(sides)]
+		n := min(versusBlock, calls-sd.done)
+		cpu0, err := sd.cl.cpuTime()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		start := time.Now()
 		for i := 0; i < n; i++ {
-			d, err := timeServer(ctx, cl, sd.tool, sd.args(sd.done+i), sd.check)
+			d, err := timeServer(ctx, sd.cl, sd.tool, sd.args(sd.done+i), sd.check)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s call %d: %w", sd.tool, sd.done+i, err)
+				return fmt.Errorf("%s call %d: %w", sd.tool, sd.done+i, err)
 			}
 			sd.lat = append(sd.lat, d)
 		}
 		sd.total += time.Since(start)
-		cpu1, err := cl.cpuTime()
+		cpu1, err := sd.cl.cpuTime()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		sd.cpu += cpu1 - cpu0
 		sd.done += n
 	}
-	return rd, fl, nil
+	return nil
 }
 
 // againstSandboxOff times the call on the server and on its twin with the
 // sandbox off, alternating; the "git" columns hold the twin's figures.
-func (ru *runner) againstSandboxOff(ctx context.Context, s *session, c benchCase, sp *spec, r *row) (string, error) {
+func (ru *runner) againstSandboxOff(ctx context.Context, s *session, bs *side, c benchCase, sp *spec, r *row) (string, error) {
 	r.GitCommand = "the same call, server started with --sandbox off"
 	if _, err := timeServer(ctx, ru.sandboxOff, c.tool, sp.args, sp.check); err != nil { // warm-up
 		return "", err
 	}
 	on := func() (time.Duration, error) { return timeServer(ctx, s, c.tool, sp.args, sp.check) }
 	off := func() (time.Duration, error) { return timeServer(ctx, ru.sandboxOff, c.tool, sp.args, sp.check) }
-	sv, gt, err := paired(ru.rounds, on, off)
+	bv, sv, gt, err := interleaved(ru.rounds, ru.baseTimer(ctx, bs, c, sp), on, off)
 	if err != nil {
 		return "", err
 	}
 	r.setTimes(sv, gt)
+	if bs != nil {
+		r.setBaselineTimes(bv)
+	}
 	return "git column: the server with --sandbox off", nil
 }
 
 // sideBySide times the server call and its git equivalent, alternating,
 // after one git warm-up (the server was warmed by the checked call).
-func (ru *runner) sideBySide(ctx context.Context, s *session, fx *fixture, c benchCase, sp *spec, r *row) (string, error) {
+func (ru *runner) sideBySide(ctx context.Context, s *session, bs *side, fx *fixture, c benchCase, sp *spec, r *row) (string, error) {
 	r.GitCommand = "git " + strings.Join(sp.git, " ")
 	warm, err := timeGit(ru.g, fx.dir, sp.git, sp.noMatchOK)
 	if err != nil {
@@ -272,12 +300,15 @@ func (ru *runner) sideBySide(ctx context.Context, s *session, fx *fixture, c ben
 		gitRSS = max(gitRSS, run.maxRSS)
 		return run.d, err
 	}
-	sv, gt, err := paired(ru.rounds, server, git)
+	bv, sv, gt, err := interleaved(ru.rounds, ru.baseTimer(ctx, bs, c, sp), server, git)
 	if err != nil {
 		return "", err
 	}
 	r.GitPeakRSSMiB = fptr(float64(gitRSS) / (1 << 20))
 	r.setTimes(sv, gt)
+	if bs != nil {
+		r.setBaselineTimes(bv)
+	}
 	return fmt.Sprintf("git printed %s, git peak RSS %.0f MiB", humanBytes(warm.printed), *r.GitPeakRSSMiB), nil
 }
 

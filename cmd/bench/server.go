@@ -27,22 +27,37 @@ func buildServer(binDir string, keep bool, logf logFunc) (string, error) {
 			return bin, nil
 		}
 	}
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
-		return "", fmt.Errorf("run the benchmark from inside the mcp-repo-tools module (go env GOMOD: %v)", err)
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
 	}
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return "", err
 	}
 	logf("building the server: go build -o %s ./cmd/mcp-repo-tools", bin)
+	return bin, goBuild(root, bin)
+}
+
+// moduleRoot is the directory of the module that holds the working
+// directory: the server is built from there.
+func moduleRoot() (string, error) {
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil || strings.TrimSpace(string(gomod)) == "" || strings.TrimSpace(string(gomod)) == os.DevNull {
+		return "", fmt.Errorf("run the benchmark from inside the mcp-repo-tools module (go env GOMOD: %v)", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(gomod))), nil
+}
+
+// goBuild builds ./cmd/mcp-repo-tools of the module in dir into bin.
+func goBuild(dir, bin string) error {
 	c := exec.Command("go", "build", "-o", bin, "./cmd/mcp-repo-tools")
-	c.Dir = filepath.Dir(strings.TrimSpace(string(gomod)))
+	c.Dir = dir
 	var stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stderr, &stderr
 	if err := c.Run(); err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, stderr.String())
+		return fmt.Errorf("go build: %w\n%s", err, stderr.String())
 	}
-	return bin, nil
+	return nil
 }
 
 // session is one server process serving one repository over stdio, with an

@@ -14,7 +14,7 @@ import (
 // structured content. The checks read the text, as a model would.
 
 // metaKeyNext is where a partial reply's result carries the call that
-// returns the next part (internal/server/next.go, MetaKeyNext).
+// returns the next part (internal/paging/next.go, MetaKeyNext).
 const metaKeyNext = "mcp-repo-tools/next"
 
 // metaKeyMaxChars is where a tool declares, in tools/list, the most

@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 )
 
 // The cursor key signs the cursors of partial replies (server.Config's
@@ -107,7 +107,7 @@ func writeNewKey(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key := make([]byte, server.CursorKeyBytes)
+	key := make([]byte, paging.CursorKeyBytes)
 	rand.Read(key) // never fails (crypto/rand)
 	_, err = f.WriteString(hex.EncodeToString(key) + "\n")
 	if err == nil {
@@ -124,7 +124,7 @@ func writeNewKey(dir string) (string, error) {
 }
 
 // readCursorKey reads a key file: a regular file no other user may read
-// or write, holding at least server.CursorKeyBytes bytes as hex digits
+// or write, holding at least paging.CursorKeyBytes bytes as hex digits
 // (64 or more; surrounding whitespace, a final newline, is ignored).
 func readCursorKey(path string) ([]byte, error) {
 	f, err := os.Open(path) //nolint:gosec // G304: the operator's own --cursor-key-file
@@ -150,9 +150,9 @@ func readCursorKey(path string) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes: a key file holds one key as hex digits", cursorKeyFileMax)
 	}
 	key, err := hex.DecodeString(string(bytes.TrimSpace(data)))
-	if err != nil || len(key) < server.CursorKeyBytes {
+	if err != nil || len(key) < paging.CursorKeyBytes {
 		return nil, fmt.Errorf("does not hold a key: want at least %d random bytes as %d or more hex digits (openssl rand -hex %d makes one)",
-			server.CursorKeyBytes, 2*server.CursorKeyBytes, server.CursorKeyBytes)
+			paging.CursorKeyBytes, 2*paging.CursorKeyBytes, paging.CursorKeyBytes)
 	}
 	return key, nil
 }

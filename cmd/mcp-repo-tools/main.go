@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 const usage = `mcp-repo-tools serves git repositories to AI agents over MCP: read-only, exact, bounded.
@@ -117,7 +118,7 @@ func newLogger(level string, w io.Writer) (*slog.Logger, error) {
 type dropFailedCalls struct{ slog.Handler }
 
 func (h dropFailedCalls) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == server.FailedCallLog {
+	if r.Message == toolcall.FailedCallLog {
 		return nil
 	}
 	return h.Handler.Handle(ctx, r)

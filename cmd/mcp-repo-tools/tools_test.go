@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 )
 
 // tools and tools --json need no repository: they list the registry.

@@ -38,6 +38,9 @@ func checkRange(from, to string, paths []string) error {
 	return nil
 }
 
+// Short is an object id cut to the 12 characters replies show of it.
+func Short(id string) string { return id[:min(12, len(id))] }
+
 // IsObjectID reports whether s is a full object id (SHA-1 or SHA-256), in
 // lower-case hex: never an option, a ref or revision syntax.
 func IsObjectID(s string) bool {

@@ -2,17 +2,18 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // decoders decodes a call's arguments into each tool's input type, as the
 // wrapper does before the handler runs.
-var decoders = map[string]func(json.RawMessage, inputSchema) (any, error){
+var decoders = map[string]func(json.RawMessage, argcheck.Schema) (any, error){
 	"blame":                   decodeAs[blameIn],
 	"get_commit":              decodeAs[getCommitIn],
 	"get_diff":                decodeAs[getDiffIn],
@@ -28,18 +29,18 @@ var decoders = map[string]func(json.RawMessage, inputSchema) (any, error){
 	"search_code":             decodeAs[searchCodeIn],
 }
 
-func decodeAs[In any](args json.RawMessage, schema inputSchema) (any, error) {
-	return decodeArgs[In](args, schema)
+func decodeAs[In any](args json.RawMessage, schema argcheck.Schema) (any, error) {
+	return argcheck.Decode[In](args, schema)
 }
 
 // toolInput is a tool's input schema, ready to check calls against.
-func toolInput(t *testing.T, d *ToolDef) inputSchema {
+func toolInput(t *testing.T, d *ToolDef) argcheck.Schema {
 	t.Helper()
 	in, _, err := d.schemas()
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := newInputSchema(in)
+	schema, err := argcheck.NewSchema(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +80,12 @@ func TestEveryAliasReachesItsParameter(t *testing.T) {
 			t.Fatalf("%s: no decoder in aliases_test.go; add its input type", d.Name())
 		}
 		schema := toolInput(t, d)
-		for alias, target := range schema.aliases {
-			p := schema.schema.Properties[target]
+		for alias, target := range schema.Aliases {
+			p := schema.Def.Properties[target]
 			base := map[string]any{}
-			for _, r := range schema.schema.Required {
+			for _, r := range schema.Def.Required {
 				if r != target {
-					base[r] = sampleValue(schema.schema.Properties[r])
+					base[r] = sampleValue(schema.Def.Properties[r])
 				}
 			}
 			decodeWith := func(name string, v any) any {
@@ -105,7 +106,7 @@ func TestEveryAliasReachesItsParameter(t *testing.T) {
 			}
 			v := sampleValue(p)
 			want := decodeWith(target, v)
-			if !slices.Contains(schema.schema.Required, target) && reflect.DeepEqual(want, decodeWith("", nil)) {
+			if !slices.Contains(schema.Def.Required, target) && reflect.DeepEqual(want, decodeWith("", nil)) {
 				t.Fatalf("%s: %s=%v decodes as nothing given: the test's value is wrong", d.Name(), target, v)
 			}
 			if got := decodeWith(alias, v); !reflect.DeepEqual(got, want) {
@@ -129,11 +130,11 @@ func TestEveryAliasReachesItsParameter(t *testing.T) {
 func TestAliasesAreNeverParameters(t *testing.T) {
 	for _, d := range registry {
 		schema := toolInput(t, d)
-		for alias, target := range schema.aliases {
-			if _, ok := schema.schema.Properties[alias]; ok {
+		for alias, target := range schema.Aliases {
+			if _, ok := schema.Def.Properties[alias]; ok {
 				t.Errorf("%s: %s is a parameter and an alias of %s", d.Name(), alias, target)
 			}
-			if _, ok := schema.schema.Properties[target]; !ok {
+			if _, ok := schema.Def.Properties[target]; !ok {
 				t.Errorf("%s: %s stands for %s, not a parameter", d.Name(), alias, target)
 			}
 		}

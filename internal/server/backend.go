@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
@@ -21,14 +22,14 @@ type backend interface {
 	// pullRequestFiles: pinned, the call's cursor, pins the base, merge
 	// base and head commits of the first page (nil: as the pull request is
 	// now).
-	pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error)
+	pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *paging.Cursor) (listPullRequestFilesOut, error)
 	// pullRequestDiff: path is file_path checked ("" for the whole diff).
 	pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error)
 	// fileContent: path is filePath checked by the policy.
 	fileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error)
 	// pullRequestDetails answers get_pull_request (get_pull_request.go);
 	// cur is the call's cursor, decoded (nil for the first part).
-	pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error)
+	pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *paging.Cursor) (reply[getPullRequestOut], error)
 	// pullRequest finds a pull request's base, head and merge base in r,
 	// for the tools that read its commits with git (s.pullRequest,
 	// pull_request.go): locally from its refs, in forge mode from the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -67,7 +68,7 @@ func BenchmarkLargeReply(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h.server.resultSize(h.server.result(rep.wire()))
+			h.server.calls.ResultSize(h.server.calls.Result(rep.Wire()))
 		}
 	})
 	b.Run("round trip", func(b *testing.B) {
@@ -85,7 +86,7 @@ func BenchmarkReadFileHandler(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.resultSize(s.result(rep.wire()))
+		s.calls.ResultSize(s.calls.Result(rep.Wire()))
 	}
 }
 
@@ -117,9 +118,9 @@ func BenchmarkDiffPartFromCache(b *testing.B) {
 	r.Commit("feature")
 	h := serve(b, r, withTextOnly())
 	res := h.call("get_diff", args("base", "main", "head", "feature"))
-	next := res.Meta[MetaKeyNext].(map[string]any)["arguments"].(map[string]any)
+	next := res.Meta[paging.MetaKeyNext].(map[string]any)["arguments"].(map[string]any)
 	benchCall(b, h.cs, "get_diff", next)
-	if h.server.patches.hits.Load() < int64(b.N) {
-		b.Fatalf("%d parts cut from the cache of %d", h.server.patches.hits.Load(), b.N)
+	if h.server.diffs.Hits() < int64(b.N) {
+		b.Fatalf("%d parts cut from the cache of %d", h.server.diffs.Hits(), b.N)
 	}
 }

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -61,7 +64,7 @@ type blameOut struct {
 	TotalLines int              `json:"totalLines" jsonschema:"lines in the file at ref"`
 	Lines      []blameLineOut   `json:"lines"`
 	Commits    []blameCommitOut `json:"commits" jsonschema:"each commit of lines once, in the order of its first line"`
-	paged
+	paging.Paged
 }
 
 // blameTool is blame's definition (registry.go).
@@ -97,31 +100,19 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 	// count kept by blob id, or one reading of the blob (which also tells a
 	// directory, a submodule or a missing path from a file).
 	total, binary := 0, false
-	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
-		if n, ok := s.lineCounts.get(blob.OID); ok {
-			total = n
-			return nil
-		}
-		res, err := text.Slicer{From: 1<<31 - 1, SkipBinary: true}.Read(body)
-		if err != nil {
-			return err
-		}
-		if res.Binary {
-			binary = true
-			return nil
-		}
-		total = res.Total
-		s.lineCounts.put(blob.OID, total)
-		return nil
+	err = r.ReadAt(ctx, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
+		var err error
+		total, binary, err = s.lines.Count(blob, body)
+		return err
 	})
 	if err != nil {
 		return reply[blameOut]{}, err
 	}
 	if binary {
-		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is a binary file at %s: it has no lines to blame", path, describeRef(in.Ref, commit))
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is a binary file at %s: it has no lines to blame", path, repo.DescribeRef(in.Ref, commit))
 	}
 	if total == 0 {
-		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is empty at %s: it has no lines to blame", path, describeRef(in.Ref, commit))
+		return reply[blameOut]{}, errcode.New(errcode.InvalidArgument, "%q is empty at %s: it has no lines to blame", path, repo.DescribeRef(in.Ref, commit))
 	}
 	start, end := in.StartLine, in.EndLine
 	if end != 0 && end < start {
@@ -142,7 +133,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		// stale or the file odd: say what git says.
 		return reply[blameOut]{}, pastTheEnd(path, "start_line", start, rangeErr.Lines)
 	case errors.Is(err, git.ErrMissing):
-		return reply[blameOut]{}, explainMissing(ctx, r, commit, in.Ref, path)
+		return reply[blameOut]{}, r.ExplainMissing(ctx, commit, in.Ref, path)
 	case err != nil:
 		return reply[blameOut]{}, err
 	}
@@ -165,7 +156,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			badUTF8[i] = true
 			o.Text = strings.ToValidUTF8(o.Text, "\uFFFD")
 		}
-		if cut := cutLine([]byte(o.Text), l.Truncated); cut != o.Text {
+		if cut := text.CutLine([]byte(o.Text), l.Truncated); cut != o.Text {
 			o.Text, o.Truncated = cut, true
 		}
 		outLines[i] = o
@@ -194,14 +185,14 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		} else {
 			fmt.Fprintf(&b, "lines %d–%d of %d", start, out.EndLine, total)
 		}
-		fmt.Fprintf(&b, ", %s; each line: its number, the commit that last changed it, its number there, its text\n", count(len(out.Commits), "commit"))
+		fmt.Fprintf(&b, ", %s; each line: its number, the commit that last changed it, its number there, its text\n", text.Count(len(out.Commits), "commit"))
 		lw, ow := len(strconv.Itoa(out.EndLine)), 1
 		for _, l := range shown {
 			ow = max(ow, len(strconv.Itoa(l.OrigLine)))
 		}
 		bad := 0
 		for i, l := range shown {
-			fmt.Fprintf(&b, "%*d %s %*d  %s\n", lw, l.Line, short(l.Commit), ow, l.OrigLine, l.Text)
+			fmt.Fprintf(&b, "%*d %s %*d  %s\n", lw, l.Line, git.Short(l.Commit), ow, l.OrigLine, l.Text)
 			if badUTF8[i] {
 				bad++
 			}
@@ -214,28 +205,28 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			if !byID[c.SHA].Author.Date.IsZero() {
 				date = byID[c.SHA].Author.Date.Format(time.DateOnly)
 			}
-			fmt.Fprintf(&b, "%s %s %s: %s", short(c.SHA), date, text.Line(c.Author.Name), text.Line(c.Summary))
+			fmt.Fprintf(&b, "%s %s %s: %s", git.Short(c.SHA), date, text.Line(c.Author.Name), text.Line(c.Summary))
 			if p := renamed[c.SHA]; len(p) > 0 {
 				fmt.Fprintf(&b, " (file then at %s)", strings.Join(text.Names(p), ", "))
 			}
 			b.WriteString("\n")
 		}
 		if bad > 0 {
-			fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", count(bad, "line"))
+			fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", text.Count(bad, "line"))
 		}
 		if hidden := blameHidden(shown); hidden.Found() {
-			b.WriteString("[" + hiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
+			b.WriteString("[" + text.HiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 		}
-		rep := reply[blameOut]{text: b.String(), out: out}
+		rep := reply[blameOut]{Text: b.String(), Out: out}
 		if next := start + n; next <= end {
 			nextIn := in
 			nextIn.StartLine, nextIn.Ref = next, commit
-			rep.next = continueWith("blame", nextIn)
+			rep.Next = paging.Continue("blame", nextIn)
 		}
 		return rep
 	}
-	rep := fitPage(s, len(outLines), render)
-	if len(rep.out.Lines) == 0 {
+	rep := paging.FitList(s.budget, len(outLines), render)
+	if len(rep.Out.Lines) == 0 {
 		return reply[blameOut]{}, errcode.New(errcode.TooLarge, "line %d of %q with its commit does not fit in one reply (%d bytes)", start, path, s.cfg.MaxBytes)
 	}
 	return rep, nil
@@ -255,13 +246,13 @@ func rfc3339(t time.Time) string {
 func atCommit(commit, ref, headNote string) string {
 	switch {
 	case ref == "" && headNote != "":
-		return short(commit) + " (HEAD, " + headNote + ")"
+		return git.Short(commit) + " (HEAD, " + headNote + ")"
 	case ref == "":
-		return short(commit) + " (HEAD)"
+		return git.Short(commit) + " (HEAD)"
 	case ref == commit:
-		return short(commit)
+		return git.Short(commit)
 	}
-	return short(commit) + " (" + text.Name(ref) + ")"
+	return git.Short(commit) + " (" + text.Name(ref) + ")"
 }
 
 // blameHidden finds the hidden characters of the lines shown.

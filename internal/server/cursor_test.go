@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -29,7 +30,7 @@ func withCursorKey(key []byte) option { return func(c *Config) { c.CursorKey = k
 // randomCursorKey is a new secret key, as the command makes one.
 func randomCursorKey(t *testing.T) []byte {
 	t.Helper()
-	key := make([]byte, CursorKeyBytes)
+	key := make([]byte, paging.CursorKeyBytes)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestCursorForgedPullRequestDiff(t *testing.T) {
 	h := serve(t, r, withTextOnly())
 
 	a := prArgs(1, "file_path", "app.js")
-	minted := mintPublic(t, map[string]any{"t": "get_pull_request_diff", "a": argsDigest(getPullRequestDiffIn{Owner: "acme", Repo: "widgets", Index: 1, FilePath: "app.js"}, "cursor"),
+	minted := mintPublic(t, map[string]any{"t": "get_pull_request_diff", "a": paging.ArgsDigest(getPullRequestDiffIn{Owner: "acme", Repo: "widgets", Index: 1, FilePath: "app.js"}, "cursor"),
 		"c": []string{base, base, benign}})
 	res := h.call("get_pull_request_diff", with(a, "cursor", minted))
 	if text := textOf(res); strings.Contains(text, "hello, benign") || !res.IsError {
@@ -135,19 +136,19 @@ func TestCursorForgedPullRequestDiff(t *testing.T) {
 // resign is cur, as the server made it, with its payload changed by edit
 // and signed again with h's server's own key, for the repository named
 // fullName: a cursor only the server could have made.
-func resign(t *testing.T, h *harness, cur, fullName string, edit func(*cursor)) string {
+func resign(t *testing.T, h *harness, cur, fullName string, edit func(*paging.Cursor)) string {
 	t.Helper()
 	body, _, _ := strings.Cut(cur, ".")
 	p, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c cursor
+	var c paging.Cursor
 	if err := json.Unmarshal(p, &c); err != nil {
 		t.Fatal(err)
 	}
 	edit(&c)
-	return h.server.cursors.encode(c, fullName)
+	return h.server.cursors.Encode(c, fullName)
 }
 
 // cursorRepo is a pagingRepo with pull request #9 besides: two commits, the
@@ -199,7 +200,7 @@ func TestCursorOtherKey(t *testing.T) {
 			if !strings.Contains(msg, "key changed") {
 				t.Errorf("the message does not say the server's cursor key changed: %q", msg)
 			}
-			edited := resign(t, made, next["cursor"].(string), "acme/widgets", func(*cursor) {})
+			edited := resign(t, made, next["cursor"].(string), "acme/widgets", func(*paging.Cursor) {})
 			edited = strings.Replace(edited, ".", ".A", 1)[:len(edited)]
 			msg = failsLeaveOut(t, made.boundTo(t), c.tool, with(next, "cursor", edited))
 			if !strings.Contains(msg, "damaged or was edited") {
@@ -232,7 +233,7 @@ func TestCursorPinsOnlyCommits(t *testing.T) {
 			pins := len(payloadOf(t, cur)["c"].([]any))
 			for i := range pins {
 				for _, b := range bad {
-					forged := resign(t, h, cur, "acme/widgets", func(c *cursor) { c.Commits[i] = b.id })
+					forged := resign(t, h, cur, "acme/widgets", func(c *paging.Cursor) { c.Commits[i] = b.id })
 					msg := h.fails(c.tool, with(next, "cursor", forged), b.code)
 					if !strings.Contains(msg, "cursor") || !strings.Contains(msg, b.id[:12]) {
 						t.Errorf("pin %d a %s: the message does not name the cursor's pin: %q", i, b.kind, msg)
@@ -240,7 +241,7 @@ func TestCursorPinsOnlyCommits(t *testing.T) {
 				}
 			}
 			// Control: signed again unchanged, the cursor goes on.
-			h.ok(c.tool, with(next, "cursor", resign(t, h, cur, "acme/widgets", func(*cursor) {})))
+			h.ok(c.tool, with(next, "cursor", resign(t, h, cur, "acme/widgets", func(*paging.Cursor) {})))
 		})
 	}
 }
@@ -260,7 +261,7 @@ func TestCursorPullRequestMergeBase(t *testing.T) {
 			next := firstNext(t, h, c.tool, c.args)
 			cur := next["cursor"].(string)
 			for _, from := range []int{0, 2} {
-				forged := resign(t, h, cur, "acme/widgets", func(c *cursor) { c.Commits[1] = c.Commits[from] })
+				forged := resign(t, h, cur, "acme/widgets", func(c *paging.Cursor) { c.Commits[1] = c.Commits[from] })
 				msg := failsLeaveOut(t, h, c.tool, with(next, "cursor", forged))
 				if !strings.Contains(msg, "merge base") {
 					t.Errorf("the message does not say the merge base is wrong: %q", msg)
@@ -339,11 +340,11 @@ func TestCursorOtherRepositoryUnderRoot(t *testing.T) {
 			a := with(c.args, "owner", "acme", "repo", "two")
 			next := firstNext(t, h, c.tool, a)
 			cur := next["cursor"].(string)
-			msg := failsLeaveOut(t, h, c.tool, with(next, "cursor", resign(t, h, cur, "acme/one", func(*cursor) {})))
+			msg := failsLeaveOut(t, h, c.tool, with(next, "cursor", resign(t, h, cur, "acme/one", func(*paging.Cursor) {})))
 			if !strings.Contains(msg, "another repository") {
 				t.Errorf("the message does not say the cursor was made for another repository: %q", msg)
 			}
-			h.ok(c.tool, with(next, "cursor", resign(t, h, cur, "acme/two", func(*cursor) {})))
+			h.ok(c.tool, with(next, "cursor", resign(t, h, cur, "acme/two", func(*paging.Cursor) {})))
 		})
 	}
 }
@@ -357,11 +358,11 @@ func TestCursorOtherRepositoryForge(t *testing.T) {
 	a := args("owner", "acme", "repo", "widgets", "index", 3)
 	next := firstNext(t, h, "get_pull_request", a)
 	cur := next["cursor"].(string)
-	msg := failsLeaveOut(t, h, "get_pull_request", with(next, "cursor", resign(t, h, cur, "acme/other", func(*cursor) {})))
+	msg := failsLeaveOut(t, h, "get_pull_request", with(next, "cursor", resign(t, h, cur, "acme/other", func(*paging.Cursor) {})))
 	if !strings.Contains(msg, "another repository") {
 		t.Errorf("the message does not say the cursor was made for another repository: %q", msg)
 	}
-	h.ok("get_pull_request", with(next, "cursor", resign(t, h, cur, "acme/widgets", func(*cursor) {})))
+	h.ok("get_pull_request", with(next, "cursor", resign(t, h, cur, "acme/widgets", func(*paging.Cursor) {})))
 }
 
 // What the cursor of a pull request's next part costs the server: reading
@@ -382,9 +383,9 @@ func BenchmarkCursorPullRequestPart(b *testing.B) {
 	}
 	h := serve(b, r, withMaxBytes(8192), withTextOnly())
 	res := h.call("get_pull_request_diff", prArgs(7))
-	next := res.Meta[MetaKeyNext].(map[string]any)["arguments"].(map[string]any)
+	next := res.Meta[paging.MetaKeyNext].(map[string]any)["arguments"].(map[string]any)
 	in := getPullRequestDiffIn{Owner: "acme", Repo: "widgets", Index: 7, Cursor: next["cursor"].(string)}
-	digest := argsDigest(in, "cursor")
+	digest := paging.ArgsDigest(in, "cursor")
 	ctx := context.Background()
 	rp, err := h.server.served.Get(ctx, "acme", "widgets", true)
 	if err != nil {
@@ -392,7 +393,7 @@ func BenchmarkCursorPullRequestPart(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		cur, err := h.server.cursors.decode("get_pull_request_diff", in.Cursor, digest)
+		cur, err := h.server.cursors.Decode("get_pull_request_diff", in.Cursor, digest)
 		if err != nil {
 			b.Fatal(err)
 		}

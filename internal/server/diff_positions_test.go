@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -140,7 +141,7 @@ func TestDiffPartsSayWhereTheyAre(t *testing.T) {
 				}
 				// The part's share of big.txt is git's bytes from..to.
 				var got string
-				for _, f := range filesOf([]byte(patchOf(text))) {
+				for _, f := range paging.FilesOf([]byte(patchOf(text))) {
 					if strings.HasPrefix(string(f), "diff --git a/big.txt ") {
 						got = string(f)
 					}
@@ -151,7 +152,7 @@ func TestDiffPartsSayWhereTheyAre(t *testing.T) {
 				}
 				if i == 0 && strings.Contains(first, "Patch against ") {
 					_, got, _ = strings.Cut(text, "\ndiff --git a/big.txt ")
-					got = string(filesOf([]byte(patchOf("diff --git a/big.txt " + got)))[0])
+					got = string(paging.FilesOf([]byte(patchOf("diff --git a/big.txt " + got)))[0])
 				}
 				if withoutHunkHeads(got) != withoutHunkHeads(want) {
 					t.Fatalf("part %d holds other bytes than git's %d–%d of big.txt's section", i, sh.from, sh.to)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -210,8 +211,8 @@ func TestDiffTotalsWithRenames(t *testing.T) {
 // A diff too large to count within the call's time says no total rather
 // than a wrong one, and its parts still come whole.
 func TestDiffTotalNotCountedInTime(t *testing.T) {
-	defer func(was time.Duration) { countTime = was }(countTime)
-	countTime = time.Nanosecond
+	defer func(was time.Duration) { paging.CountTime = was }(paging.CountTime)
+	paging.CountTime = time.Nanosecond
 	r := newRenamePR(t, 700, 95)
 	h := serve(t, r.Repo, withMaxBytes(32<<10), withTextOnly())
 	first := h.ok("get_pull_request_diff", prArgs(1))

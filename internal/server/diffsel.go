@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -42,7 +42,7 @@ type diffRequest struct {
 	// cur is the cursor of the call, if any: the base and head commits it
 	// pinned are used instead of resolving base and head again, which may
 	// have moved.
-	cur *cursor
+	cur *paging.Cursor
 }
 
 // selectDiff resolves base and head once and, in merge-base mode, their
@@ -57,13 +57,13 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 		return nil, errcode.New(errcode.InvalidArgument, "base is required: a branch, tag or commit")
 	}
 	// Secret paths are allowed here: the diff lists them as denied.
-	clean, err := cleanList("paths", q.paths)
+	clean, err := repo.CleanPaths("paths", q.paths)
 	if err != nil {
 		return nil, err
 	}
 	sel := &diffSelection{repo: r, opts: git.DiffOptions{Paths: clean, Context: q.contextLines, IgnoreWhitespace: q.ignoreWhitespace}}
 	if q.cur != nil {
-		pins, err := checkPins(ctx, r, q.cur, 2)
+		pins, err := paging.CheckPins(ctx, r, q.cur, 2)
 		if err != nil {
 			return nil, err
 		}
@@ -90,24 +90,6 @@ func (s *Server) selectDiff(ctx context.Context, q diffRequest) (*diffSelection,
 	return sel, nil
 }
 
-// cleanList cleans each path (or glob) of a list parameter like a path:
-// relative, no "..", no control characters; none may be empty. The schema
-// has already bounded the list's length.
-func cleanList(param string, items []string) ([]string, error) {
-	var out []string
-	for _, p := range items {
-		c, err := repo.CleanPath(p)
-		if err != nil {
-			return nil, err
-		}
-		if c == "" {
-			return nil, errcode.New(errcode.InvalidArgument, "%s holds an empty path", param)
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
 // statusName maps git's raw status letters to the tool contract's names.
 func statusName(c git.Change) string {
 	switch c.Status {
@@ -129,63 +111,6 @@ func statusName(c git.Change) string {
 // deniedChange: a change is hidden when either of its paths is.
 func (s *Server) deniedChange(c git.Change) bool {
 	return s.cfg.Policy.Denied(c.Path) || s.cfg.Policy.Denied(c.OldPath)
-}
-
-func short(id string) string { return id[:min(12, len(id))] }
-
-// renamePairs selects the changes get_diff's paths name, keeping a rename
-// whole when paths name one side of it, and remembers those it paired.
-type renamePairs struct {
-	paths  []string
-	paired []string // the first maxPaired
-	count  int
-}
-
-const maxPaired = 50
-
-func (rp *renamePairs) under(p string) bool {
-	for _, q := range rp.paths {
-		if p == q || strings.HasPrefix(p, q+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// selects: c is on a path of paths, on either side (only, without
-// noting the renames it pairs).
-func (rp *renamePairs) selects(c git.Change) bool {
-	return rp.under(c.Path) || rp.under(c.OldPath)
-}
-
-func (rp *renamePairs) only(c git.Change) bool {
-	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
-	if in != oldIn {
-		if rp.count++; rp.count <= maxPaired {
-			rp.paired = append(rp.paired, text.Name(c.OldPath)+" → "+text.Name(c.Path))
-		}
-	}
-	return in || oldIn
-}
-
-// note says which renames paths named one side of.
-func (rp *renamePairs) note() string {
-	if rp == nil || len(rp.paired) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", fileList(rp.paired, nil, rp.count, noteListRoom, ""))
-}
-
-// pathsFilter is the selection a diff tool's paths make of the diff's
-// file list, in each part: the changes at or under them, a rename whole
-// when they name one side of it (renamePairs, which notes those). nil for
-// no paths. get_diff and get_pull_request_diff share it.
-func pathsFilter(paths []string) (*changeFilter, *renamePairs) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	pairs := &renamePairs{paths: paths}
-	return &changeFilter{key: "paths with the other side of renames", keep: pairs.only, again: pairs.selects}, pairs
 }
 
 // Why a diff tool's reply holds no file (the emptyReason of its
@@ -216,20 +141,5 @@ func whyNoFile(ctx context.Context, r *repo.Repository, opts git.DiffOptions) (s
 // noPathMatchedText is the text of a selection whose paths matched none
 // of the diff's all changed files.
 func noPathMatchedText(all int) string {
-	return fmt.Sprintf("No changed file is at or under the paths given (the diff without paths has %s): paths are literal paths, not globs; list_files with pathGlobs finds files by glob.\n", count(all, "changed file"))
-}
-
-// bareNote names the part's files that have no patch because, with
-// ignoreWhitespace, their changes are all in whitespace: git diff -w
-// prints no section for them, and git diff -w --numstat no line (between
-// two trees that is the only file of the list without one).
-func bareNote(p *diffPart) string {
-	if len(p.bare) == 0 {
-		return ""
-	}
-	names := make([]string, len(p.bare))
-	for i, c := range p.bare {
-		names[i] = text.Name(c.Path)
-	}
-	return fmt.Sprintf("[no patch, the changes are all in whitespace (ignoreWhitespace): %s]\n", fileList(names, nil, len(names), noteListRoom, ""))
+	return fmt.Sprintf("No changed file is at or under the paths given (the diff without paths has %s): paths are literal paths, not globs; list_files with pathGlobs finds files by glob.\n", text.Count(all, "changed file"))
 }

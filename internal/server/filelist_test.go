@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 )
 
 // A tally of more files than its message can show says once, and exactly,
@@ -31,7 +33,7 @@ func TestFileListInNotesNamesNoCall(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("src/generated/file_%03d.pb.go", i)
 	}
-	got := fileList(names, nil, len(names), 300, "")
+	got := paging.FileList(names, nil, len(names), 300, "")
 	shown := strings.Count(got, ", ") + 1
 	if want := fmt.Sprintf("; and %d more", len(names)-shown); !strings.HasSuffix(got, want) || strings.Contains(got, "lists them") {
 		t.Errorf("%q", got)

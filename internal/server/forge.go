@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"io"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -49,18 +52,18 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	s := b.s
 	const tool = "get_pull_request_diff"
-	digest := argsDigest(in, "cursor")
-	var cur cursor
+	digest := paging.ArgsDigest(in, "cursor")
+	var cur paging.Cursor
 	if in.Cursor != "" {
 		var err error
-		if cur, err = s.cursors.decode(tool, in.Cursor, digest); err != nil {
+		if cur, err = s.cursors.Decode(tool, in.Cursor, digest); err != nil {
 			return textReply{}, err
 		}
-		if err := cur.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+		if err := cur.MadeFor(forgeName(in.Owner, in.Repo)); err != nil {
 			return textReply{}, err
 		}
 		if len(cur.Commits) != 3 {
-			return textReply{}, errBadPosition()
+			return textReply{}, paging.ErrBadPosition()
 		}
 	}
 	// The pull request's commits are asked for only when a part needs
@@ -90,42 +93,39 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	defer body.Close()
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
 	var src io.Reader = body
-	near := newPathsNear(path)
+	near := argcheck.NewPathsNear(path)
 	if path != "" {
 		src = diff.Filter(body, func(h diff.Header) bool {
-			near.add(h.OldPath, sectionName(h))
+			near.Add(h.OldPath, paging.SectionName(h))
 			return h.Matches(path)
 		})
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
-	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)}) - s.partNotesRoom()
+	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
 	first := in.Cursor == ""
-	page, err := diff.ReadPage(src, diff.PageOptions{
-		Start: diff.Pos{File: cur.File, Line: cur.Line}, Room: max(room, minPartRoom),
-		Cost: text.JSONLen[[]byte], Hide: s.hiddenSection, CountRest: first && path == "",
-		SizeLast: true, StartSize: cur.SplitBytes,
+	part, err := paging.ReadStreamPart(src, paging.StreamRequest{
+		Start: cur.Start(), Split: paging.SplitOf(cur),
+		Room: room, Hide: s.hiddenSection, CountRest: first && path == "",
 	})
-	if errors.Is(err, diff.ErrBadPos) {
-		return textReply{}, errBadPosition()
-	}
 	if err != nil {
 		return textReply{}, err
 	}
+	page := part.Page
 	hidden := false
 	for _, f := range page.Files {
 		hidden = hidden || f.Hidden
 	}
 	switch {
 	case path != "" && len(page.Files) == 0 && first:
-		return textReply{}, near.notFound(name, "no file differs between its head and its merge base with its base", in, s.errorRoom())
+		return textReply{}, pathNotFound(near, name, "no file differs between its head and its merge base with its base", in, s.budget.ErrorRoom())
 	case path != "" && hidden:
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-	case first && page.Next == nil && !hidden && !needsNotes(page) && !hasHiddenChars(page):
+	case first && page.Next == nil && !paging.NeedsNotes(page):
 		if len(page.Files) == 0 {
-			return textReply{text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
+			return textReply{Text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
 		}
-		return textReply{text: string(page.Text)}, nil
+		return textReply{Text: string(page.Text)}, nil
 	}
 	if err := pull(); err != nil {
 		return textReply{}, err
@@ -134,16 +134,9 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if first && page.Total != nil {
 		files, size = page.Total.Files, page.Total.Bytes
 	}
-	part := &diffPart{page: page, total: files}
-	if len(page.Files) > 0 {
-		part.first, part.last = page.Files[0].Index, page.Files[len(page.Files)-1].Index
-	}
-	if page.Next != nil {
-		part.next = &partPos{change: page.Next.File, line: page.Next.Line}
-	}
-	part.setSplit(splitOf(cur))
+	part.Total = files
 	if path != "" {
-		part.total = part.last + 1
+		part.Total = part.Last + 1
 	}
 	var t strings.Builder
 	fmt.Fprintf(&t, "%s: base %s, head %s, merge base %s", name, pr.Base.SHA, pr.Head.SHA, pr.MergeBase)
@@ -153,25 +146,25 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	case path != "":
 		fmt.Fprintf(&t, "; %s", text.Name(path))
 	case size > 0:
-		fmt.Fprintf(&t, "; %s, %d bytes of patch", count(files, "file"), size)
+		fmt.Fprintf(&t, "; %s, %d bytes of patch", text.Count(files, "file"), size)
 	}
-	t.WriteString("; this part: " + partRange(part) + "\n")
+	t.WriteString("; this part: " + part.Range() + "\n")
 	t.Write(page.Text)
 	s.flagGenerated(ctx, nil, "", part)
-	t.WriteString(s.partNotes(part, pr.Head.SHA))
-	out := textReply{text: t.String()}
+	t.WriteString(part.Notes(s.noteRules(pr.Head.SHA)))
+	out := textReply{Text: t.String()}
 	if page.Next != nil {
-		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}
-		part.cursorAt(&c)
-		next.Cursor = s.cursors.encode(c, forgeName(in.Owner, in.Repo))
-		out.next = continueWith(tool, next)
+		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}
+		part.CursorAt(&c)
+		next.Cursor = s.cursors.Encode(c, forgeName(in.Owner, in.Repo))
+		out.Next = paging.Continue(tool, next)
 	}
 	return out, nil
 }
 
 // headMoved: a forge's pull request changed between two parts of a reply.
 func headMoved(index int, was, now string) error {
-	return errcode.New(errcode.InvalidArgument, "pull request #%d's head moved from %s to %s since the first part; leave cursor out to start again", index, short(was), short(now))
+	return errcode.New(errcode.InvalidArgument, "pull request #%d's head moved from %s to %s since the first part; leave cursor out to start again", index, git.Short(was), git.Short(now))
 }
 
 // pullNotFound words the forge's 404 for a pull request.
@@ -202,9 +195,9 @@ func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		if err := json.Compact(&compact, data); err == nil {
 			data = compact.Bytes()
 		}
-		out := textReply{text: string(data)}
-		if n := s.replySize(out); n > s.cfg.MaxBytes {
-			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+		out := textReply{Text: string(data)}
+		if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
+			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.cfg.MaxBytes)
 		}
 		return out, nil
 	}
@@ -229,7 +222,7 @@ func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		}
 		at := "the default branch"
 		if in.Ref != "" {
-			at = describeRef(in.Ref, ref)
+			at = repo.DescribeRef(in.Ref, ref)
 		}
 		return textReply{}, errcode.New(errcode.NotFound, "%q does not exist at %s in %s/%s", path, at, in.Owner, in.Repo)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -43,7 +44,7 @@ func lastLineIsServers(t *testing.T, what string, res *mcp.CallToolResult) {
 	t.Helper()
 	body := strings.TrimRight(textOf(res), " \t\r\n")
 	last := strings.TrimLeft(body[strings.LastIndexByte(body, '\n')+1:], " \t")
-	if _, partial := res.Meta[MetaKeyNext]; strings.HasPrefix(last, "[partial reply]") && !partial {
+	if _, partial := res.Meta[paging.MetaKeyNext]; strings.HasPrefix(last, "[partial reply]") && !partial {
 		t.Errorf("%s: a complete reply ends with a line that reads as the server's next call: %q", what, last)
 	}
 }
@@ -300,7 +301,7 @@ func TestEveryControlCharEscaped(t *testing.T) {
 		wantQuoted(t, what, text, c.quoted...)
 	}
 	res := h.call("blame", args("path", long))
-	if _, partial := res.Meta[MetaKeyNext]; !partial || rawControl(textOf(res)) >= 0 || !strings.Contains(textOf(res), `"path":"long\u0085\u009b.txt"`) {
+	if _, partial := res.Meta[paging.MetaKeyNext]; !partial || rawControl(textOf(res)) >= 0 || !strings.Contains(textOf(res), `"path":"long\u0085\u009b.txt"`) {
 		t.Errorf("blame of %q: the next call holds a raw control character or is missing:\n%q", long, textOf(res)[max(0, len(textOf(res))-400):])
 	}
 	// get_commit of one commit: its author, subject and file.

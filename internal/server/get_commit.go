@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"slices"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -47,12 +49,12 @@ type getCommitOut struct {
 	MessageBytesLeftOut int `json:"messageBytesLeftOut" jsonschema:"bytes of the message after this part's piece, which the next parts hold (0: the message ends here, or a part without it)"`
 	MessageOffset       int `json:"messageOffset" jsonschema:"the byte offset in the message of this part's piece (0 but in a part that goes on with the message)"`
 	// MessageHidden: the bidi controls and invisible characters of message.
-	MessageHidden *hiddenChars  `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters this part's piece of message holds (lines of the whole message, the subject line 1), shown as they are; absent when none"`
-	ChangedFiles  []changedFile `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
-	TotalFiles    int           `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
-	Files         []diffFile    `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
-	Truncated     bool          `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
-	paged
+	MessageHidden *text.HiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters this part's piece of message holds (lines of the whole message, the subject line 1), shown as they are; absent when none"`
+	ChangedFiles  []changedFile     `json:"changedFiles" jsonschema:"in the first part, the first files the commit changes with their line counts (all of them when totalFiles is as many); empty in later parts"`
+	TotalFiles    int               `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
+	Files         []diffFile        `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
+	Truncated     bool              `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
+	paging.Paged
 }
 
 // getCommitTool is get_commit's definition (registry.go).
@@ -93,12 +95,12 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	if err != nil {
 		return reply[getCommitOut]{}, err
 	}
-	digest := argsDigest(in, "cursor")
+	digest := paging.ArgsDigest(in, "cursor")
 	first := in.Cursor == ""
-	var start partPos
+	var start paging.Pos
 	var sha string
-	var cur cursor
-	var split splitPos
+	var cur paging.Cursor
+	var split paging.SplitPos
 	if first {
 		if in.Ref == "" {
 			return reply[getCommitOut]{}, errcode.New(errcode.InvalidArgument, "ref is required: a commit SHA, a branch or a tag")
@@ -110,14 +112,14 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 			return reply[getCommitOut]{}, err
 		}
 	} else {
-		if cur, err = s.cursors.decode(tool, in.Cursor, digest); err != nil {
+		if cur, err = s.cursors.Decode(tool, in.Cursor, digest); err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		pins, err := checkPins(ctx, r, &cur, 1)
+		pins, err := paging.CheckPins(ctx, r, &cur, 1)
 		if err != nil {
 			return reply[getCommitOut]{}, err
 		}
-		sha, start, split = pins[0], partPos{change: cur.File, section: cur.Section, line: cur.Line}, splitOf(cur)
+		sha, start, split = pins[0], cur.Start(), paging.SplitOf(cur)
 	}
 	commits, err := r.Git.Log(ctx, git.LogOptions{To: sha, Limit: 1, WithBody: first || cur.Message > 0})
 	if err != nil {
@@ -130,9 +132,9 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	diffBase, against := histEmptyTree(sha), "the empty tree"
 	switch {
 	case len(c.Parents) > 1:
-		diffBase, against = c.Parents[0], "its first parent "+short(c.Parents[0])
+		diffBase, against = c.Parents[0], "its first parent "+git.Short(c.Parents[0])
 	case len(c.Parents) == 1:
-		diffBase, against = c.Parents[0], "its parent "+short(c.Parents[0])
+		diffBase, against = c.Parents[0], "its parent "+git.Short(c.Parents[0])
 	}
 	opts := git.DiffOptions{From: diffBase, To: sha, Context: in.ContextLines, IgnoreWhitespace: in.IgnoreWhitespace}
 	out := getCommitOut{
@@ -152,14 +154,14 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	case cur.Message > 0:
 		return stage.messagePart()
 	case !first && !in.withPatch():
-		return reply[getCommitOut]{}, errCursor("points into a patch that patch=false leaves out")
+		return reply[getCommitOut]{}, paging.ErrCursor("points into a patch that patch=false leaves out")
 	}
-	nextProbe := continueWith(tool, getCommitWithCursor(in, strings.Repeat("x", 400)))
+	nextProbe := paging.Continue(tool, getCommitWithCursor(in, strings.Repeat("x", 400)))
 	// roomAfter is what a part that starts with preamble leaves for its
 	// patch and notes.
 	roomAfter := func(preamble string, out getCommitOut) int {
-		probe := reply[getCommitOut]{text: preamble + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe}
-		return s.payloadRoom(probe)
+		probe := reply[getCommitOut]{Text: preamble + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe}
+		return s.budget.PayloadRoom(probe)
 	}
 	var preamble string
 	if first {
@@ -172,10 +174,10 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		// has the rest.
 		out.Message = new(string)
 		bare := histPreamble(r.FullName(), c, out, against, total)
-		avail := s.payloadRoom(reply[getCommitOut]{text: bare + strings.Repeat("x", 300+len(r.FullName())), out: out, next: nextProbe})
+		avail := s.budget.PayloadRoom(reply[getCommitOut]{Text: bare + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe})
 		// Parents past the first histListParents may take a quarter.
 		out.Parents = c.Parents[:min(len(c.Parents), histListParents+max(0, avail/4/(len(sha)+4)))]
-		shown, left := histCutMessage(histMessage(c), avail/3)
+		shown, left := paging.CutText(histMessage(c), avail/3, indentedCost)
 		out.Message, out.MessageBytesLeftOut = &shown, left
 		out.MessageHidden = histHidden(shown, 1)
 		files := make([]changedFile, len(page))
@@ -185,7 +187,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		s.markGenerated(ctx, r, sha, files)
 		used := 0
 		for _, f := range files {
-			if used += text.JSONLen(f.line()) + lineSlack; used > avail/4 {
+			if used += text.JSONLen(f.line()) + paging.LineSlack; used > avail/4 {
 				break
 			}
 			out.ChangedFiles = append(out.ChangedFiles, f)
@@ -196,31 +198,31 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		}
 		if !in.withPatch() {
 			out.TotalFiles = total
-			return reply[getCommitOut]{text: preamble + noPatchLine, out: out}, nil
+			return reply[getCommitOut]{Text: preamble + noPatchLine, Out: out}, nil
 		}
 	}
 	room := roomAfter(preamble, out)
 	patchBytes := cur.Bytes // the whole patch's, counted by the part it starts in
-	read := func(room int) (*diffPart, error) {
-		part, err := s.readPart(ctx, partRequest{repo: r, opts: opts, start: start, room: room, hide: s.hiddenSection, split: split,
-			countRest: start == partPos{} && patchBytes == 0})
-		if err == nil && part.counted != nil {
-			patchBytes = part.counted.Bytes
+	read := func(room int) (*paging.Part, error) {
+		part, err := s.diffs.ReadPart(ctx, paging.Request{Repo: r, Opts: opts, Start: start, Room: room, Hide: s.hiddenSection, Split: split,
+			CountRest: start == paging.Pos{} && patchBytes == 0})
+		if err == nil && part.Counted != nil {
+			patchBytes = part.Counted.Bytes
 		}
 		return part, err
 	}
-	notes := func(p *diffPart) string {
+	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, sha, p)
-		return bareNote(p) + s.partNotes(p, sha)
+		return p.Notes(s.noteRules(sha))
 	}
 	// A first part that, fitted (fitPart), still leaves out a line or a
 	// file's header lines puts its patch off: a later part, without the
 	// preamble, has more room.
-	build := func(part *diffPart, partNotes string) reply[getCommitOut] {
+	build := func(part *paging.Part, partNotes string) reply[getCommitOut] {
 		return commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
-			deferred: first && lostToRoom(part.page), patchBytes: patchBytes}, r, out, part, partNotes)
+			deferred: first && paging.LostToRoom(part.Page), patchBytes: patchBytes}, r, out, part, partNotes)
 	}
-	return fitPart(s, room, in.MaxBytes, read, notes, build)
+	return paging.FitPart(s.budget, room, in.MaxBytes, read, notes, build)
 }
 
 // commitPart is what a get_commit part's reply is made of, besides the
@@ -234,42 +236,42 @@ type commitPart struct {
 }
 
 // commitReply is get_commit's reply for a part.
-func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *diffPart, partNotes string) reply[getCommitOut] {
+func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *paging.Part, partNotes string) reply[getCommitOut] {
 	const tool = "get_commit"
-	out.TotalFiles = part.total
+	out.TotalFiles = part.Total
 	var b strings.Builder
 	b.WriteString(c.preamble)
-	next := part.next
+	next := part.Next
 	switch {
 	case c.deferred:
 		// A line (or a file's header lines) left out as longer than this
 		// part's room, which the preamble shrank, could fit in a later
 		// part's: the patch starts in the next part, so that every part
 		// leaves out the same lines a get_diff part would.
-		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", c.against, count(part.total, "file"))
-		next = &partPos{}
+		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", c.against, text.Count(part.Total, "file"))
+		next = &paging.Pos{}
 	case !c.first:
-		fmt.Fprintf(&b, "%s: commit %s, patch against %s%s; this part: %s\n", r.FullName(), short(c.sha), c.against, c.bytes(), partRange(part))
-	case part.total == 0:
+		fmt.Fprintf(&b, "%s: commit %s, patch against %s%s; this part: %s\n", r.FullName(), git.Short(c.sha), c.against, c.bytes(), part.Range())
+	case part.Total == 0:
 		fmt.Fprintf(&b, "Patch against %s: no file differs.\n", c.against)
 	default:
-		fmt.Fprintf(&b, "Patch against %s%s; %s:\n", c.against, c.bytes(), partRange(part))
+		fmt.Fprintf(&b, "Patch against %s%s; %s:\n", c.against, c.bytes(), part.Range())
 	}
 	if !c.deferred {
 		out.Files = c.s.partFiles(part)
-		b.Write(part.page.Text)
+		b.Write(part.Page.Text)
 		b.WriteString(partNotes)
 	}
-	res := reply[getCommitOut]{text: b.String(), out: out}
+	res := reply[getCommitOut]{Text: b.String(), Out: out}
 	if next != nil {
-		res.out.Truncated = true
-		cur := cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, Bytes: c.patchBytes}
+		res.Out.Truncated = true
+		cur := paging.Cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, Bytes: c.patchBytes}
 		if c.deferred {
 			cur.Bytes = 0 // the part the patch starts in counts it
 		} else {
-			part.cursorAt(&cur)
+			part.CursorAt(&cur)
 		}
-		res.next = continueWith(tool, getCommitWithCursor(c.in, c.s.cursors.encode(cur, r.FullName())))
+		res.Next = paging.Continue(tool, getCommitWithCursor(c.in, c.s.cursors.Encode(cur, r.FullName())))
 	}
 	return res
 }

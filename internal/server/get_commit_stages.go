@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -28,7 +29,7 @@ type commitStage struct {
 	r      *repo.Repository
 	c      git.Commit
 	out    getCommitOut // what every part says of the commit
-	cur    cursor
+	cur    paging.Cursor
 }
 
 // noPatchLine ends the text of get_commit's last part with patch=false.
@@ -37,13 +38,13 @@ const noPatchLine = "The patch is left out (patch=false).\n"
 // next is the call of the part after one that ends with parent parent
 // and message offset message still to show (0 for none): nil when that is
 // the patch and patch=false leaves it out.
-func (st commitStage) next(parent, message, files int) *nextCall {
+func (st commitStage) next(parent, message, files int) *paging.Call {
 	const tool = "get_commit"
 	if parent == 0 && message == 0 && !st.in.withPatch() {
 		return nil
 	}
-	cur := cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
-	return continueWith(tool, getCommitWithCursor(st.in, st.s.cursors.encode(cur, st.r.FullName())))
+	cur := paging.Cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
+	return paging.Continue(tool, getCommitWithCursor(st.in, st.s.cursors.Encode(cur, st.r.FullName())))
 }
 
 // firstBeforePatch is the first part of a commit whose parents or message
@@ -60,11 +61,11 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 		message = len(*out.Message)
 		rest = append(rest, "message")
 	}
-	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s.\n", against, count(total, "file"), strings.Join(rest, " and of the "))
+	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s.\n", against, text.Count(total, "file"), strings.Join(rest, " and of the "))
 	if !st.in.withPatch() {
 		text = preamble + fmt.Sprintf("The rest of the %s goes on in the next part; the patch is left out (patch=false).\n", strings.Join(rest, " and of the "))
 	}
-	return reply[getCommitOut]{text: text, out: out, next: st.next(parent, message, total)}
+	return reply[getCommitOut]{Text: text, Out: out, Next: st.next(parent, message, total)}
 }
 
 // parentsPart goes on with the parents from the cursor's Parent: as many
@@ -72,14 +73,14 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 	from, all := st.cur.Parent, st.c.Parents
 	if from >= len(all) {
-		return reply[getCommitOut]{}, errCursor("is damaged or was edited")
+		return reply[getCommitOut]{}, paging.ErrCursor("is damaged or was edited")
 	}
 	out := st.out
 	out.Truncated, out.TotalFiles, out.ParentOffset = true, st.cur.Files, from
 	render := func(n int) reply[getCommitOut] {
 		out.Parents = all[from : from+n]
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: commit %s, parents %d–%d of %d (in git's order; the patch is against the first):\n", st.r.FullName(), short(st.c.SHA), from+1, from+n, len(all))
+		fmt.Fprintf(&b, "%s: commit %s, parents %d–%d of %d (in git's order; the patch is against the first):\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+n, len(all))
 		for _, p := range out.Parents {
 			b.WriteString(p + "\n")
 		}
@@ -90,11 +91,11 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 		if out.Truncated = next != nil; next == nil {
 			b.WriteString(noPatchLine)
 		}
-		return reply[getCommitOut]{text: b.String(), out: out, next: next}
+		return reply[getCommitOut]{Text: b.String(), Out: out, Next: next}
 	}
-	res := fitPage(st.s, len(all)-from, render)
-	if len(res.out.Parents) == 0 {
-		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", short(st.c.SHA), from+1, st.s.cfg.MaxBytes, noNarrowing)
+	res := paging.FitList(st.s.budget, len(all)-from, render)
+	if len(res.Out.Parents) == 0 {
+		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", git.Short(st.c.SHA), from+1, st.s.cfg.MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
 }
@@ -104,7 +105,7 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	msg, from := histMessage(st.c), st.cur.Message
 	if from >= len(msg) || !utf8.RuneStart(msg[from]) {
-		return reply[getCommitOut]{}, errCursor("is damaged or was edited")
+		return reply[getCommitOut]{}, paging.ErrCursor("is damaged or was edited")
 	}
 	out := st.out
 	out.Truncated, out.TotalFiles, out.MessageOffset = true, st.cur.Files, from
@@ -112,7 +113,7 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		out.Message, out.MessageBytesLeftOut = &piece, left
 		line := strings.Count(msg[:from], "\n") + 1
 		out.MessageHidden = histHidden(piece, line)
-		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d:\n", st.r.FullName(), short(st.c.SHA), from+1, from+len(piece), len(msg))
+		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d:\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+len(piece), len(msg))
 		next := st.next(0, 0, st.cur.Files)
 		if left > 0 {
 			next = st.next(0, from+len(piece), st.cur.Files)
@@ -121,14 +122,14 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		if out.Truncated = next != nil; next == nil {
 			end = noPatchLine
 		}
-		return reply[getCommitOut]{text: header + histMessageText(piece, left) + histHiddenNote(piece, line) + end, out: out, next: next}
+		return reply[getCommitOut]{Text: header + histMessageText(piece, left) + histHiddenNote(piece, line) + end, Out: out, Next: next}
 	}
 	probe := render("", 0)
-	probe.text += strings.Repeat("x", 300+len(st.r.FullName()))
-	room := st.s.payloadRoom(probe)
+	probe.Text += strings.Repeat("x", 300+len(st.r.FullName()))
+	room := st.s.budget.PayloadRoom(probe)
 	for attempt := 0; ; attempt++ {
-		res := render(histCutMessage(msg[from:], room))
-		if over := st.s.replySize(res) - st.s.cfg.MaxBytes; over > 0 && attempt < 3 {
+		res := render(paging.CutText(msg[from:], room, indentedCost))
+		if over := st.s.budget.ReplySize(res) - st.s.cfg.MaxBytes; over > 0 && attempt < 3 {
 			room -= over
 			continue
 		}
@@ -173,8 +174,8 @@ func histIndent(m string) string {
 
 // histHidden is the hidden characters of a piece of a message whose first
 // line is the message's line first; nil when there are none.
-func histHidden(piece string, first int) *hiddenChars {
-	return newHiddenChars(text.ScanText([]byte(piece), first), text.Hidden{})
+func histHidden(piece string, first int) *text.HiddenChars {
+	return text.NewHiddenChars(text.ScanText([]byte(piece), first), text.Hidden{})
 }
 
 // histHiddenNote is the note that names them, or "".
@@ -183,8 +184,12 @@ func histHiddenNote(piece string, first int) string {
 	if !h.Found() {
 		return ""
 	}
-	return "[" + hiddenNote("the message", h, text.Hidden{}, false) + "]\n"
+	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n"
 }
+
+// indentedCost is what a piece of a message takes in a reply: indented
+// (histIndent), as JSON.
+func indentedCost(piece string) int { return text.JSONLen(histIndent(piece)) }
 
 // histMessageText is a piece of a message as the text shows it: indented,
 // and when the message goes on in the next part, said so, and whether it
@@ -198,35 +203,6 @@ func histMessageText(piece string, left int) string {
 	default:
 		return histIndent(piece) + fmt.Sprintf("[message goes on in the next part, from the middle of this line: %d bytes more]\n", left)
 	}
-}
-
-// histCutMessage keeps the longest start of m that, indented, takes at most
-// room bytes of JSON, ending after a newline when one is in its second
-// half, and says how many bytes it left out. It keeps at least one
-// character, so that a message in parts always moves on.
-func histCutMessage(m string, room int) (string, int) {
-	if text.JSONLen(histIndent(m)) <= room {
-		return m, 0
-	}
-	lo, hi := 0, len(m) // a cut at lo fits, at hi it does not
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		cut, _ := text.CutUTF8(m, mid)
-		if text.JSONLen(histIndent(cut)) <= room {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	cut, _ := text.CutUTF8(m, lo)
-	if i := strings.LastIndexByte(cut, '\n'); i >= len(cut)/2 {
-		cut = cut[:i+1]
-	}
-	if cut == "" {
-		_, size := utf8.DecodeRuneInString(m)
-		cut = m[:size]
-	}
-	return cut, len(m) - len(cut)
 }
 
 // histPreamble is the start of get_commit's first part: the commit, its
@@ -259,7 +235,7 @@ func histPreamble(name string, c git.Commit, out getCommitOut, against string, t
 		fmt.Fprintf(&b, "No file changed against %s.\n\n", against)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s changed against %s:\n", count(total, "file"), against)
+	fmt.Fprintf(&b, "%s changed against %s:\n", text.Count(total, "file"), against)
 	for _, f := range out.ChangedFiles {
 		b.WriteString(f.line())
 	}

@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"slices"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -45,7 +48,7 @@ type diffFile struct {
 	OldLines    *lineRange `json:"oldLines,omitempty" jsonschema:"partial: the old file's lines this share's hunks span (from its @@ lines); absent when none"`
 	NewLines    *lineRange `json:"newLines,omitempty" jsonschema:"partial: the new file's lines this share's hunks span; absent when none"`
 	// Hidden: the bidi controls and invisible characters patch holds.
-	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters the patch holds, shown as they are; absent when none"`
+	Hidden *text.HiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters the patch holds, shown as they are; absent when none"`
 }
 
 // lineRange is a first and last line, both included.
@@ -63,16 +66,16 @@ func newLineRange(s diff.LineSpan) *lineRange {
 
 // splitShare sets the fields that say where a partial patch is in the
 // file's.
-func (e *diffFile) splitShare(sh share) {
-	e.PatchOffset, e.OldLines, e.NewLines = ptr(sh.from), newLineRange(sh.old), newLineRange(sh.new)
-	if sh.part > 0 {
-		e.Part = ptr(sh.part)
+func (e *diffFile) splitShare(sh paging.Share) {
+	e.PatchOffset, e.OldLines, e.NewLines = ptr(sh.From), newLineRange(sh.Old), newLineRange(sh.New)
+	if sh.Part > 0 {
+		e.Part = ptr(sh.Part)
 	}
-	if sh.parts > 0 {
-		e.Parts = ptr(sh.parts)
+	if sh.Parts > 0 {
+		e.Parts = ptr(sh.Parts)
 	}
-	if sh.size > 0 {
-		e.PatchSize = ptr(sh.size)
+	if sh.Size > 0 {
+		e.PatchSize = ptr(sh.Size)
 	}
 }
 
@@ -92,7 +95,7 @@ type getDiffOut struct {
 	after int
 	// EmptyReason tells an empty diff from paths that matched nothing.
 	EmptyReason string `json:"emptyReason,omitempty" jsonschema:"set when the diff holds no file: noChange (no file differs between the commits) or noPathMatched (no changed file is at or under paths: they are literal paths, not globs; list_files with pathGlobs finds files by glob)"`
-	paged
+	paging.Paged
 }
 
 // getDiffTool is get_diff's definition (registry.go).
@@ -117,74 +120,75 @@ var getDiffTool = defineTool(toolSpec{
 func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], error) {
 	const tool = "get_diff"
 	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths, contextLines: in.ContextLines, ignoreWhitespace: in.IgnoreWhitespace}
-	digest := argsDigest(in, "cursor")
-	var start partPos
-	var split splitPos
+	digest := paging.ArgsDigest(in, "cursor")
+	var start paging.Pos
+	var split paging.SplitPos
 	var patchBytes int64 // the whole diff's, counted for the first part
 	if in.Cursor != "" {
-		cur, err := s.cursors.decode(tool, in.Cursor, digest)
+		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[getDiffOut]{}, err
 		}
-		q.cur, start, split, patchBytes = &cur, partPos{change: cur.File, section: cur.Section, line: cur.Line}, splitOf(cur), cur.Bytes
+		q.cur, start, split, patchBytes = &cur, cur.Start(), paging.SplitOf(cur), cur.Bytes
 	}
 	sel, err := s.selectDiff(ctx, q)
 	if err != nil {
 		return reply[getDiffOut]{}, err
 	}
 	out := getDiffOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, Files: []diffFile{}}
-	header := func(p *diffPart) string {
+	header := func(p *paging.Part) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: diff %s..%s", sel.repo.FullName(), short(sel.base), short(sel.head))
+		fmt.Fprintf(&b, "%s: diff %s..%s", sel.repo.FullName(), git.Short(sel.base), git.Short(sel.head))
 		if sel.mergeBase != nil {
-			fmt.Fprintf(&b, " from their merge base %s", short(*sel.mergeBase))
+			fmt.Fprintf(&b, " from their merge base %s", git.Short(*sel.mergeBase))
 		}
-		fmt.Fprintf(&b, ": %s changed", count(p.total, "file"))
+		fmt.Fprintf(&b, ": %s changed", text.Count(p.Total, "file"))
 		if patchBytes > 0 {
 			fmt.Fprintf(&b, ", %d bytes of patch", patchBytes)
 		}
-		if p.next != nil || p.first > 0 || (len(p.page.Files) > 0 && p.page.Files[0].Continued) {
-			b.WriteString("; this part: " + partRange(p))
+		if p.Next != nil || p.First > 0 || (len(p.Page.Files) > 0 && p.Page.Files[0].Continued) {
+			b.WriteString("; this part: " + p.Range())
 		}
 		return b.String() + "\n"
 	}
 	// What is not patch or notes: the header at its longest, and the next
 	// call.
 	probe := reply[getDiffOut]{
-		text: strings.Repeat("x", 200+len(sel.repo.FullName())),
-		out:  out,
-		next: continueWith(tool, withCursor(in, strings.Repeat("x", 400))),
+		Text: strings.Repeat("x", 200+len(sel.repo.FullName())),
+		Out:  out,
+		Next: paging.Continue(tool, withCursor(in, strings.Repeat("x", 400))),
 	}
-	var pairs *renamePairs
-	request := func(room int) partRequest {
+	var only *paging.Filter // the latest read's, which noted the renames paths paired
+	request := func(room int) paging.Request {
 		// The first part counts the whole diff's patch, once: the parts
 		// after it carry the count in their cursors.
-		q := partRequest{repo: sel.repo, opts: sel.opts, start: start, room: room, hide: s.hiddenSection, split: split,
-			countRest: in.Cursor == "" && patchBytes == 0}
-		q.only, pairs = pathsFilter(sel.opts.Paths)
+		q := paging.Request{Repo: sel.repo, Opts: sel.opts, Start: start, Room: room, Hide: s.hiddenSection, Split: split,
+			CountRest: in.Cursor == "" && patchBytes == 0}
+		q.Only = paging.PathsFilter(sel.opts.Paths)
+		only = q.Only
 		return q
 	}
-	read := func(room int) (*diffPart, error) {
-		part, err := s.readPart(ctx, request(room))
-		if err == nil && part.counted != nil {
-			patchBytes = part.counted.Bytes
+	read := func(room int) (*paging.Part, error) {
+		part, err := s.diffs.ReadPart(ctx, request(room))
+		if err == nil && part.Counted != nil {
+			patchBytes = part.Counted.Bytes
 		}
 		return part, err
 	}
-	notes := func(p *diffPart) string {
+	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
-		return pairs.note() + bareNote(p) + s.partNotes(p, sel.head)
+		return only.Note() + p.Notes(s.noteRules(sel.head))
 	}
 	empty := "No file differs.\n"
-	build := func(part *diffPart, partNotes string) reply[getDiffOut] {
+	build := func(part *paging.Part, partNotes string) reply[getDiffOut] {
 		out.PatchBytes = patchBytes
 		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), empty, part, partNotes))
 	}
-	res, err := fitPart(s, s.payloadRoom(probe), in.MaxBytes, read, notes, build)
+	res, err := paging.FitPart(s.budget, s.budget.PayloadRoom(probe), in.MaxBytes, read, notes, build)
 	switch {
 	case err != nil:
 		return res, err
-	case res.out.TotalFiles == 0:
+	case res.Out.TotalFiles == 0:
 		reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
 		if err != nil {
 			return reply[getDiffOut]{}, err
@@ -192,16 +196,16 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		if reason == emptyNoPathMatched {
 			// A short reply: it fits as the empty one did.
 			empty = noPathMatchedText(all)
-			res = build(&diffPart{page: &diff.Page{}}, "")
+			res = build(&paging.Part{Page: &diff.Page{}}, "")
 		}
-		res.out.EmptyReason = reason
+		res.Out.EmptyReason = reason
 		return res, nil
-	case !s.cfg.Structured || res.out.after < 0:
+	case !s.cfg.Structured || res.Out.after < 0:
 		return res, nil
 	}
 	later := request(0)
-	if later.only != nil {
-		later.only = &changeFilter{keep: later.only.again}
+	if later.Only != nil {
+		later.Only = &paging.Filter{Keep: later.Only.Again}
 	}
 	return s.withOmitted(ctx, later, sel.head, res)
 }
@@ -213,33 +217,33 @@ const maxOmittedListed = 1000
 // withOmitted lists, after a part's files, the files after them with
 // patchOmitted size_limit (seed 003), as many as the reply has room for,
 // and counts the others.
-func (s *Server) withOmitted(ctx context.Context, q partRequest, head string, r reply[getDiffOut]) (reply[getDiffOut], error) {
+func (s *Server) withOmitted(ctx context.Context, q paging.Request, head string, r reply[getDiffOut]) (reply[getDiffOut], error) {
 	// Only as many as could fit are looked at: an entry is at least its
 	// paths, so that the time follows what is listed, not the range.
 	var later []git.Change
-	i, size, total := 0, 0, r.out.TotalFiles
-	_, err := q.repo.Git.EachChange(ctx, q.listOptions(), func(_ int, c git.Change) error {
-		if q.only != nil && !q.only.keep(c) {
+	i, size, total := 0, 0, r.Out.TotalFiles
+	_, err := q.Repo.Git.EachChange(ctx, q.ListOptions(), func(_ int, c git.Change) error {
+		if q.Only != nil && !q.Only.Keep(c) {
 			return nil
 		}
-		if i++; i <= r.out.after {
+		if i++; i <= r.Out.after {
 			return nil
 		}
-		if size += pathBytes(c); len(later) == maxOmittedListed || size > s.cfg.MaxBytes {
+		if size += paging.PathBytes(c); len(later) == maxOmittedListed || size > s.cfg.MaxBytes {
 			return git.ErrStop
 		}
 		later = append(later, c)
 		return nil
 	})
 	if err != nil {
-		return reply[getDiffOut]{}, goneCommit(q.repo, true, err)
+		return reply[getDiffOut]{}, paging.GoneCommit(q.Repo, true, err)
 	}
 	omitted := make([]changedFile, len(later))
 	for i, c := range later {
 		omitted[i] = s.changedFile(c)
 		omitted[i].Additions, omitted[i].Deletions, omitted[i].IsBinary = nil, nil, nil
 	}
-	s.markGenerated(ctx, q.repo, head, omitted)
+	s.markGenerated(ctx, q.Repo, head, omitted)
 	entries := make([]diffFile, len(omitted))
 	for i, f := range omitted {
 		why := "size_limit"
@@ -248,43 +252,43 @@ func (s *Server) withOmitted(ctx context.Context, q partRequest, head string, r 
 		}
 		entries[i] = diffFile{changedFile: f, PatchOmitted: ptr(why)}
 	}
-	listed := r.out.Files
-	return fitPage(s, len(entries), func(n int) reply[getDiffOut] {
+	listed := r.Out.Files
+	return paging.FitList(s.budget, len(entries), func(n int) reply[getDiffOut] {
 		out := r
-		out.out.Files = append(slices.Clip(listed), entries[:n]...)
-		out.out.OmittedNotListed = total - r.out.after - n
+		out.Out.Files = append(slices.Clip(listed), entries[:n]...)
+		out.Out.OmittedNotListed = total - r.Out.after - n
 		return out
 	}), nil
 }
 
 // partNotesText is a part's text: its header, the patch (or empty, when
 // the part's diff has no file) and notes.
-func partNotesText(header, empty string, part *diffPart, notes string) string {
+func partNotesText(header, empty string, part *paging.Part, notes string) string {
 	var b strings.Builder
-	b.Grow(len(header) + len(part.page.Text) + len(notes) + len(empty))
+	b.Grow(len(header) + len(part.Page.Text) + len(notes) + len(empty))
 	b.WriteString(header)
-	if part.total == 0 {
+	if part.Total == 0 {
 		b.WriteString(empty)
 	}
-	b.Write(part.page.Text)
+	b.Write(part.Page.Text)
 	b.WriteString(notes)
 	return b.String()
 }
 
 // diffReply is get_diff's reply for a part, with its text.
-func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSelection, out getDiffOut, part *diffPart, text string) reply[getDiffOut] {
-	out.TotalFiles = part.total
+func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSelection, out getDiffOut, part *paging.Part, text string) reply[getDiffOut] {
+	out.TotalFiles = part.Total
 	out.Files = s.partFiles(part)
 	out.after = firstAfter(part)
-	r := reply[getDiffOut]{text: text, out: out}
-	if part.next != nil {
-		r.out.Truncated = true
-		c := cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}, Bytes: out.PatchBytes}
-		part.cursorAt(&c)
-		r.next = continueWith(tool, withCursor(in, s.cursors.encode(c, sel.repo.FullName())))
+	r := reply[getDiffOut]{Text: text, Out: out}
+	if part.Next != nil {
+		r.Out.Truncated = true
+		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}, Bytes: out.PatchBytes}
+		part.CursorAt(&c)
+		r.Next = paging.Continue(tool, withCursor(in, s.cursors.Encode(c, sel.repo.FullName())))
 		// contextLines=0 would be left out (omitempty) and read back as
 		// the default 3: the next call must say it.
-		r.next.Arguments["contextLines"] = in.ContextLines
+		r.Next.Arguments["contextLines"] = in.ContextLines
 	}
 	return r
 }
@@ -292,19 +296,15 @@ func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSe
 // firstAfter is the index of the first change after the part's (-1 when
 // none): the next part's start, or the change after it when the next part
 // goes on inside it.
-func firstAfter(p *diffPart) int {
+func firstAfter(p *paging.Part) int {
 	switch {
-	case p.next == nil:
+	case p.Next == nil:
 		return -1
-	case p.next.line > 0 || p.next.section > 0:
-		return p.next.change + 1
+	case p.Next.Line > 0 || p.Next.Section > 0:
+		return p.Next.Change + 1
 	}
-	return p.next.change
+	return p.Next.Change
 }
-
-// minPartRoom is the least patch room a part is given, so that a small
-// maxBytes still moves on.
-const minPartRoom = 256
 
 func withCursor(in getDiffIn, c string) getDiffIn {
 	in.Cursor = c
@@ -318,16 +318,16 @@ func (s *Server) hiddenSection(h diff.Header) bool {
 
 // partFiles is the structured form of a part's files; none without
 // --structured, where nothing sends it.
-func (s *Server) partFiles(p *diffPart) []diffFile {
+func (s *Server) partFiles(p *paging.Part) []diffFile {
 	if !s.cfg.Structured {
 		return nil
 	}
-	texts := filesOf(p.page.Text)
+	texts := paging.FilesOf(p.Page.Text)
 	files := []diffFile{}
 	ti := 0
-	for i, f := range p.page.Files {
-		c := p.changes[i]
-		if i > 0 && p.changes[i-1] == c && len(files) > 0 {
+	for i, f := range p.Page.Files {
+		c := p.Changes[i]
+		if i > 0 && p.Changes[i-1] == c && len(files) > 0 {
 			// The second section of a type change: one entry.
 			last := &files[len(files)-1]
 			if !f.Hidden && ti < len(texts) {
@@ -339,7 +339,7 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			continue
 		}
 		e := diffFile{changedFile: s.changedFile(c)}
-		e.Generated = p.generated != nil && p.generated(c.Path)
+		e.Generated = p.Generated != nil && p.Generated(c.Path)
 		e.Additions, e.Deletions, e.IsBinary = nil, nil, nil
 		switch {
 		case f.Hidden:
@@ -358,26 +358,26 @@ func (s *Server) partFiles(p *diffPart) []diffFile {
 			ti++
 			e.IsBinary = ptr(f.Header.IsBinary)
 			e.Partial = f.Continued || !f.Complete
-			if !p.terse {
+			if !p.Terse {
 				e.PatchBytes = ptr(f.To - f.From)
 			}
-			if e.Partial && !p.terse {
-				e.splitShare(p.shareAt(i))
+			if e.Partial && !p.Terse {
+				e.splitShare(p.ShareAt(i))
 			} else if !e.Partial {
 				e.Additions, e.Deletions = ptr(f.Added), ptr(f.Deleted)
 			}
 		}
 		files = append(files, e)
 	}
-	for _, c := range p.bare {
+	for _, c := range p.Bare {
 		e := diffFile{changedFile: s.changedFile(c), PatchOmitted: ptr("whitespace")}
-		e.Generated = p.generated != nil && p.generated(c.Path)
+		e.Generated = p.Generated != nil && p.Generated(c.Path)
 		e.Additions, e.Deletions = ptr(0), ptr(0)
 		files = append(files, e)
 	}
 	for i, f := range files {
 		if f.Patch != nil {
-			files[i].Hidden = newHiddenChars(diff.ScanHidden([]byte(*f.Patch)))
+			files[i].Hidden = text.NewHiddenChars(diff.ScanHidden([]byte(*f.Patch)))
 		}
 	}
 	return files

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -53,8 +56,8 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textR
 	out, err := s.backend.fileContent(ctx, in, path)
 	if err == nil && !in.WithMetadata {
 		// The text is the file's, byte for byte: its note is the reply's
-		// (renderNotes, within noteReserve).
-		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.text), max(in.StartLine, 1)))
+		// (renderNotes, within paging.NoteReserve).
+		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.Text), max(in.StartLine, 1)))
 	}
 	return out, err
 }
@@ -76,7 +79,7 @@ func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		return textReply{}, errcode.New(errcode.InvalidArgument, "filePath is empty: give the path of a file")
 	}
 	var out textReply
-	err = readAtRef(ctx, r, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
+	err = r.ReadAt(ctx, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
 		var err error
 		out, err = s.sliceFile(path, blob.Size, body, in)
 		return err
@@ -91,17 +94,13 @@ func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path
 func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileContentIn) (textReply, error) {
 	ranged := in.StartLine != 0 || in.EndLine != 0
 	// What the reply can hold: the limit less the envelope of an empty reply.
-	room := s.cfg.MaxBytes - s.replySize(textReply{}) - 2
-	used := 0
-	slicer := text.Slicer{From: 1, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
-		used += text.JSONLen(line) + 2 // the line and its "\n"
-		return used <= room
-	}}
+	room := s.cfg.MaxBytes - s.budget.ReplySize(textReply{}) - 2
+	from, to := 1, 0
 	if ranged {
-		slicer.From = max(in.StartLine, 1)
-		slicer.To = max(in.EndLine, 0)
+		from, to = max(in.StartLine, 1), max(in.EndLine, 0)
 	}
-	res, err := slicer.Read(body)
+	// The forge's blob comes without its id: its line count is not kept.
+	res, err := s.lines.Slice(git.Object{}, body, from, to, room)
 	if err != nil {
 		return textReply{}, err
 	}
@@ -113,16 +112,16 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 		if in.EndLine > 0 {
 			last = min(in.EndLine, res.Total)
 		}
-		if slicer.From > last {
+		if from > last {
 			if res.Total == 0 {
-				return textReply{}, pastTheEnd(path, "start_line", slicer.From, 0)
+				return textReply{}, pastTheEnd(path, "start_line", from, 0)
 			}
-			return textReply{}, inversionAfterClamp(path, slicer.From, last, res.Total)
+			return textReply{}, inversionAfterClamp(path, from, last, res.Total)
 		}
 		if res.Stopped {
-			return textReply{}, rangeTooLarge(path, slicer.From, last, res, s.cfg.MaxBytes)
+			return textReply{}, rangeTooLarge(path, from, last, res, s.cfg.MaxBytes)
 		}
-		return textReply{text: string(res.Content)}, nil
+		return textReply{Text: string(res.Content)}, nil
 	}
 	if res.Stopped {
 		return textReply{}, fileTooLarge(path, res, s.cfg.MaxBytes)
@@ -131,7 +130,7 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 	if res.EndsWithNewline {
 		content = append(content, '\n')
 	}
-	return textReply{text: string(content)}, nil
+	return textReply{Text: string(content)}, nil
 }
 
 // sizeNote is " (N bytes)" when the size is known.
@@ -196,7 +195,7 @@ func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error
 
 // metadataReply answers with_metadata=true.
 func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, commit, path string) (textReply, error) {
-	v, err := s.contents(ctx, r, ref, commit, path)
+	v, err := forge.GitContents{BaseURL: s.cfg.BaseURL, Denied: s.cfg.Policy.Denied, MaxBytes: s.cfg.MaxBytes}.ContentsFromGit(ctx, r, ref, commit, path)
 	if err != nil {
 		return textReply{}, err
 	}
@@ -207,9 +206,19 @@ func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, com
 	if err := enc.Encode(v); err != nil {
 		return textReply{}, err
 	}
-	out := textReply{text: strings.TrimSuffix(buf.String(), "\n")}
-	if n := s.replySize(out); n > s.cfg.MaxBytes {
-		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", displayPath(path), n, s.cfg.MaxBytes)
+	out := textReply{Text: strings.TrimSuffix(buf.String(), "\n")}
+	if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
+		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.cfg.MaxBytes)
 	}
 	return out, nil
+}
+
+// noteHidden leaves the note of a text's hidden characters for the reply
+// (renderNotes, within paging.NoteReserve), and returns the structured field.
+func noteHidden(ctx context.Context, what string, h text.Hidden) *text.HiddenChars {
+	if !h.Found() {
+		return nil
+	}
+	notes.Add(ctx, text.HiddenNote(what, h, text.Hidden{}, false))
+	return text.NewHiddenChars(h, text.Hidden{})
 }

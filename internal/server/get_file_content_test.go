@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -89,7 +90,7 @@ func runContentsContract(t *testing.T, h *harness) {
 	})
 	t.Run("with_metadata=true ignores slicing", func(t *testing.T) {
 		got := h.ok("get_file_content", fileArgs("hundred.txt", "ref", "main", "with_metadata", true, "start_line", 5, "end_line", 10))
-		var c contentsResponse
+		var c forge.ContentsResponse
 		if err := json.Unmarshal([]byte(got), &c); err != nil {
 			t.Fatalf("not a ContentsResponse: %v\n%s", err, got)
 		}
@@ -254,19 +255,19 @@ func TestGetFileContentMetadata(t *testing.T) {
 	r.Commit("add submodule")
 	h := serve(t, r, withBaseURL("https://git.example.com/"))
 
-	var link contentsResponse
+	var link forge.ContentsResponse
 	mustJSON(t, h.ok("get_file_content", fileArgs("link-to-main", "with_metadata", true)), &link)
 	if link.Type != "symlink" || deref(link.Target) != "src/main.go" || link.Content != nil || link.Size != int64(len("src/main.go")) {
 		t.Errorf("symlink metadata: %+v", link)
 	}
 
-	var sm contentsResponse
+	var sm forge.ContentsResponse
 	mustJSON(t, h.ok("get_file_content", fileArgs("vendor/sub", "with_metadata", true)), &sm)
 	if sm.Type != "submodule" || deref(sm.SubmoduleGitURL) != sub.Dir || sm.SHA != sub.Head() || sm.HTMLURL != nil || sm.URL == nil {
 		t.Errorf("submodule metadata: %+v", sm)
 	}
 
-	var bin contentsResponse
+	var bin forge.ContentsResponse
 	mustJSON(t, h.ok("get_file_content", fileArgs("image.png", "with_metadata", true, "ref", "v1.0")), &bin)
 	data, _ := base64.StdEncoding.DecodeString(deref(bin.Content))
 	if string(data) != r.Show("v1.0", "image.png") {
@@ -285,14 +286,14 @@ func TestGetFileContentMetadata(t *testing.T) {
 		t.Errorf("_links differ from the urls: %+v", bin.Links)
 	}
 
-	var uni contentsResponse
+	var uni forge.ContentsResponse
 	mustJSON(t, h.ok("get_file_content", fileArgs("docs/naïve café.md", "with_metadata", true, "ref", r.Head())), &uni)
 	if want := "https://git.example.com/acme/widgets/src/commit/" + r.Head() + "/docs/na%C3%AFve%20caf%C3%A9.md"; deref(uni.HTMLURL) != want {
 		t.Errorf("html_url %s, want %s", deref(uni.HTMLURL), want)
 	}
 
 	// A directory lists its entries without content, secrets hidden.
-	var list []contentsResponse
+	var list []forge.ContentsResponse
 	mustJSON(t, h.ok("get_file_content", fileArgs("", "with_metadata", true)), &list)
 	names := map[string]string{}
 	for _, e := range list {

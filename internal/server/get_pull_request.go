@@ -3,7 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
+
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -45,9 +49,9 @@ type getPullRequestOut struct {
 	Truncated    bool       `json:"truncated" jsonschema:"true when the description or the commits go on in a next part"`
 	// TitleHidden and BodyHidden: the bidi controls and invisible
 	// characters of title and body.
-	TitleHidden []string     `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
-	BodyHidden  *hiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds (lines of the whole description), shown as they are; absent when none"`
-	paged
+	TitleHidden []string          `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
+	BodyHidden  *text.HiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds (lines of the whole description), shown as they are; absent when none"`
+	paging.Paged
 }
 
 // prCommit is one commit of a local pull request: the first ones with
@@ -61,8 +65,8 @@ type prCommit struct {
 	Subject      *string `json:"subject,omitempty" jsonschema:"the message's first paragraph on one line (past 500 bytes cut, marked), for a commit shown on one line; absent when message is given"`
 	// MessageHidden and SubjectHidden: the bidi controls and invisible
 	// characters of message or subject.
-	MessageHidden *hiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the message, the subject line 1), shown as they are; absent when none"`
-	SubjectHidden []string     `json:"subjectHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters subject holds, by code point and name, shown as they are; absent when none"`
+	MessageHidden *text.HiddenChars `json:"messageHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters message holds (lines of the message, the subject line 1), shown as they are; absent when none"`
+	SubjectHidden []string          `json:"subjectHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters subject holds, by code point and name, shown as they are; absent when none"`
 }
 
 // getPullRequestTool is get_pull_request's definition (registry.go).
@@ -83,9 +87,9 @@ func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply
 	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
 		return reply[getPullRequestOut]{}, err
 	}
-	var cur *cursor
+	var cur *paging.Cursor
 	if in.Cursor != "" {
-		c, err := s.cursors.decode(getPullRequestName, in.Cursor, argsDigest(in, "cursor"))
+		c, err := s.cursors.Decode(getPullRequestName, in.Cursor, paging.ArgsDigest(in, "cursor"))
 		if err != nil {
 			return reply[getPullRequestOut]{}, err
 		}
@@ -101,11 +105,11 @@ func (s *Server) getPullRequest(ctx context.Context, in getPullRequestIn) (reply
 // get_pull_request's replies: "owner/repo#N: K files changed (base X, merge
 // base Y → head Z)"; files < 0 when the count is not known.
 func pullHeader(owner, name string, index, files int, base, mergeBase, head string) string {
-	n := count(files, "file")
+	n := text.Count(files, "file")
 	if files < 0 {
 		n = "an unknown number of files"
 	}
-	return fmt.Sprintf("%s/%s#%d: %s changed (base %s, merge base %s → head %s)", owner, name, index, n, short(base), short(mergeBase), short(head))
+	return fmt.Sprintf("%s/%s#%d: %s changed (base %s, merge base %s → head %s)", owner, name, index, n, git.Short(base), git.Short(mergeBase), git.Short(head))
 }
 
 func errPullPosition() error {

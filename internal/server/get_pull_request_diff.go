@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"slices"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -68,12 +70,12 @@ func (in getPullRequestDiffIn) gitOptions() bool {
 func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
 	s := lb.s
 	const tool = "get_pull_request_diff"
-	digest := argsDigest(in, "cursor")
-	var cur cursor
-	var pinned *cursor
+	digest := paging.ArgsDigest(in, "cursor")
+	var cur paging.Cursor
+	var pinned *paging.Cursor
 	if in.Cursor != "" {
 		var err error
-		if cur, err = s.cursors.decode(tool, in.Cursor, digest); err != nil {
+		if cur, err = s.cursors.Decode(tool, in.Cursor, digest); err != nil {
 			return textReply{}, err
 		}
 		pinned = &cur
@@ -82,30 +84,29 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	if err != nil {
 		return textReply{}, err
 	}
-	if opts.Paths, err = cleanList("paths", in.Paths); err != nil {
+	if opts.Paths, err = repo.CleanPaths("paths", in.Paths); err != nil {
 		return textReply{}, err
 	}
 	opts.Context, opts.IgnoreWhitespace = in.ContextLines, in.IgnoreWhitespace
 	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
 	// selection is what the call selects of the diff's file list, made
 	// again for each read (a new tally of the renames paths paired).
-	selection := func() (*changeFilter, *renamePairs) {
+	selection := func() *paging.Filter {
 		if path == "" {
-			return pathsFilter(opts.Paths)
+			return paging.PathsFilter(opts.Paths)
 		}
 		// Either side of a rename names it; the file list, with rename
 		// detection over the whole pull request, finds the other side.
-		return &changeFilter{key: "file_path " + path, keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}, nil
+		return &paging.Filter{Key: "file_path " + path, Keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
 	first := in.Cursor == ""
-	q := partRequest{
-		repo: r, opts: opts, hide: s.hiddenSection,
-		start: partPos{change: cur.File, section: cur.Section, line: cur.Line}, split: splitOf(cur),
+	q := paging.Request{
+		Repo: r, Opts: opts, Hide: s.hiddenSection,
+		Start: cur.Start(), Split: paging.SplitOf(cur),
 	}
-	var pairs *renamePairs
-	q.only, pairs = selection()
+	q.Only = selection()
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
 	if first {
 		// A diff that fits comes whole, exactly as git prints it, with no
@@ -114,50 +115,50 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// (from the patch cache, which this read filled), and headed by
 		// the size this read counted.
 		whole := q
-		whole.room, whole.countRest = s.payloadRoom(textReply{}), true
-		part, err := s.readPart(ctx, whole)
+		whole.Room, whole.CountRest = s.budget.PayloadRoom(textReply{}), true
+		part, err := s.diffs.ReadPart(ctx, whole)
 		if err != nil {
 			return textReply{}, err
 		}
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
-		// them), and what partNotes says.
-		fits := part.next == nil && !needsNotes(part.page) && !anyHidden(part.page) && !hasHiddenChars(part.page) && pairs.note() == "" && len(part.bare) == 0
+		// them), and what the part's notes say.
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && len(part.Bare) == 0
 		switch {
-		case fits && part.total == 0 && path == "":
+		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
-		case fits && part.total > 0:
-			return textReply{text: string(part.page.Text)}, nil
+		case fits && part.Total > 0:
+			return textReply{Text: string(part.Page.Text)}, nil
 		}
-		if files, size = part.total, 0; part.counted != nil {
-			size = part.counted.Bytes
+		if files, size = part.Total, 0; part.Counted != nil {
+			size = part.Counted.Bytes
 		}
 	}
-	read := func(room int) (*diffPart, error) {
-		q.room = room
-		q.only, pairs = selection()
-		return s.readPart(ctx, q)
+	read := func(room int) (*paging.Part, error) {
+		q.Room = room
+		q.Only = selection()
+		return s.diffs.ReadPart(ctx, q)
 	}
-	notes := func(p *diffPart) string {
+	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
-		return pairs.note() + bareNote(p) + s.partNotes(p, pr.Head)
+		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
 	}
-	room := s.payloadRoom(textReply{text: strings.Repeat("x", 300+len(name)+len(path)), next: continueWith(tool, next)})
-	part, partNotes, _, err := partWithNotes(room, 0, read, notes)
+	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
+	part, partNotes, _, err := paging.PartWithNotes(room, 0, read, notes)
 	if err != nil {
 		return textReply{}, err
 	}
 	switch {
-	case path != "" && part.total == 0:
+	case path != "" && part.Total == 0:
 		return textReply{}, s.fileNotInPull(ctx, r, pr, opts, in, path)
-	case part.total == 0:
+	case part.Total == 0:
 		return s.emptyPull(ctx, r, pr, opts)
 	}
-	if path != "" && len(part.page.Files) > 0 && part.page.Files[0].Hidden {
+	if path != "" && len(part.Page.Files) > 0 && part.Page.Files[0].Hidden {
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	}
 	var b strings.Builder
-	b.Grow(512 + len(name) + len(path) + len(part.page.Text) + len(partNotes))
+	b.Grow(512 + len(name) + len(path) + len(part.Page.Text) + len(partNotes))
 	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
 	switch {
 	case path != "" && size > 0:
@@ -165,116 +166,55 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	case path != "":
 		fmt.Fprintf(&b, "; %s", text.Name(path))
 	case size > 0 && len(opts.Paths) > 0:
-		fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", count(files, "file"), size)
+		fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", text.Count(files, "file"), size)
 	case size > 0:
-		fmt.Fprintf(&b, "; %s, %d bytes of patch", count(files, "file"), size)
+		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Count(files, "file"), size)
 	}
-	b.WriteString("; this part: " + partRange(part) + "\n")
-	b.Write(part.page.Text)
+	b.WriteString("; this part: " + part.Range() + "\n")
+	b.Write(part.Page.Text)
 	b.WriteString(partNotes)
-	out := textReply{text: b.String()}
-	if part.next != nil {
-		c := cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
-		part.cursorAt(&c)
-		next.Cursor = s.cursors.encode(c, r.FullName())
-		out.next = continueWith(tool, next)
+	out := textReply{Text: b.String()}
+	if part.Next != nil {
+		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
+		part.CursorAt(&c)
+		next.Cursor = s.cursors.Encode(c, r.FullName())
+		out.Next = paging.Continue(tool, next)
 	}
 	return out, nil
 }
 
 // fileNotInPull: file_path names no file of the pull request's diff.
 func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions, in getPullRequestDiffIn, path string) error {
-	near := newPathsNear(path)
+	near := argcheck.NewPathsNear(path)
 	if _, err := r.Git.EachChange(ctx, opts, func(_ int, c git.Change) error {
-		near.add(c.OldPath, c.Path)
+		near.Add(c.OldPath, c.Path)
 		return nil
 	}); err != nil {
 		return err
 	}
-	return near.notFound(fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.errorRoom())
+	return pathNotFound(near, fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.budget.ErrorRoom())
 }
 
-// maxClosest is how many close names a file_path not in the diff gets;
-// nameCompared bounds the bytes of a name compared (the edit distance
-// costs their product).
-const (
-	maxClosest   = 5
-	nameCompared = 256
-)
-
-// pathsNear tallies, as a diff's files stream by, what they say of a
-// file_path that is none of them: how many there are, how many are under
-// it as a directory (either side of a rename), and the maxClosest names
-// closest to it: by the edit distance of their last segments (a file
-// named as path's, in another directory, first), then of the whole paths;
-// only names within half of path's last segment are close. Its memory is
-// that of the names it keeps.
-type pathsNear struct {
-	path, base   string
-	limit        int
-	total, under int
-	best         []nearName
-}
-
-type nearName struct {
-	path        string
-	base, whole int
-}
-
-func newPathsNear(path string) *pathsNear {
-	base := lastSegment(path)
-	return &pathsNear{path: path, base: base, limit: max(2, len(base)/2)}
-}
-
-// add tallies a file of the diff (a rename's both paths).
-func (n *pathsNear) add(oldPath, newPath string) {
-	n.total++
-	if strings.HasPrefix(newPath, n.path+"/") || strings.HasPrefix(oldPath, n.path+"/") {
-		n.under++
-	}
-	dist := func(a, b string) int {
-		return argcheck.Levenshtein(a[:min(len(a), nameCompared)], b[:min(len(b), nameCompared)])
-	}
-	c := nearName{path: newPath, base: dist(n.base, lastSegment(newPath))}
-	if c.base > n.limit {
-		return
-	}
-	c.whole = dist(n.path, newPath)
-	at := len(n.best)
-	for at > 0 && (n.best[at-1].base > c.base || (n.best[at-1].base == c.base && n.best[at-1].whole > c.whole)) {
-		at--
-	}
-	if at < maxClosest {
-		n.best = slices.Insert(n.best, at, c)[:min(len(n.best)+1, maxClosest)]
-	}
-}
-
-// notFound is NOT_FOUND for file_path, in the diff of pull request name
+// pathNotFound is NOT_FOUND for file_path, in the diff of pull request name
 // (empty says why it has no file). A directory of the diff is said to be
 // one, with the call that gives its files; another path gets the names
 // closest to it, not the whole list (a pull request of 700 files made a
 // 14 KB error), in room bytes (names can be long).
-func (n *pathsNear) notFound(name, empty string, in getPullRequestDiffIn, room int) error {
+func pathNotFound(n *argcheck.PathsNear, name, empty string, in getPullRequestDiffIn, room int) error {
 	switch {
-	case n.total == 0:
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s: %s", n.path, name, empty)
-	case n.under > 0:
+	case n.Total == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s: %s", n.Path, name, empty)
+	case n.Under > 0:
 		call := in
-		call.FilePath, call.Paths, call.Cursor = "", []string{n.path}, ""
+		call.FilePath, call.Paths, call.Cursor = "", []string{n.Path}, ""
 		return errcode.New(errcode.NotFound, "file_path %q is a directory of the diff of %s, with %s under it; file_path names one file, paths takes directories: get_pull_request_diff %s gives them",
-			n.path, name, count(n.under, "changed file"), plainJSONText(continueWith("get_pull_request_diff", call).Arguments))
-	case len(n.best) == 0:
-		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.path, name, count(n.total, "file"))
-	}
-	closest := make([]string, len(n.best))
-	for i, b := range n.best {
-		closest[i] = text.Name(b.path)
+			n.Path, name, text.Count(n.Under, "changed file"), paging.PlainJSON(paging.Continue("get_pull_request_diff", call).Arguments))
+	case len(n.Closest()) == 0:
+		return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s, and none of its %s has a name close to it; list_pull_request_files lists them", n.Path, name, text.Count(n.Total, "file"))
 	}
 	return errcode.New(errcode.NotFound, "file_path %q is not in the diff of %s; of its %s, the closest by name: %s; list_pull_request_files lists them all",
-		n.path, name, count(n.total, "file"), fileList(closest, nil, len(closest), room, ""))
+		n.Path, name, text.Count(n.Total, "file"), paging.FileList(text.Names(n.Closest()), nil, len(n.Closest()), room, ""))
 }
-
-func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 // checkFilePath cleans file_path ("" when omitted) and applies the policy.
 func (s *Server) checkFilePath(p string) (string, error) {
@@ -303,15 +243,15 @@ func (s *Server) emptyPull(ctx context.Context, r *repo.Repository, pr *repo.Pul
 		return textReply{}, err
 	}
 	if reason == emptyNoPathMatched {
-		return textReply{text: name + ": " + noPathMatchedText(all)}, nil
+		return textReply{Text: name + ": " + noPathMatchedText(all)}, nil
 	}
-	return textReply{text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
+	return textReply{Text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
 }
 
 // whyEmpty says why a pull request's diff is empty, with its commits.
 func whyEmpty(pr *repo.PullRequest) string {
 	if pr.Head == pr.MergeBase {
-		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs; list_commits with index=%d lists the commits its merge brought in (or says why a fast-forward cannot tell them)", short(pr.Head), pr.Index)
+		return fmt.Sprintf("its head %s is already part of its base (it is the merge base), so no file differs; list_commits with index=%d lists the commits its merge brought in (or says why a fast-forward cannot tell them)", git.Short(pr.Head), pr.Index)
 	}
-	return fmt.Sprintf("no file differs between its merge base %s and its head %s", short(pr.MergeBase), short(pr.Head))
+	return fmt.Sprintf("no file differs between its merge base %s and its head %s", git.Short(pr.MergeBase), git.Short(pr.Head))
 }

@@ -8,62 +8,12 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // get_pull_request in forge mode: the forge's fields, and its description
 // in parts when it is longer than a reply.
-
-// fitText is the longest prefix of s (at most limit bytes) for which fits
-// holds: cut after a line where at least one line fits, else inside the
-// first line at a UTF-8 boundary. It is never empty when s is not, so
-// every part moves on (the reply's backstop catches a part that still
-// does not fit).
-func fitText(s string, limit int, fits func(string) bool) string {
-	if len(s) <= limit && fits(s) {
-		return s
-	}
-	var ends []int // after each line that could fit by its size
-	for i := 0; i < len(s) && i < limit; {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 || i+j+1 > limit {
-			break
-		}
-		i += j + 1
-		ends = append(ends, i)
-	}
-	// The longest run of whole lines that fits: ends[lo-1] fits, ends[hi-1] does not.
-	lo, hi := 0, len(ends)+1
-	for hi-lo > 1 {
-		if mid := (lo + hi) / 2; fits(s[:ends[mid-1]]) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if lo > 0 {
-		return s[:ends[lo-1]]
-	}
-	// Not one whole line: as much of the first as fits.
-	first := s
-	if j := strings.IndexByte(s, '\n'); j >= 0 {
-		first = s[:j+1]
-	}
-	lo, hi = 0, min(len(first), limit)+1 // a cut at lo bytes fits, at hi does not
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if cut, _ := text.CutUTF8(first, mid); fits(cut) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if cut, _ := text.CutUTF8(first, lo); cut != "" {
-		return cut
-	}
-	_, size := utf8.DecodeRuneInString(s)
-	return s[:size]
-}
 
 // describeSlice is the line that introduces a part's share of a text of
 // total bytes: n bytes from byte from; noNewline when the share holds the
@@ -75,7 +25,7 @@ func describeSlice(what string, from, n, total int, noNewline bool) string {
 		end = ", no newline at its end"
 	}
 	if from == 0 && n == total {
-		return fmt.Sprintf("%s (%s%s):\n", what, count(total, "byte"), end)
+		return fmt.Sprintf("%s (%s%s):\n", what, text.Count(total, "byte"), end)
 	}
 	var where []string
 	if from > 0 {
@@ -101,7 +51,7 @@ func writeShare(b *strings.Builder, share string) {
 // The cursor pins the head: the forge shows the pull request as it is
 // now, so a head that moved (or a description edited) between two parts
 // is refused rather than mixed.
-func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error) {
+func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *paging.Cursor) (reply[getPullRequestOut], error) {
 	var none reply[getPullRequestOut]
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return none, err
@@ -113,7 +63,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 	}
 	from := 0
 	if cur != nil {
-		if err := cur.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+		if err := cur.MadeFor(forgeName(in.Owner, in.Repo)); err != nil {
 			return none, err
 		}
 		if cur.Commits[2] != d.HeadSHA {
@@ -149,7 +99,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 		return s.forgePullReply(in, d, header, out, from, share)
 	}
 	rest := d.Body[from:]
-	share := fitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.replySize(render(share)) <= s.cfg.MaxBytes })
+	share := paging.FitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.budget.ReplySize(render(share)) <= s.cfg.MaxBytes })
 	return render(share), nil
 }
 
@@ -195,19 +145,19 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	out.Body = ptr(share)
 	if title := text.ScanText([]byte(d.Title), 2); title.Found() {
 		out.TitleHidden = title.PointNames()
-		b.WriteString(pointsNote("the title", title))
+		b.WriteString(text.PointsNote("the title", title))
 	}
 	body := text.ScanText([]byte(share), strings.Count(d.Body[:from], "\n")+1)
-	if out.BodyHidden = newHiddenChars(body, text.Hidden{}); body.Found() {
-		b.WriteString("[" + hiddenNote("the description", body, text.Hidden{}, false) + "]\n")
+	if out.BodyHidden = text.NewHiddenChars(body, text.Hidden{}); body.Found() {
+		b.WriteString("[" + text.HiddenNote("the description", body, text.Hidden{}, false) + "]\n")
 	}
-	r := reply[getPullRequestOut]{text: b.String(), out: out}
+	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
 	if end < len(d.Body) {
-		r.out.Truncated = true
+		r.Out.Truncated = true
 		next := in
-		next.Cursor = s.cursors.encode(cursor{Tool: getPullRequestName, Args: argsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
+		next.Cursor = s.cursors.Encode(paging.Cursor{Tool: getPullRequestName, Args: paging.ArgsDigest(in, "cursor"), Commits: []string{d.BaseSHA, d.MergeBase, d.HeadSHA},
 			Line: int64(end), Bytes: int64(len(d.Body))}, forgeName(in.Owner, in.Repo))
-		r.next = continueWith(getPullRequestName, next)
+		r.Next = paging.Continue(getPullRequestName, next)
 	}
 	return r
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -39,7 +40,7 @@ const oneLineBytes = 40
 // has, the first commits' messages whole (as many as fill a share of the
 // reply) and every other commit on one line, oldest first, as many as fit;
 // the next part goes on with the lines.
-func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *cursor) (reply[getPullRequestOut], error) {
+func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *paging.Cursor) (reply[getPullRequestOut], error) {
 	var none reply[getPullRequestOut]
 	s := lb.s
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, cur)
@@ -74,7 +75,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	}
 	p := localPull{
 		in: in, files: files, total: total, start: start, baseRef: baseRef, baseWhy: why,
-		seal:   func(c cursor) string { return s.cursors.encode(c, r.FullName()) },
+		seal:   func(c paging.Cursor) string { return s.cursors.Encode(c, r.FullName()) },
 		header: pullHeader(in.Owner, in.Repo, in.Index, files, pr.Base, pr.MergeBase, pr.Head),
 		out: getPullRequestOut{
 			Index: in.Index, Labels: []string{}, BaseRef: baseRef, HeadRef: fmt.Sprintf("refs/pull/%d/head", in.Index),
@@ -90,15 +91,15 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		return none, err
 	}
 	p.whole = whole
-	res := fitPage(s, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
-	if len(res.out.Commits) == 0 && start < whole {
+	res := paging.FitList(s.budget, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
+	if len(res.Out.Commits) == 0 && start < whole {
 		// A whole message that does not fit a part (one of control
 		// characters, each escaped in six bytes): from it on, one line each.
 		p.whole = start
 		for i := range list {
 			list[i].whole = false
 		}
-		res = fitPage(s, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
+		res = paging.FitList(s.budget, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
 	}
 	return res, nil
 }
@@ -169,7 +170,7 @@ type localPull struct {
 	header, baseRef, baseWhy string
 	empty                    string // why there are no commits
 	out                      getPullRequestOut
-	seal                     func(cursor) string // signs the next part's cursor
+	seal                     func(paging.Cursor) string // signs the next part's cursor
 }
 
 // pullEntry is a commit of a part: with its whole message, or one line.
@@ -192,7 +193,7 @@ func pullCommitMessage(c git.Commit) string {
 func wholeCommitText(c git.Commit, n, total int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ncommit %s (%d of %d)\n", c.SHA, n, total)
-	fmt.Fprintf(&b, "Author: %s, %s; %s changed\n\n", text.Line(c.Author.Name), commitDate(c.Author.Date), count(c.FilesChanged, "file"))
+	fmt.Fprintf(&b, "Author: %s, %s; %s changed\n\n", text.Line(c.Author.Name), commitDate(c.Author.Date), text.Count(c.FilesChanged, "file"))
 	subject := true
 	for line := range strings.Lines(pullCommitMessage(c)) {
 		if subject {
@@ -266,19 +267,19 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 		msg := pullCommitMessage(e.c)
 		hidden := text.ScanText([]byte(msg), 1)
 		if hidden.Found() {
-			b.WriteString("[" + hiddenNote("the message of "+short(e.c.SHA), hidden, text.Hidden{}, false) + "]\n")
+			b.WriteString("[" + text.HiddenNote("the message of "+git.Short(e.c.SHA), hidden, text.Hidden{}, false) + "]\n")
 		}
-		pc.Message, pc.MessageHidden = ptr(msg), newHiddenChars(hidden, text.Hidden{})
+		pc.Message, pc.MessageHidden = ptr(msg), text.NewHiddenChars(hidden, text.Hidden{})
 		out.Commits = append(out.Commits, pc)
 	}
 	b.WriteString(subjectsNote(lines))
-	r := reply[getPullRequestOut]{text: b.String(), out: out}
+	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
 	if next := p.start + len(list); next < p.total {
-		r.out.Truncated = true
+		r.Out.Truncated = true
 		n := p.in
-		n.Cursor = p.seal(cursor{Tool: getPullRequestName, Args: argsDigest(p.in, "cursor"), Commits: []string{out.Base, out.MergeBase, out.Head},
+		n.Cursor = p.seal(paging.Cursor{Tool: getPullRequestName, Args: paging.ArgsDigest(p.in, "cursor"), Commits: []string{out.Base, out.MergeBase, out.Head},
 			File: next, Line: int64(p.whole), Files: p.files})
-		r.next = continueWith(getPullRequestName, n)
+		r.Next = paging.Continue(getPullRequestName, n)
 	}
 	return r
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -283,7 +284,7 @@ func TestGetPullRequest700CommitsInTwoCalls(t *testing.T) {
 				} else {
 					for _, line := range strings.Split(textOf(res), "\n") {
 						f := strings.Fields(line)
-						if len(f) > 0 && len(shas) < len(want) && (f[0] == "commit" && len(f) > 1 && f[1] == want[len(shas)] || f[0] == short(want[len(shas)])) {
+						if len(f) > 0 && len(shas) < len(want) && (f[0] == "commit" && len(f) > 1 && f[1] == want[len(shas)] || f[0] == git.Short(want[len(shas)])) {
 							shas = append(shas, want[len(shas)])
 						}
 					}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -706,8 +707,8 @@ func renderGolden(c goldenCase, plain, structured wireResult) string {
 		}
 	}
 	writeText("text", plain.Content[0].Text)
-	if next, ok := plain.Meta[MetaKeyNext]; ok {
-		fmt.Fprintf(&b, "-- _meta %s --\n%s\n", MetaKeyNext, indentJSON(next))
+	if next, ok := plain.Meta[paging.MetaKeyNext]; ok {
+		fmt.Fprintf(&b, "-- _meta %s --\n%s\n", paging.MetaKeyNext, indentJSON(next))
 	}
 	if st := structured.Content[0].Text; st != plain.Content[0].Text {
 		writeText("text with --structured", st)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -117,7 +118,7 @@ func TestTrojanSourceFlagged(t *testing.T) {
 
 	var commits listCommitsOut
 	text = h.structured("list_commits", args(), &commits)
-	if !strings.Contains(text, "Tidy "+rlo+"check"+pdi) || !strings.Contains(text, "[hidden characters in the subjects of "+short(head)+": U+202E RIGHT-TO-LEFT OVERRIDE, U+2069 POP DIRECTIONAL ISOLATE; shown as they are]") {
+	if !strings.Contains(text, "Tidy "+rlo+"check"+pdi) || !strings.Contains(text, "[hidden characters in the subjects of "+git.Short(head)+": U+202E RIGHT-TO-LEFT OVERRIDE, U+2069 POP DIRECTIONAL ISOLATE; shown as they are]") {
 		t.Errorf("list_commits: the subject or its note is missing:\n%s", text)
 	}
 	if c := commits.Commits[0]; !slices.Equal(c.SubjectHidden, []string{trojanNames[0], trojanNames[2]}) {
@@ -125,7 +126,7 @@ func TestTrojanSourceFlagged(t *testing.T) {
 	}
 	var pull getPullRequestOut
 	text = h.structured("get_pull_request", pr, &pull)
-	if !strings.Contains(text, "[hidden characters in the message of "+short(head)+", lines 1, 3: ") || len(pull.Commits) != 1 || pull.Commits[0].MessageHidden == nil {
+	if !strings.Contains(text, "[hidden characters in the message of "+git.Short(head)+", lines 1, 3: ") || len(pull.Commits) != 1 || pull.Commits[0].MessageHidden == nil {
 		t.Errorf("get_pull_request: no note of the message's hidden characters:\n%s\n%+v", text, pull.Commits)
 	}
 

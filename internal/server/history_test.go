@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -124,7 +125,7 @@ func histDecode(t *testing.T, res *mcp.CallToolResult, v any) {
 }
 
 // histCheckNextLine: a partial reply's last line says its next call.
-func histCheckNextLine(t *testing.T, tool, text string, next *nextCall) {
+func histCheckNextLine(t *testing.T, tool, text string, next *paging.Call) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	last := lines[len(lines)-1]

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -106,7 +107,7 @@ func TestHostileGitmodulesIncludeTools(t *testing.T) {
 		r.Commit("include " + include)
 		h := serve(t, r, withTimeout(10*time.Second))
 		start := time.Now()
-		var sm contentsResponse
+		var sm forge.ContentsResponse
 		mustJSON(t, h.ok("get_file_content", fileArgs("sub", "with_metadata", true)), &sm)
 		if got := deref(sm.SubmoduleGitURL); got != "https://example.com/sub.git" {
 			t.Fatalf("include %s: submodule_git_url %q, want the committed URL", include, got)

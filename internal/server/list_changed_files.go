@@ -3,8 +3,12 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -30,7 +34,7 @@ type listChangedFilesOut struct {
 	NextOffset *int          `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
 	// EmptyReason: as get_diff's.
 	EmptyReason string `json:"emptyReason,omitempty" jsonschema:"set when the diff holds no file: noChange (no file differs between the commits) or noPathMatched (no changed file is at or under paths: they are literal paths, not globs; list_files with pathGlobs finds files by glob)"`
-	paged
+	paging.Paged
 }
 
 // listChangedFilesTool is list_changed_files's definition (registry.go).
@@ -53,9 +57,9 @@ var listChangedFilesTool = defineTool(toolSpec{
 func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (reply[listChangedFilesOut], error) {
 	const tool = "list_changed_files"
 	q := diffRequest{owner: in.Owner, name: in.Repo, base: in.Base, head: in.Head, mode: in.Mode, paths: in.Paths}
-	digest := argsDigest(in, "cursor", "offset")
+	digest := paging.ArgsDigest(in, "cursor", "offset")
 	if in.Cursor != "" {
-		cur, err := s.cursors.decode(tool, in.Cursor, digest)
+		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listChangedFilesOut]{}, err
 		}
@@ -67,7 +71,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 	}
 	page, total, err := sel.repo.Git.ChangedFilesPage(ctx, sel.opts, in.Offset, in.Limit)
 	if err != nil {
-		return reply[listChangedFilesOut]{}, goneCommit(sel.repo, in.Cursor != "", err)
+		return reply[listChangedFilesOut]{}, paging.GoneCommit(sel.repo, in.Cursor != "", err)
 	}
 	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: total}
 	var empty string // what the text says of a diff without files
@@ -93,25 +97,25 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s changed %s..%s", sel.repo.FullName(), count(total, "file"), short(sel.base), short(sel.head))
+		fmt.Fprintf(&b, "%s: %s changed %s..%s", sel.repo.FullName(), text.Count(total, "file"), git.Short(sel.base), git.Short(sel.head))
 		if sel.mergeBase != nil {
-			fmt.Fprintf(&b, " (from merge base %s)", short(*sel.mergeBase))
+			fmt.Fprintf(&b, " (from merge base %s)", git.Short(*sel.mergeBase))
 		}
 		if n < total {
-			b.WriteString("; " + shownRange(from, n, total, "file"))
+			b.WriteString("; " + text.ShownRange(from, n, total, "file"))
 		}
 		b.WriteString("\n" + empty)
 		for _, f := range out.Files {
 			b.WriteString(f.line())
 		}
-		r := reply[listChangedFilesOut]{text: b.String(), out: out}
+		r := reply[listChangedFilesOut]{Text: b.String(), Out: out}
 		if out.NextOffset != nil {
 			next := in
 			next.Offset = *out.NextOffset
-			next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}}, sel.repo.FullName())
-			r.next = continueWith(tool, next)
+			next.Cursor = s.cursors.Encode(paging.Cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}}, sel.repo.FullName())
+			r.Next = paging.Continue(tool, next)
 		}
 		return r
 	}
-	return fitPage(s, len(files), render), nil
+	return paging.FitList(s.budget, len(files), render), nil
 }

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
 	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -68,7 +70,7 @@ type listCommitsOut struct {
 	// MergedBy and Since: a pull request whose head is already merged.
 	MergedBy *string `json:"mergedBy,omitempty" jsonschema:"for a pull request whose head is already merged into its base (index): the merge commit on the base's first-parent line that brought it in; absent otherwise"`
 	Since    *string `json:"since,omitempty" jsonschema:"with mergedBy: its first parent, the base before the merge; the commits listed are the head's not reachable from it"`
-	paged
+	paging.Paged
 }
 
 // histRenameStop is the commit where a path's history stops at a rename.
@@ -119,16 +121,16 @@ type histSelection struct {
 
 func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listCommitsOut], error) {
 	const tool = "list_commits"
-	digest := argsDigest(in, "cursor", "offset")
-	var pinned *cursor
+	digest := paging.ArgsDigest(in, "cursor", "offset")
+	var pinned *paging.Cursor
 	if in.Cursor != "" {
-		cur, err := s.cursors.decode(tool, in.Cursor, digest)
+		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listCommitsOut]{}, err
 		}
 		pinned = &cur
 	}
-	paths, err := cleanList("paths", in.Paths)
+	paths, err := repo.CleanPaths("paths", in.Paths)
 	if err != nil {
 		return reply[listCommitsOut]{}, err
 	}
@@ -174,7 +176,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %s %s", sel.repo.FullName(), count(total, "commit"), sel.what)
+		fmt.Fprintf(&b, "%s: %s %s", sel.repo.FullName(), text.Count(total, "commit"), sel.what)
 		if len(paths) > 0 {
 			b.WriteString(" touching " + histPaths(text.Names(paths)))
 		}
@@ -183,7 +185,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		}
 		b.WriteString(", " + order)
 		if n < total {
-			b.WriteString("; " + shownRange(in.Offset, n, total, "commit"))
+			b.WriteString("; " + text.ShownRange(in.Offset, n, total, "commit"))
 		}
 		b.WriteString("\n" + sel.note)
 		if total == 0 {
@@ -193,20 +195,20 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 			b.WriteString(e.line())
 		}
 		if stop != nil {
-			fmt.Fprintf(&b, "The history of %s stops at %s, where it was renamed from %s; follow: true goes on.\n", text.Name(paths[0]), short(stop.SHA), text.Name(stop.OldPath))
+			fmt.Fprintf(&b, "The history of %s stops at %s, where it was renamed from %s; follow: true goes on.\n", text.Name(paths[0]), git.Short(stop.SHA), text.Name(stop.OldPath))
 		}
 		b.WriteString(subjectsNote(out.Commits))
-		r := reply[listCommitsOut]{text: b.String(), out: out}
+		r := reply[listCommitsOut]{Text: b.String(), Out: out}
 		if out.NextOffset != nil {
 			next := in
 			next.Offset = *out.NextOffset
-			next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: sel.pinned}, sel.repo.FullName())
-			r.next = continueWith(tool, next)
+			next.Cursor = s.cursors.Encode(paging.Cursor{Tool: tool, Args: digest, Commits: sel.pinned}, sel.repo.FullName())
+			r.Next = paging.Continue(tool, next)
 		}
 		return r
 	}
-	r := fitPage(s, len(entries), render)
-	if len(r.out.Commits) == 0 && len(entries) > 0 {
+	r := paging.FitList(s.budget, len(entries), render)
+	if len(r.Out.Commits) == 0 && len(entries) > 0 {
 		return reply[listCommitsOut]{}, histTooLarge(entries[0].SHA, len(paths) > 0, s.cfg.MaxBytes)
 	}
 	return r, nil
@@ -232,14 +234,14 @@ func histRenameStopOf(ctx context.Context, g *git.Repo, o git.LogOptions, total 
 // without paths, nothing the agent can pass would help.
 func histTooLarge(sha string, withPaths bool, limit int) error {
 	if withPaths {
-		return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes beside the paths this call gives; list fewer paths", short(sha), limit)
+		return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes beside the paths this call gives; list fewer paths", git.Short(sha), limit)
 	}
-	return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes; %s", short(sha), limit, noNarrowing)
+	return errcode.New(errcode.TooLarge, "commit %s does not fit in one reply of %d bytes; %s", git.Short(sha), limit, paging.NoNarrowing)
 }
 
 // histSelect resolves what in selects, once (pinned, a cursor, pins the
 // commits its first page resolved).
-func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned *cursor) (*histSelection, error) {
+func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned *paging.Cursor) (*histSelection, error) {
 	switch {
 	case in.Index > 0 && (in.Ref != "" || in.Base != "" || in.Head != ""):
 		return nil, errcode.New(errcode.InvalidArgument, "index selects a pull request's commits: leave out ref, base and head")
@@ -269,7 +271,7 @@ func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned *curso
 	}
 	var to string
 	if pinned != nil {
-		pins, err := checkPins(ctx, r, pinned, 1)
+		pins, err := paging.CheckPins(ctx, r, pinned, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -278,12 +280,12 @@ func (s *Server) histSelect(ctx context.Context, in listCommitsIn, pinned *curso
 		return nil, err
 	}
 	return &histSelection{repo: r, to: to, pinned: []string{to},
-		what: fmt.Sprintf("reachable from %s (%s)", text.Name(ref), short(to))}, nil
+		what: fmt.Sprintf("reachable from %s (%s)", text.Name(ref), git.Short(to))}, nil
 }
 
 // histRange selects the commits of base..head: in merge-base mode those
 // since their merge base, as get_diff's merge-base mode diffs from it.
-func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned *cursor) (*histSelection, error) {
+func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned *paging.Cursor) (*histSelection, error) {
 	head := in.Head
 	if head == "" {
 		head = "HEAD"
@@ -295,16 +297,16 @@ func (s *Server) histRange(ctx context.Context, in listCommitsIn, pinned *cursor
 	c := &histSelection{repo: sel.repo, from: sel.base, to: sel.head, base: ptr(sel.base), pinned: []string{sel.base, sel.head}}
 	if sel.mergeBase != nil {
 		c.from, c.mergeBase = *sel.mergeBase, sel.mergeBase
-		c.what = fmt.Sprintf("on %s (%s) since it branched off %s (%s) at their merge base %s", text.Name(head), short(sel.head), text.Name(in.Base), short(sel.base), short(*sel.mergeBase))
+		c.what = fmt.Sprintf("on %s (%s) since it branched off %s (%s) at their merge base %s", text.Name(head), git.Short(sel.head), text.Name(in.Base), git.Short(sel.base), git.Short(*sel.mergeBase))
 	} else {
-		c.what = fmt.Sprintf("reachable from %s (%s) and not from %s (%s)", text.Name(head), short(sel.head), text.Name(in.Base), short(sel.base))
+		c.what = fmt.Sprintf("reachable from %s (%s) and not from %s (%s)", text.Name(head), git.Short(sel.head), text.Name(in.Base), git.Short(sel.base))
 	}
 	return c, nil
 }
 
 // histPullRequest selects a pull request's commits: from its merge base
 // to its head.
-func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned *cursor) (*histSelection, error) {
+func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned *paging.Cursor) (*histSelection, error) {
 	owner, name := in.Owner, in.Repo
 	if owner == "" && name == "" {
 		// The one repository served needs no name here either.
@@ -320,21 +322,21 @@ func (s *Server) histPullRequest(ctx context.Context, in listCommitsIn, pinned *
 	}
 	sel := &histSelection{repo: r, from: pr.MergeBase, to: pr.Head, base: ptr(pr.Base), mergeBase: ptr(pr.MergeBase),
 		pinned: []string{pr.Base, pr.MergeBase, pr.Head},
-		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, short(pr.Head), short(pr.MergeBase), short(pr.Base))}
-	merged, err := mergedPullRequest(ctx, r, pr)
+		what:   fmt.Sprintf("of pull request #%d, head %s since its merge base %s with its base %s", pr.Index, git.Short(pr.Head), git.Short(pr.MergeBase), git.Short(pr.Base))}
+	merged, err := r.MergedPull(ctx, pr)
 	switch {
 	case err != nil:
 		return nil, err
 	case merged == nil:
-	case merged.onLine:
+	case merged.OnLine:
 		sel.note = fmt.Sprintf("Its head %s is already on its base %s's first-parent line (fast-forwarded or rebased onto it, or the base's own commit): its own commits cannot be told from the base's; list_commits ref=%s lists the head's history.\n",
-			short(pr.Head), short(pr.Base), pr.Head)
+			git.Short(pr.Head), git.Short(pr.Base), pr.Head)
 	default:
 		// The commits the merge brought in: the head's, not the base's
 		// before the merge.
-		sel.from, sel.mergedBy, sel.since = merged.since, ptr(merged.merge), ptr(merged.since)
+		sel.from, sel.mergedBy, sel.since = merged.Since, ptr(merged.Merge), ptr(merged.Since)
 		sel.what = fmt.Sprintf("of pull request #%d, already merged into its base %s by merge commit %s: head %s since %s, that merge's first parent (the base before the merge)",
-			pr.Index, short(pr.Base), short(merged.merge), short(pr.Head), short(merged.since))
+			pr.Index, git.Short(pr.Base), git.Short(merged.Merge), git.Short(pr.Head), git.Short(merged.Since))
 	}
 	return sel, nil
 }
@@ -412,14 +414,14 @@ func (e histCommit) line() string {
 	if who == "" {
 		who = "<" + e.Author.Email + ">"
 	}
-	files := count(e.FilesChanged, "file")
+	files := text.Count(e.FilesChanged, "file")
 	switch {
 	case e.ParentCount > 2: // an octopus: how many, since parents are not shown
 		files = fmt.Sprintf("merge of %d parents, %s against its first parent", e.ParentCount, files)
 	case e.IsMerge:
 		files = "merge, " + files + " against its first parent"
 	}
-	return fmt.Sprintf("%s %s %s %s (%s)\n", short(e.SHA), day, text.Line(who), text.Line(e.Subject), files)
+	return fmt.Sprintf("%s %s %s %s (%s)\n", git.Short(e.SHA), day, text.Line(who), text.Line(e.Subject), files)
 }
 
 // histPaths names a few of paths for a header.
@@ -441,4 +443,30 @@ func histPaths(paths []string) string {
 		fmt.Fprintf(&b, " and %d more", more)
 	}
 	return b.String()
+}
+
+// subjectsNote says which commits of a listing have hidden characters in
+// their subjects: the first text.MaxHiddenLines of them, and the code
+// points.
+func subjectsNote(commits []histCommit) string {
+	var shas []string
+	var all text.Hidden
+	n := 0
+	for _, c := range commits {
+		if len(c.SubjectHidden) == 0 {
+			continue
+		}
+		if n++; len(shas) < text.MaxHiddenLines {
+			shas = append(shas, git.Short(c.SHA))
+		}
+		all.Merge(text.ScanText([]byte(c.Subject), 1))
+	}
+	if n == 0 {
+		return ""
+	}
+	which := strings.Join(shas, ", ")
+	if n > len(shas) {
+		which += fmt.Sprintf(", … (%d commits)", n)
+	}
+	return fmt.Sprintf("[hidden characters in the subjects of %s: %s; shown as they are]\n", which, strings.Join(all.PointNames(), ", "))
 }

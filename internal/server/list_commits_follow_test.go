@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
 
 // list_commits with one path: where a rename stops its history, and
@@ -69,7 +71,7 @@ func TestListCommitsSaysWhereARenameStopsHistory(t *testing.T) {
 	if sha != ids["rename"] || old != "dir/b.txt" {
 		t.Fatalf("the fixture: git log --follow finds the rename at %s from %q", sha, old)
 	}
-	line := fmt.Sprintf("\nThe history of dir/c.txt stops at %s, where it was renamed from dir/b.txt; follow: true goes on.\n", short(sha))
+	line := fmt.Sprintf("\nThe history of dir/c.txt stops at %s, where it was renamed from dir/b.txt; follow: true goes on.\n", git.Short(sha))
 	for _, order := range []string{"newest", "oldest"} {
 		got, first := histListAll(t, h, args("paths", []string{"dir/c.txt"}, "order", order, "limit", 1))
 		if want := histGitLog(r, "HEAD", "--", "dir/c.txt"); len(got) != len(want) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -48,7 +50,7 @@ type listFilesOut struct {
 	Entries    []fileEntry `json:"entries"`
 	Total      *int        `json:"total" jsonschema:"entries in the whole listing; null when the listing stopped after this page, with more to come"`
 	NextOffset *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
-	paged
+	paging.Paged
 }
 
 // listFilesTool is list_files's definition (registry.go).
@@ -72,21 +74,21 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 	if err != nil {
 		return reply[listFilesOut]{}, err
 	}
-	if err := checkGlobs(in.PathGlobs); err != nil {
+	if err := repo.CheckGlobs(in.PathGlobs); err != nil {
 		return reply[listFilesOut]{}, err
 	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
 		return reply[listFilesOut]{}, err
 	}
-	digest := argsDigest(in, "cursor", "offset")
+	digest := paging.ArgsDigest(in, "cursor", "offset")
 	var commit string
 	if in.Cursor != "" {
-		cur, err := s.cursors.decode(tool, in.Cursor, digest)
+		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
 		if err != nil {
 			return reply[listFilesOut]{}, err
 		}
-		pins, err := checkPins(ctx, r, &cur, 1)
+		pins, err := paging.CheckPins(ctx, r, &cur, 1)
 		if err != nil {
 			return reply[listFilesOut]{}, err
 		}
@@ -116,7 +118,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		return nil
 	})
 	if err != nil && in.Cursor != "" && pinGone(err) {
-		return reply[listFilesOut]{}, errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first page", short(commit), r.FullName())
+		return reply[listFilesOut]{}, errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the first page", git.Short(commit), r.FullName())
 	}
 	if err != nil {
 		return reply[listFilesOut]{}, s.listTreeError(ctx, r, commit, in.Ref, dir, err)
@@ -170,33 +172,33 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		b.WriteString(" — ")
 		switch {
 		case total == nil:
-			fmt.Fprintf(&b, "%s %d–%d shown; more follow", pluralOf("entry"), from+1, from+n)
+			fmt.Fprintf(&b, "%s %d–%d shown; more follow", text.Plural("entry"), from+1, from+n)
 		case n == *total:
-			b.WriteString(count(*total, "entry"))
+			b.WriteString(text.Count(*total, "entry"))
 		default:
-			fmt.Fprintf(&b, "%s; %s", count(*total, "entry"), shownRange(from, n, *total, "entry"))
+			fmt.Fprintf(&b, "%s; %s", text.Count(*total, "entry"), text.ShownRange(from, n, *total, "entry"))
 		}
 		b.WriteString("\n")
 		for _, f := range out.Entries {
 			b.WriteString(f.line())
 		}
 		if uncounted := countUncounted(out.Entries); uncounted > 0 {
-			fmt.Fprintf(&b, "[%s on this page not counted (at most %d per page): list them to see their entries]\n", count(uncounted, "directory"), maxCountedDirs)
+			fmt.Fprintf(&b, "[%s on this page not counted (at most %d per page): list them to see their entries]\n", text.Count(uncounted, "directory"), maxCountedDirs)
 		}
 		if total != nil && *total == 0 && len(in.PathGlobs) > 0 {
 			b.WriteString(`[pathGlobs matched no path under ` + dirLabel(dir) + `: a pattern without "/" matches a name at any depth (*.c), one with "/" is anchored at the repository root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n")
 		}
-		rep := reply[listFilesOut]{text: b.String(), out: out}
+		rep := reply[listFilesOut]{Text: b.String(), Out: out}
 		if hasNext {
 			next := in
 			next.Offset = from + n
-			next.Cursor = s.cursors.encode(cursor{Tool: tool, Args: digest, Commits: []string{commit}}, r.FullName())
-			rep.next = continueWith(tool, next)
+			next.Cursor = s.cursors.Encode(paging.Cursor{Tool: tool, Args: digest, Commits: []string{commit}}, r.FullName())
+			rep.Next = paging.Continue(tool, next)
 		}
 		return rep
 	}
-	rep := fitPage(s, len(entries), render)
-	if len(rep.out.Entries) == 0 && len(entries) > 0 {
+	rep := paging.FitList(s.budget, len(entries), render)
+	if len(rep.Out.Entries) == 0 && len(entries) > 0 {
 		return reply[listFilesOut]{}, errcode.New(errcode.TooLarge, "the entry at offset %d (a path of %d bytes) does not fit in one reply (%d bytes)", from, len(entries[0].Path), s.cfg.MaxBytes)
 	}
 	return rep, nil
@@ -208,13 +210,13 @@ func (f fileEntry) line() string {
 	switch f.Type {
 	case git.KindDir:
 		if f.Entries != nil {
-			return fmt.Sprintf("dir   %s/ (%s)\n", p, count(*f.Entries, "entry"))
+			return fmt.Sprintf("dir   %s/ (%s)\n", p, text.Count(*f.Entries, "entry"))
 		}
 		return fmt.Sprintf("dir   %s/\n", p)
 	case git.KindSymlink:
 		return fmt.Sprintf("link  %s\n", p)
 	case git.KindSubmodule:
-		return fmt.Sprintf("submodule %s (commit %s)\n", p, short(*f.Commit))
+		return fmt.Sprintf("submodule %s (commit %s)\n", p, git.Short(*f.Commit))
 	}
 	return fmt.Sprintf("file  %s %s\n", p, byteCount(*f.Size))
 }
@@ -250,7 +252,7 @@ func (s *Server) countEntries(ctx context.Context, r *repo.Repository, e git.Tre
 func (s *Server) listTreeError(ctx context.Context, r *repo.Repository, commit, refName, dir string, err error) error {
 	switch {
 	case errors.Is(err, git.ErrMissing):
-		return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", dir, describeRef(refName, commit), r.FullName())
+		return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", dir, repo.DescribeRef(refName, commit), r.FullName())
 	case errors.Is(err, git.ErrNotDir):
 		e, lerr := r.Git.Lookup(ctx, commit, dir)
 		if lerr != nil {

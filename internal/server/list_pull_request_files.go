@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -47,7 +50,7 @@ type listPullRequestFilesOut struct {
 	Offset     int        `json:"offset" jsonschema:"files before this reply's first"`
 	NextOffset *int       `json:"nextOffset" jsonschema:"offset of the next call, null at the end"`
 	HasMore    bool       `json:"hasMore" jsonschema:"true when more files follow this reply's"`
-	paged
+	paging.Paged
 	// repoName is the repository the next page's cursor is made for.
 	repoName string
 }
@@ -83,10 +86,10 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		}
 		in.Offset = (in.Page - 1) * in.Limit
 	}
-	digest := argsDigest(in, "cursor", "page", "offset")
-	var pinned *cursor
+	digest := paging.ArgsDigest(in, "cursor", "page", "offset")
+	var pinned *paging.Cursor
 	if in.Cursor != "" {
-		cur, err := s.cursors.decode(tool, in.Cursor, digest)
+		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
 		if err != nil {
 			return none, err
 		}
@@ -108,29 +111,29 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		var b strings.Builder
 		b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
 		if n < o.TotalCount {
-			b.WriteString("; " + shownRange(in.Offset, n, o.TotalCount, "file"))
+			b.WriteString("; " + text.ShownRange(in.Offset, n, o.TotalCount, "file"))
 		}
 		b.WriteString("\n")
 		for _, f := range o.Files {
 			b.WriteString(f.line())
 		}
-		res := reply[listPullRequestFilesOut]{text: b.String(), out: o}
+		res := reply[listPullRequestFilesOut]{Text: b.String(), Out: o}
 		if o.NextOffset != nil {
 			next := in
 			next.Page, next.Offset = 0, *o.NextOffset
-			c := cursor{Tool: tool, Args: digest, Commits: []string{o.Base, o.MergeBase, o.Head}}
+			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{o.Base, o.MergeBase, o.Head}}
 			if o.PatchBytes != nil {
 				c.Bytes = *o.PatchBytes
 			}
-			next.Cursor = s.cursors.encode(c, o.repoName)
-			res.next = continueWith(tool, next)
+			next.Cursor = s.cursors.Encode(c, o.repoName)
+			res.Next = paging.Continue(tool, next)
 		}
 		return res
 	}
-	res := fitPage(s, len(files), render)
-	if len(files) > 0 && len(res.out.Files) == 0 {
+	res := paging.FitList(s.budget, len(files), render)
+	if len(files) > 0 && len(res.Out.Files) == 0 {
 		// Not one file's names fit: a smaller limit cannot help.
-		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.replySize(render(1)), s.cfg.MaxBytes, noNarrowing)
+		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.budget.ReplySize(render(1)), s.cfg.MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
 }
@@ -143,7 +146,7 @@ func pullHeaderBytes(owner, name string, index, files int, patch *int64, base, m
 		return h
 	}
 	at := strings.Index(h, " changed (base ") + len(" changed")
-	return h[:at] + fmt.Sprintf(", %s of patch", count(int(*patch), "byte")) + h[at:]
+	return h[:at] + fmt.Sprintf(", %s of patch", text.Count(int(*patch), "byte")) + h[at:]
 }
 
 // line is the file's line in list_pull_request_files: a file list's line
@@ -152,10 +155,10 @@ func (f pullFile) line() string {
 	if f.PatchBytes == nil {
 		return f.changedFile.line()
 	}
-	return f.lineWith(count(int(*f.PatchBytes), "byte"))
+	return f.lineWith(text.Count(int(*f.PatchBytes), "byte"))
 }
 
-func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
+func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *paging.Cursor) (listPullRequestFilesOut, error) {
 	s := b.s
 	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, pinned)
 	if err != nil {
@@ -165,7 +168,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	// the time follows what is returned, not the limit asked for.
 	page, total, err := r.Git.ChangedFilesPageFit(ctx, opts, in.Offset, in.Limit, s.fitsOneReply())
 	if err != nil {
-		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
+		return listPullRequestFilesOut{}, paging.GoneCommit(r, pinned != nil, err)
 	}
 	out := listPullRequestFilesOut{Index: pr.Index, Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, TotalCount: total, Page: max(in.Page, 1), repoName: r.FullName()}
 	files := make([]changedFile, len(page))
@@ -176,22 +179,22 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	// parts: the page's sizes from the diffs of its own files, the total
 	// (beside them, remembered per diff, and bounded in time: no total
 	// rather than a late one) once, then carried by the next calls.
-	q := partRequest{repo: r, opts: opts, hide: s.hiddenSection}
+	q := paging.Request{Repo: r, Opts: opts, Hide: s.hiddenSection}
 	counted := func() *diff.Total { return nil }
 	if pinned != nil && pinned.Bytes > 0 {
 		out.PatchBytes = ptr(pinned.Bytes)
 	} else {
 		var stop func()
-		counted, stop = s.startCount(ctx, q)
+		counted, stop = s.diffs.StartCount(ctx, q)
 		defer stop()
 	}
 	sizes := make([]int64, len(page))
-	_, err = s.patchSizes(ctx, q, in.Offset, len(page), func(i int, _ git.Change, n int64) error {
+	_, err = s.diffs.PatchSizes(ctx, q, in.Offset, len(page), func(i int, _ git.Change, n int64) error {
 		sizes[i-in.Offset] = n
 		return nil
 	})
 	if err != nil {
-		return listPullRequestFilesOut{}, goneCommit(r, pinned != nil, err)
+		return listPullRequestFilesOut{}, paging.GoneCommit(r, pinned != nil, err)
 	}
 	if t := counted(); t != nil {
 		out.PatchBytes = ptr(t.Bytes)
@@ -227,16 +230,16 @@ func (s *Server) fitsOneReply() func(git.Change) bool {
 // changed binary file may come back as "unchanged" with 0/0). The forge
 // pages by page and limit, at most its own page size: an offset inside
 // one of its pages starts the reply there, with fewer files.
-func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *cursor) (listPullRequestFilesOut, error) {
+func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFilesIn, pinned *paging.Cursor) (listPullRequestFilesOut, error) {
 	if err := forgeRepo(in.Owner, in.Repo); err != nil {
 		return listPullRequestFilesOut{}, err
 	}
 	if pinned != nil {
-		if err := pinned.madeFor(forgeName(in.Owner, in.Repo)); err != nil {
+		if err := pinned.MadeFor(forgeName(in.Owner, in.Repo)); err != nil {
 			return listPullRequestFilesOut{}, err
 		}
 		if len(pinned.Commits) != 3 {
-			return listPullRequestFilesOut{}, errCursor("is damaged or was edited")
+			return listPullRequestFilesOut{}, paging.ErrCursor("is damaged or was edited")
 		}
 	}
 	s, f := b.s, b.f
@@ -249,7 +252,7 @@ func (b forgeBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	if pinned != nil && pinned.Commits[2] != pr.Head.SHA {
 		return listPullRequestFilesOut{}, headMoved(in.Index, pinned.Commits[2], pr.Head.SHA)
 	}
-	files, total, err := forgeFilesAt(ctx, f, in, min(in.Limit, forgePageSize))
+	files, total, err := f.PullFilesFrom(ctx, in.Owner, in.Repo, in.Index, in.Offset, min(in.Limit, forge.PageSize))
 	if err != nil {
 		return listPullRequestFilesOut{}, err
 	}
@@ -322,29 +325,5 @@ func (b forgeBackend) forgePatchSizes(ctx context.Context, in listPullRequestFil
 			}
 			*sizes[i] += size // a type change's two sections
 		}
-	}
-}
-
-// forgePageSize is the most files a forge is asked for at once (Gitea's
-// default MAX_RESPONSE_ITEMS).
-const forgePageSize = 50
-
-// forgeFilesAt asks the forge for the files from in.Offset on, by its
-// pages of size files: those of the page the offset falls in, from the
-// offset. A forge whose pages are smaller than asked for is asked again by
-// its own page size.
-func forgeFilesAt(ctx context.Context, f *forge.Client, in listPullRequestFilesIn, size int) ([]forge.ChangedFile, int, error) {
-	for {
-		files, total, err := f.PullFiles(ctx, in.Owner, in.Repo, in.Index, in.Offset/size+1, size)
-		if err != nil {
-			return nil, 0, err
-		}
-		start := in.Offset/size*size + len(files)
-		if n := len(files); n > 0 && n < size && (total < 0 || start < total) {
-			size = n // the forge's pages are n files
-			continue
-		}
-		skip := min(in.Offset%size, len(files))
-		return files[skip:], total, nil
 	}
 }

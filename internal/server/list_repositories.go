@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -21,7 +23,7 @@ type listRepositoriesOut struct {
 	Repositories []repo.Info `json:"repositories"`
 	Total        int         `json:"total"`
 	NextOffset   *int        `json:"nextOffset" jsonschema:"offset of the next page, null at the end"`
-	paged
+	paging.Paged
 }
 
 // listRepositoriesTool is list_repositories's definition (registry.go).
@@ -51,9 +53,9 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			out.NextOffset = &next
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s served", count(total, "repository"))
+		fmt.Fprintf(&b, "%s served", text.Count(total, "repository"))
 		if n < total {
-			b.WriteString("; " + shownRange(from, n, total, "repository"))
+			b.WriteString("; " + text.ShownRange(from, n, total, "repository"))
 		}
 		b.WriteString("\n")
 		for _, r := range out.Repositories {
@@ -65,13 +67,13 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			// when it must); a forge's names are written as every name is.
 			fmt.Fprintf(&b, "%s (%s, default branch %q)\n", text.Name(r.Owner+"/"+r.Name), kind, r.DefaultBranch)
 		}
-		r := reply[listRepositoriesOut]{text: b.String(), out: out}
+		r := reply[listRepositoriesOut]{Text: b.String(), Out: out}
 		if out.NextOffset != nil {
 			more := in
 			more.Offset = *out.NextOffset
-			r.next = continueWith("list_repositories", more)
+			r.Next = paging.Continue("list_repositories", more)
 		}
 		return r
 	}
-	return fitPage(s, len(page), render), nil
+	return paging.FitList(s.budget, len(page), render), nil
 }

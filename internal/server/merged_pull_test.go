@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -45,7 +46,7 @@ func TestListCommitsOfAMergedPullRequest(t *testing.T) {
 	h := serve(t, r)
 
 	// The empty diff points to list_commits.
-	if text := h.ok("get_pull_request_diff", prArgs(1)); !strings.Contains(text, "is empty: its head "+short(head1)+" is already part of its base") || !strings.Contains(text, "list_commits with index=1 lists the commits its merge brought in") {
+	if text := h.ok("get_pull_request_diff", prArgs(1)); !strings.Contains(text, "is empty: its head "+git.Short(head1)+" is already part of its base") || !strings.Contains(text, "list_commits with index=1 lists the commits its merge brought in") {
 		t.Fatalf("the empty diff of #1 does not name list_commits index=1:\n%s", text)
 	}
 	var pull getPullRequestOut
@@ -62,12 +63,12 @@ func TestListCommitsOfAMergedPullRequest(t *testing.T) {
 		got = append(got, c.SHA)
 	}
 	if !slices.Equal(got, want) || len(want) != 2 || out.TotalCommits != 2 {
-		t.Fatalf("list_commits index=1: %v (%d in all); git rev-list %s ^%s^1 gives %v\n%s", got, out.TotalCommits, short(head1), short(merge), want, text)
+		t.Fatalf("list_commits index=1: %v (%d in all); git rev-list %s ^%s^1 gives %v\n%s", got, out.TotalCommits, git.Short(head1), git.Short(merge), want, text)
 	}
 	if out.MergedBy == nil || *out.MergedBy != merge || out.Since == nil || *out.Since != rev("rev-parse", merge+"^1") {
 		t.Fatalf("mergedBy %v, since %v; want %s and its first parent", out.MergedBy, out.Since, merge)
 	}
-	if !strings.Contains(text, "already merged into its base "+short(rev("rev-parse", "main"))+" by merge commit "+short(merge)) || !strings.Contains(text, "that merge's first parent") {
+	if !strings.Contains(text, "already merged into its base "+git.Short(rev("rev-parse", "main"))+" by merge commit "+git.Short(merge)) || !strings.Contains(text, "that merge's first parent") {
 		t.Fatalf("the header does not say where the commits come from:\n%s", text)
 	}
 	// Paged, the next page lists from the same place.
@@ -85,7 +86,7 @@ func TestListCommitsOfAMergedPullRequest(t *testing.T) {
 	// The fast-forwarded one: no commits, and why.
 	out = listCommitsOut{}
 	text = h.structured("list_commits", args("index", 2), &out)
-	if out.TotalCommits != 0 || out.MergedBy != nil || !strings.Contains(text, "Its head "+short(head2)+" is already on its base") || !strings.Contains(text, "cannot be told from the base's") || !strings.Contains(text, "list_commits ref="+head2) {
+	if out.TotalCommits != 0 || out.MergedBy != nil || !strings.Contains(text, "Its head "+git.Short(head2)+" is already on its base") || !strings.Contains(text, "cannot be told from the base's") || !strings.Contains(text, "list_commits ref="+head2) {
 		t.Fatalf("list_commits index=2 (fast-forwarded):\n%s", text)
 	}
 	// A pull request not merged is listed as before.

@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -447,7 +449,7 @@ func pageOf(t *testing.T, h *harness, tool string, a map[string]any) (filesPage,
 
 // checkNextLine: a partial reply's text ends with the call _meta gives
 // (compared as JSON values, whatever the escaping).
-func checkNextLine(t *testing.T, res *mcp.CallToolResult, n *nextCall) {
+func checkNextLine(t *testing.T, res *mcp.CallToolResult, n *paging.Call) {
 	t.Helper()
 	text := textOf(res)
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
@@ -599,8 +601,8 @@ func TestBadInputCursorPinnedAfterPullRequestMoves(t *testing.T) {
 		}
 	}
 	// Control: without the cursor, the pull request is the moved one.
-	if got := h.ok("get_pull_request_diff", prArgs(7)); !strings.Contains(got, short(moved)) {
-		t.Errorf("a new first part is not at the moved head %s: %.200q", short(moved), got)
+	if got := h.ok("get_pull_request_diff", prArgs(7)); !strings.Contains(got, git.Short(moved)) {
+		t.Errorf("a new first part is not at the moved head %s: %.200q", git.Short(moved), got)
 	}
 }
 
@@ -914,7 +916,7 @@ func TestBadInputNotUTF8(t *testing.T) {
 func sweepCuts(t *testing.T, h *harness, base, head, path, want string, step int, check func(maxBytes int, parts []string)) int {
 	t.Helper()
 	first := 0
-	for maxBytes := minPartRoom; maxBytes < len(want)+100; maxBytes += step {
+	for maxBytes := paging.MinPartRoom; maxBytes < len(want)+100; maxBytes += step {
 		parts := drain(t, h, "get_diff", args("base", base, "head", head, "paths", []string{path}, "maxBytes", maxBytes))
 		checkJoined(t, parts, want)
 		if check != nil {
@@ -948,7 +950,7 @@ func TestBadInputCRLF(t *testing.T) {
 	}
 	// With the other hard files, cut small: the same (non-UTF-8 bytes as
 	// U+FFFD).
-	checkJoined(t, drain(t, h, "get_diff", args("base", base, "head", head, "maxBytes", minPartRoom)), asShown(r.Git("diff", "-M", base, head)))
+	checkJoined(t, drain(t, h, "get_diff", args("base", base, "head", head, "maxBytes", paging.MinPartRoom)), asShown(r.Git("diff", "-M", base, head)))
 }
 
 // "\ No newline at end of file" in the middle of a hunk (after the old

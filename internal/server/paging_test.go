@@ -11,13 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
 // nextOf is the next call a result carries in _meta, or nil.
-func nextOf(t *testing.T, res *mcp.CallToolResult) *nextCall {
+func nextOf(t *testing.T, res *mcp.CallToolResult) *paging.Call {
 	t.Helper()
-	raw, ok := res.Meta[MetaKeyNext]
+	raw, ok := res.Meta[paging.MetaKeyNext]
 	if !ok {
 		return nil
 	}
@@ -25,7 +26,7 @@ func nextOf(t *testing.T, res *mcp.CallToolResult) *nextCall {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n nextCall
+	var n paging.Call
 	if err := json.Unmarshal(data, &n); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func drain(t *testing.T, h *harness, tool string, args map[string]any) []string 
 			continue
 		}
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-		data := plainJSONText(next.Arguments)
+		data := paging.PlainJSON(next.Arguments)
 		if last := lines[len(lines)-1]; next.Tool != tool || !strings.Contains(last, data) {
 			t.Fatalf("part %d: the last line does not say the next call %s: %q", call, data, last)
 		}
@@ -115,8 +116,8 @@ func TestGetDiffNextKeepsContextLinesZero(t *testing.T) {
 // the read_file call that reads it, and the rest of the diff still comes:
 // a 216 MB added file made the whole range unreadable.
 func TestGetDiffFileTooLargeToDiffIsNamed(t *testing.T) {
-	defer func(was int64) { maxDiffBlob = was }(maxDiffBlob)
-	maxDiffBlob = 4000
+	defer func(was int64) { paging.MaxDiffBlob = was }(paging.MaxDiffBlob)
+	paging.MaxDiffBlob = 4000
 	r := testrepo.New(t)
 	r.Write("a.txt", "a\n")
 	base := r.Commit("base")

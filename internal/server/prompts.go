@@ -11,13 +11,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // instructions are what a client shows a model about the server as a whole:
 // the rules every tool shares and the review workflow, in at most 1,500
 // characters (TestInstructions).
-const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + MetaKeyNext + `"); make it as given, never guess arguments.` +
+const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + paging.MetaKeyNext + `"); make it as given, never guess arguments.` +
 	omittedRef + ` owner and repo may be left out when one repository is served.
 
 Reviewing a pull request:
@@ -62,7 +64,7 @@ func invalidParams(h mcp.PromptHandler) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		res, err := h(ctx, req)
 		if err != nil && errcode.Of(err) == errcode.InvalidArgument {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: oneLine(errcode.Message(err))}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: toolcall.OneLine(errcode.Message(err))}
 		}
 		return res, err
 	}
@@ -92,7 +94,7 @@ func (s *Server) workflow(intro string, steps []step, outro string) *mcp.GetProm
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "%d. %s %s\n   %s\n", n, st.tool, plainJSONText(st.args), st.why)
+		fmt.Fprintf(&b, "%d. %s %s\n   %s\n", n, st.tool, paging.PlainJSON(st.args), st.why)
 	}
 	b.WriteString("\n" + outro + "\n")
 	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}}}
@@ -116,7 +118,7 @@ func thousands(n int) string {
 	return s
 }
 
-const followNext = "When a reply is partial, its last line (and _meta \"" + MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
+const followNext = "When a reply is partial, its last line (and _meta \"" + paging.MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
 
 func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	a := req.Params.Arguments

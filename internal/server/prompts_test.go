@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -18,7 +19,7 @@ func TestInstructions(t *testing.T) {
 	if n := len([]rune(instructions)); n > 1500 {
 		t.Fatalf("instructions are %d characters, over 1,500", n)
 	}
-	for _, want := range []string{"get_pull_request_diff", "refs/pull/<index>/head", "search_code", "blame", "list_commits", MetaKeyNext,
+	for _, want := range []string{"get_pull_request_diff", "refs/pull/<index>/head", "search_code", "blame", "list_commits", paging.MetaKeyNext,
 		omittedRef, "under 3 parts", "pure renames", "(paths)", "follow=true"} {
 		if !strings.Contains(instructions, want) {
 			t.Errorf("instructions do not mention %q", want)
@@ -54,7 +55,7 @@ func TestPromptsGiveTheWorkflow(t *testing.T) {
 		`list_pull_request_files {"index":7,"owner":"acme","repo":"widgets"}`,
 		`get_pull_request_diff {"file_path":"<PATH>","index":7,"owner":"acme","repo":"widgets"}`,
 		`"ref":"refs/pull/7/head"`,
-		MetaKeyNext,
+		paging.MetaKeyNext,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("review_pull_request does not say %s:\n%s", want, text)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
@@ -16,7 +16,7 @@ import (
 // forge's pull request). The commits cur pins (base, merge base and head)
 // are used instead, since those may have moved; cur is nil when the call
 // has no cursor.
-func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, cur *cursor) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
+func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, cur *paging.Cursor) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
 	r, err := s.served.Get(ctx, owner, name, true)
 	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
@@ -35,8 +35,8 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 // pinnedPullRequest is the pull request as cur pinned it: three commits of
 // r, the second the merge base of the first and the third, as git computes
 // it (memoised: the first part computed the same pair's).
-func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *cursor) (*repo.PullRequest, error) {
-	pins, err := checkPins(ctx, r, cur, 3)
+func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *paging.Cursor) (*repo.PullRequest, error) {
+	pins, err := paging.CheckPins(ctx, r, cur, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *
 		return nil, err
 	}
 	if mb != mergeBase {
-		return nil, errCursor(fmt.Sprintf("pins %s as the merge base of %s and %s, which it is not", short(mergeBase), short(base), short(head)))
+		return nil, paging.ErrCursor(fmt.Sprintf("pins %s as the merge base of %s and %s, which it is not", git.Short(mergeBase), git.Short(base), git.Short(head)))
 	}
 	return &repo.PullRequest{Index: index, Base: base, MergeBase: mergeBase, Head: head}, nil
 }
@@ -73,66 +73,6 @@ func (b forgeBackend) pullRequest(ctx context.Context, r *repo.Repository, index
 	return r.PullRequestAt(ctx, index, p.Base.SHA, p.Head.SHA)
 }
 
-// mergedPull is where a pull request whose head is already in its base
-// (its merge base) came in, when git can tell: by a merge commit on the
-// base's first-parent line, whose first parent is the base before the
-// merge. Its own commits are then those of its head not reachable from
-// that parent. A head on the first-parent line itself (fast-forwarded,
-// rebased, or the base's own commit) cannot be told from the base's.
-type mergedPull struct {
-	merge, since string // "" when onLine
-	onLine       bool
-}
-
-// mergedPullRequest is where pr's head came into its base, or nil when pr
-// is not merged (its head is not its merge base).
-func mergedPullRequest(ctx context.Context, r *repo.Repository, pr *repo.PullRequest) (*mergedPull, error) {
-	if pr.Head != pr.MergeBase {
-		return nil, nil
-	}
-	m, err := r.Git.FirstParentDescendant(ctx, pr.Base, pr.Head)
-	if err != nil || m == "" {
-		return &mergedPull{onLine: true}, err
-	}
-	c, err := r.Git.Log(ctx, git.LogOptions{To: m, Limit: 1, MaxParents: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(c) == 0 || len(c[0].Parents) == 0 || c[0].Parents[0] == pr.Head {
-		return &mergedPull{onLine: true}, nil // the head's own child on the line
-	}
-	return &mergedPull{merge: m, since: c[0].Parents[0]}, nil
-}
-
-// fileList renders "path (N bytes), ..." for an error, as many of names as
-// fit in room bytes, and how many of the total files were left out (total
-// may be more than names: a tally keeps only what a message can show).
-func fileList(names []string, sizes []int64, total, room int, listedBy string) string {
-	var b strings.Builder
-	shown := 0
-	for i, n := range names {
-		item := n
-		if sizes != nil {
-			item = fmt.Sprintf("%s (%d bytes)", n, sizes[i])
-		}
-		if b.Len()+len(item)+lineSlack > room {
-			break
-		}
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(item)
-		shown++
-	}
-	if more := total - shown; more > 0 {
-		fmt.Fprintf(&b, "; and %d more", more)
-		if listedBy != "" {
-			fmt.Fprintf(&b, " (%s lists them all)", listedBy)
-		}
-	}
-	return b.String()
-}
-
 // fileTally counts a diff's files as they stream by and keeps as many of
 // their names (and patch sizes) as an error message of room bytes can
 // show: a listing of 200,000 files costs the memory of its message.
@@ -155,5 +95,5 @@ func (t *fileTally) add(name string, size int64, withSize bool) {
 
 // String lists what was kept, and how many files were not.
 func (t *fileTally) String() string {
-	return fileList(t.names, t.sizes, t.count, t.room, listPullRequestFilesName)
+	return paging.FileList(t.names, t.sizes, t.count, t.room, listPullRequestFilesName)
 }

@@ -3,10 +3,11 @@ package server
 import (
 	"context"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"io"
 	"strings"
-	"sync"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -34,8 +35,8 @@ type readFileOut struct {
 	Content    string  `json:"content" jsonschema:"lines startLine..endLine joined with \\n"`
 	Truncated  bool    `json:"truncated" jsonschema:"true when lines were asked for that did not fit: next reads on"`
 	// Hidden: the bidi controls and invisible characters content holds.
-	Hidden *hiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
-	paged
+	Hidden *text.HiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
+	paging.Paged
 }
 
 // readFileTool is read_file's definition (registry.go).
@@ -89,7 +90,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		}
 		out.Ref, where = &commit, "commit "+commit
 		read = func(read func(blob git.Object, body io.Reader) error) error {
-			return readAtRef(ctx, r, commit, in.Ref, path, read)
+			return r.ReadAt(ctx, commit, in.Ref, path, read)
 		}
 	}
 
@@ -103,7 +104,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := s.payloadRoom(reply[readFileOut]{text: header(probe) + "\n", out: probe, next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
+	room := s.budget.PayloadRoom(reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
 	// A slice whose hidden characters' note leaves it over the limit is
 	// read again in the room the note leaves.
 	for attempt := 0; ; attempt++ {
@@ -111,7 +112,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		if err != nil {
 			return reply[readFileOut]{}, err
 		}
-		if over := s.replySize(r0) - s.cfg.MaxBytes; over > 0 && r0.out.Hidden != nil && attempt < 3 {
+		if over := s.budget.ReplySize(r0) - s.cfg.MaxBytes; over > 0 && r0.Out.Hidden != nil && attempt < 3 {
 			room -= over
 			continue
 		}
@@ -121,26 +122,12 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 
 // readFileSlice is read_file's reply with the lines that fit room.
 func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where string, header func(readFileOut) string, room int, read func(func(git.Object, io.Reader) error) error) (reply[readFileOut], error) {
-	used := 0
-	slicer := text.Slicer{From: in.StartLine, To: in.EndLine, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
-		used += text.JSONLen(line) + 2
-		return used <= room
-	}}
 	var res text.Slice
 	var size int64
 	err := read(func(blob git.Object, body io.Reader) error {
 		size = blob.Size
-		// A blob's line count never changes: once known, a page stops
-		// reading at its last line instead of counting to the end.
-		total, known := s.lineCounts.get(blob.OID)
-		slicer.StopEarly = known
 		var err error
-		res, err = slicer.Read(body)
-		if known {
-			res.Total = total
-		} else if err == nil && !res.Binary && blob.OID != "" {
-			s.lineCounts.put(blob.OID, res.Total)
-		}
+		res, err = s.lines.Slice(blob, body, in.StartLine, in.EndLine, room)
 		return err
 	})
 	if err != nil {
@@ -148,7 +135,7 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 	}
 	if out.IsBinary = res.Binary; out.IsBinary {
 		out.EndLine = out.StartLine - 1
-		return reply[readFileOut]{text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", text.Name(path), where, size), out: out}, nil
+		return reply[readFileOut]{Text: fmt.Sprintf("%s (%s) is a binary file of %d bytes; its content is not shown.\n", text.Name(path), where, size), Out: out}, nil
 	}
 	if in.StartLine > max(res.Total, 1) {
 		return reply[readFileOut]{}, pastTheEnd(path, "startLine", in.StartLine, res.Total)
@@ -158,7 +145,7 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
 	hidden := text.ScanText(res.Content, out.StartLine)
-	out.Hidden = newHiddenChars(hidden, text.Hidden{})
+	out.Hidden = text.NewHiddenChars(hidden, text.Hidden{})
 	// The text is the header and the lines, the last one ended with "\n"
 	// for what follows; the structured content shares the lines' bytes.
 	head := header(out)
@@ -170,25 +157,25 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 		b.WriteByte('\n')
 	}
 	if hidden.Found() {
-		b.WriteString("[" + hiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
+		b.WriteString("[" + text.HiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 	}
 	text := b.String()
 	out.Content = text[len(head) : len(head)+len(res.Content)]
-	r0 := reply[readFileOut]{text: text, out: out}
+	r0 := reply[readFileOut]{Text: text, Out: out}
 	if out.Truncated {
-		r0.next = s.readFileNext(in, out.Ref, out.EndLine+1)
+		r0.Next = s.readFileNext(in, out.Ref, out.EndLine+1)
 	}
 	return r0, nil
 }
 
 // readFileNext is the call that reads on from line from, at the commit read
 // (so a branch that moves cannot shift the lines), or in the work tree.
-func (s *Server) readFileNext(in readFileIn, commit *string, from int) *nextCall {
+func (s *Server) readFileNext(in readFileIn, commit *string, from int) *paging.Call {
 	in.StartLine = from
 	if commit != nil {
 		in.Ref = *commit
 	}
-	return continueWith("read_file", in)
+	return paging.Continue("read_file", in)
 }
 
 // ctxReader ends a read when its context does.
@@ -202,40 +189,4 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
-}
-
-// lineCache keeps the line counts of blobs (by object id: a blob never
-// changes), bounded; emptied when full.
-type lineCache struct {
-	mu     sync.Mutex
-	counts map[string]int
-	bytes  int // what counts costs: its keys and entries
-}
-
-// lineCacheBytes bounds the line counts kept; lineEntryBytes is what one
-// costs beyond its key.
-const (
-	lineCacheBytes = 8 << 20
-	lineEntryBytes = 48
-)
-
-func (c *lineCache) get(oid string) (int, bool) {
-	if oid == "" {
-		return 0, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, ok := c.counts[oid]
-	return n, ok
-}
-
-func (c *lineCache) put(oid string, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cost := len(oid) + lineEntryBytes
-	if c.counts == nil || c.bytes+cost > lineCacheBytes {
-		c.counts, c.bytes = map[string]int{}, 0
-	}
-	c.counts[oid] = n
-	c.bytes += cost
 }

@@ -2,12 +2,13 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 )
 
 // The README's tool reference ("## Tools") is held to the registry: every

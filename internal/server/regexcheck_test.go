@@ -57,14 +57,14 @@ func TestCheckRegex(t *testing.T) {
 		"a)b":       true,
 		"((((":      true,
 	} {
-		if err := checkRegex(q); (err == nil) != ok {
-			t.Errorf("checkRegex(%q) = %v, want ok=%v", q, err, ok)
+		if err := repo.CheckRegex(q); (err == nil) != ok {
+			t.Errorf("repo.CheckRegex(%q) = %v, want ok=%v", q, err, ok)
 		}
 	}
-	if err := checkRegex("(a)\\1"); err == nil || !strings.Contains(err.Error(), "backreference") {
+	if err := repo.CheckRegex("(a)\\1"); err == nil || !strings.Contains(err.Error(), "backreference") {
 		t.Errorf("a backreference: %v", err)
 	}
-	if err := checkRegex("a{,300}"); err == nil || !strings.Contains(err.Error(), "255") {
+	if err := repo.CheckRegex("a{,300}"); err == nil || !strings.Contains(err.Error(), "255") {
 		t.Errorf("a count over 255: %v", err)
 	}
 }
@@ -119,8 +119,8 @@ func TestCheckGlobs(t *testing.T) {
 		"*a*a*a*a*a*a*a*b":       false,
 		strings.Repeat("a", 257): false,
 	} {
-		if err := checkGlobs([]string{g}); (err == nil) != ok {
-			t.Errorf("checkGlobs(%q) = %v, want ok=%v", g, err, ok)
+		if err := repo.CheckGlobs([]string{g}); (err == nil) != ok {
+			t.Errorf("repo.CheckGlobs(%q) = %v, want ok=%v", g, err, ok)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -83,7 +85,7 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 			if spec.Tune != nil {
 				spec.Tune(in)
 			}
-			if isTextOnly[Out]() {
+			if toolcall.IsTextOnly[Out]() {
 				return in, nil, nil
 			}
 			out, err := jsonschema.For[Out](nil)
@@ -93,9 +95,9 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 			return in, out, nil
 		},
 		register: func(s *Server, t *mcp.Tool, in *jsonschema.Schema) {
-			addTool(s, t, in, func(ctx context.Context, x In) (wireReply, error) {
+			toolcall.Add(s.mcp, s.calls, t, in, func(ctx context.Context, x In) (paging.Wire, error) {
 				r, err := h(s, ctx, x)
-				return r.wire(), err
+				return r.Wire(), err
 			})
 		},
 	}
@@ -133,8 +135,8 @@ const MetaKeyMaxResultSize = "anthropic/maxResultSizeChars"
 
 // served is the tool as a server with the reply limit maxBytes registers
 // it: it declares that limit as its results' most characters. A result is
-// held to maxBytes bytes of JSON (Server.resultSize, the backstop in
-// callTool), and no text has more characters than bytes: neither in UTF-8
+// held to maxBytes bytes of JSON (toolcall.Calls.ResultSize, the backstop in
+// toolcall), and no text has more characters than bytes: neither in UTF-8
 // nor counted in UTF-16 code units, as JavaScript does.
 func (d *ToolDef) served(maxBytes int) *mcp.Tool {
 	t := d.Tool()

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 )
 
 // The registry is sorted by name, as clients list tools, and names are
@@ -94,10 +95,10 @@ func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 		if !strings.Contains(desc, "a partial reply ends with the call for the next") && !strings.Contains(desc, "then the next call (see cursor)") {
 			t.Errorf("%s: the description does not say that a partial reply ends with the next call:\n%s", d.Name(), desc)
 		}
-		if !strings.Contains(desc, "(see cursor)") || strings.Contains(desc, MetaKeyNext) {
-			t.Errorf("%s: the description does not point at cursor, or repeats its details (%s):\n%s", d.Name(), MetaKeyNext, desc)
+		if !strings.Contains(desc, "(see cursor)") || strings.Contains(desc, paging.MetaKeyNext) {
+			t.Errorf("%s: the description does not point at cursor, or repeats its details (%s):\n%s", d.Name(), paging.MetaKeyNext, desc)
 		}
-		for _, w := range []string{"leave out for the first", "gives the exact call for the next", "this cursor", MetaKeyNext, "make it as given, until a reply has none"} {
+		for _, w := range []string{"leave out for the first", "gives the exact call for the next", "this cursor", paging.MetaKeyNext, "make it as given, until a reply has none"} {
 			if !strings.Contains(cursor.Description, w) {
 				t.Errorf("%s: cursor's description lacks %q:\n%s", d.Name(), w, cursor.Description)
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -35,7 +35,7 @@ func TestToolsDeclareMaxResultSize(t *testing.T) {
 	}
 }
 
-// An error that lists a pull request's files stays within maxErrorChars
+// An error that lists a pull request's files stays within paging.MaxErrorChars
 // however many files there are: it lists what fits, says how many more
 // there are and which call lists them.
 func TestFileNotInLargePullRequestErrorIsBounded(t *testing.T) {
@@ -49,28 +49,12 @@ func TestFileNotInLargePullRequestErrorIsBounded(t *testing.T) {
 	if !res.IsError || !strings.HasPrefix(msg, "NOT_FOUND: ") {
 		t.Fatalf("not a NOT_FOUND error: %.300s", msg)
 	}
-	if len(msg) > maxErrorChars || utf8.RuneCountInString(msg) > maxErrorChars {
-		t.Errorf("the error is %d bytes, over %d", len(msg), maxErrorChars)
+	if len(msg) > paging.MaxErrorChars || utf8.RuneCountInString(msg) > paging.MaxErrorChars {
+		t.Errorf("the error is %d bytes, over %d", len(msg), paging.MaxErrorChars)
 	}
 	for _, want := range []string{`"not/there.c"`, "721 files", "list_pull_request_files lists them"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error does not say %q:\n%s", want, msg)
 		}
-	}
-}
-
-// No error text is longer than maxErrorChars, whatever it quotes: the
-// backstop cuts it at a UTF-8 boundary and marks the cut.
-func TestErrorTextIsCut(t *testing.T) {
-	s := New(nil, Config{MaxBytes: DefaultMaxBytes})
-	for _, quoted := range []string{strings.Repeat("x", 20000), strings.Repeat("é", 9000), strings.Repeat("\x01", 3000)} {
-		res := s.errorResult(errcode.New(errcode.NotFound, "%s", quoted))
-		msg := textOf(res)
-		if len(msg) > maxErrorChars || !utf8.ValidString(msg) || !strings.HasSuffix(msg, cutMark) {
-			t.Errorf("%d bytes, valid UTF-8 %v, ends %q", len(msg), utf8.ValidString(msg), msg[max(0, len(msg)-20):])
-		}
-	}
-	if msg := textOf(s.errorResult(errcode.New(errcode.NotFound, "short"))); msg != "NOT_FOUND: short" {
-		t.Errorf("a short error changed: %q", msg)
 	}
 }

@@ -3,11 +3,12 @@ package server
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -73,11 +74,11 @@ func TestChecksAllLeavesOtherKeywordsToTheValidator(t *testing.T) {
 			if c.args == "" {
 				return
 			}
-			schema, err := newInputSchema(s)
+			schema, err := argcheck.NewSchema(s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = decodeArgs[map[string]any](json.RawMessage(c.args), schema)
+			_, err = argcheck.Decode[map[string]any](json.RawMessage(c.args), schema)
 			if err == nil || !strings.Contains(err.Error(), "the arguments do not fit the tool's input schema") {
 				t.Fatalf("%s: got %v, want the validator's refusal", c.args, err)
 			}
@@ -115,7 +116,7 @@ func TestCheckArgsRefusesWhatTheValidatorWould(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		schema, err := newInputSchema(in)
+		schema, err := argcheck.NewSchema(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,10 +131,10 @@ func TestCheckArgsRefusesWhatTheValidatorWould(t *testing.T) {
 				continue
 			}
 			taken++
-			if err := schema.resolved.ApplyDefaults(&m); err != nil {
+			if err := schema.Resolved.ApplyDefaults(&m); err != nil {
 				t.Fatalf("%s %s: defaults: %v", d.name, args, err)
 			}
-			if err := schema.resolved.Validate(&m); err != nil {
+			if err := schema.Resolved.Validate(&m); err != nil {
 				t.Fatalf("%s %s: argcheck.Check took it, the validator refuses it: %v", d.name, args, err)
 			}
 		}

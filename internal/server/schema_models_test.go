@@ -2,9 +2,10 @@ package server
 
 import (
 	"encoding/json"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"strings"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

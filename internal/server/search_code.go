@@ -1,13 +1,13 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
-	"io"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -19,9 +19,8 @@ import (
 
 // Search limits.
 const (
-	maxQueryLen  = 500
-	maxGlobs     = 20
-	maxLineBytes = 500 // a longer line is cut (on a UTF-8 boundary) with a marker
+	maxQueryLen = 500
+	maxGlobs    = 20
 )
 
 type searchCodeIn struct {
@@ -76,7 +75,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		return reply[searchCodeOut]{}, err
 	}
 	if in.Regex {
-		if err := checkRegex(in.Query); err != nil {
+		if err := repo.CheckRegex(in.Query); err != nil {
 			return reply[searchCodeOut]{}, err
 		}
 	}
@@ -85,7 +84,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		return reply[searchCodeOut]{}, err
 	}
 	globs := in.PathGlobs
-	if err := checkGlobs(globs); err != nil {
+	if err := repo.CheckGlobs(globs); err != nil {
 		return reply[searchCodeOut]{}, err
 	}
 	opts := git.GrepOptions{Pattern: in.Query, Regex: in.Regex, CaseSensitive: in.CaseSensitive,
@@ -120,10 +119,17 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		return reply[searchCodeOut]{}, err
 	}
 	defer res.Searched.Close()
-	c.searched = res.Searched
 	if in.ContextLines > 0 {
-		if err := c.addContext(ctx, in.ContextLines); err != nil {
+		at := make([]repo.MatchAt, len(c.matches))
+		for i, m := range c.matches {
+			at[i] = repo.MatchAt{Path: m.Path, Line: m.Line}
+		}
+		around, err := r.ContextOf(ctx, opts.Rev, res.Searched, at, in.ContextLines)
+		if err != nil {
 			return reply[searchCodeOut]{}, err
+		}
+		for i := range c.matches {
+			c.matches[i].Before, c.matches[i].After = around[i].Before, around[i].After
 		}
 	}
 	out.Truncated, out.SkippedLarge = c.more, res.Skipped
@@ -133,7 +139,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		if err != nil {
 			return reply[searchCodeOut]{}, err
 		}
-		rep.text += note
+		rep.Text += note
 	}
 	return rep, nil
 }
@@ -167,9 +173,8 @@ type grepCollector struct {
 	rev string
 	max int
 
-	matches  []searchMatch
-	more     bool               // a match past max exists
-	searched *git.SearchedFiles // in the work tree: what git searched
+	matches []searchMatch
+	more    bool // a match past max exists
 }
 
 func (c *grepCollector) add(m git.GrepMatch) error {
@@ -180,118 +185,8 @@ func (c *grepCollector) add(m git.GrepMatch) error {
 		c.more = true
 		return git.ErrStopGrep // enough: stop git
 	}
-	c.matches = append(c.matches, searchMatch{Path: m.Path, Line: m.Line, Text: cutLine(m.Text, m.Cut)})
+	c.matches = append(c.matches, searchMatch{Path: m.Path, Line: m.Line, Text: text.CutLine(m.Text, m.Cut)})
 	return nil
-}
-
-// addContext reads the lines around each match from its file: git grep's
-// own context lines (-C) cannot be told from matches in its -z output when
-// they hold a NUL. Only the files of the matches returned are read, each up
-// to its last match's context; in the work tree, the content git searched
-// (SearchedFiles), never the file again. A file that cannot be read gets
-// no context.
-func (c *grepCollector) addContext(ctx context.Context, n int) error {
-	byPath := map[string][]int{} // match indexes, in line order (git's)
-	var paths []string
-	for i, m := range c.matches {
-		if byPath[m.Path] == nil {
-			paths = append(paths, m.Path)
-		}
-		byPath[m.Path] = append(byPath[m.Path], i)
-	}
-	for _, p := range paths {
-		idx := byPath[p]
-		fill := func(r io.Reader) error { return c.fillContext(r, idx, n) }
-		var err error
-		if c.rev != "" {
-			var e git.Entry
-			if e, err = c.r.Git.Lookup(ctx, c.rev, p); err == nil {
-				err = c.r.Git.ReadObject(ctx, e.OID, func(_ git.Object, body io.Reader) error { return fill(body) })
-			}
-		} else {
-			err = c.searched.Read(ctx, p, fill)
-		}
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		_ = err // no context for this file
-	}
-	return nil
-}
-
-// fillContext reads a file's lines and gives each of its matches (idx, in
-// line order) the n lines before and after it.
-func (c *grepCollector) fillContext(r io.Reader, idx []int, n int) error {
-	last := c.matches[idx[len(idx)-1]].Line + n
-	br := bufio.NewReaderSize(r, 64<<10)
-	lo := 0 // first match whose context may still come
-	var buf []byte
-	for line := 1; line <= last; line++ {
-		var cut bool
-		var err error
-		buf, cut, err = readLineHead(br, buf)
-		if err == io.EOF && len(buf) == 0 {
-			return nil
-		}
-		if err != nil && err != io.EOF {
-			return err
-		}
-		for lo < len(idx) && c.matches[idx[lo]].Line+n < line {
-			lo++
-		}
-		var text string
-		for _, i := range idx[lo:] {
-			m := &c.matches[i]
-			if m.Line-n > line {
-				break
-			}
-			if line == m.Line {
-				continue
-			}
-			if text == "" {
-				text = cutLine(buf, cut)
-			}
-			if line < m.Line {
-				m.Before = append(m.Before, text)
-			} else {
-				m.After = append(m.After, text)
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-	}
-	return nil
-}
-
-// readLineHead reads one line, keeping at most maxLineBytes+4 bytes of it
-// (enough to cut it on a UTF-8 boundary) in buf[:0].
-func readLineHead(br *bufio.Reader, buf []byte) (head []byte, cut bool, err error) {
-	buf = buf[:0]
-	for {
-		frag, err := br.ReadSlice('\n')
-		if err == nil {
-			frag = frag[:len(frag)-1]
-		}
-		if room := maxLineBytes + 4 - len(buf); len(frag) > room {
-			frag, cut = frag[:max(room, 0)], true
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return buf, cut, err
-	}
-}
-
-// cutLine cuts a line at maxLineBytes on a UTF-8 boundary, with a marker;
-// longer tells that the line went on past b.
-func cutLine(b []byte, longer bool) string {
-	s := string(b)
-	if cut, did := text.CutUTF8(s, maxLineBytes); did || longer {
-		return cut + " …[line cut]"
-	}
-	return s
 }
 
 // fitMatches renders the reply with as many matches as fit.
@@ -351,7 +246,52 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 			}
 			b.WriteString("]\n")
 		}
-		return reply[searchCodeOut]{text: b.String(), out: o}
+		return reply[searchCodeOut]{Text: b.String(), Out: o}
 	}
-	return fitPage(s, len(all), render)
+	return paging.FitList(s.budget, len(all), render)
+}
+
+// matchesNote says which of the lines a search shows (matches and their
+// context) hold hidden characters, by file.
+func matchesNote(matches []searchMatch) string {
+	var ph text.HiddenByName
+	last := map[string]int{} // a line two matches' context share is counted once
+	add := func(path string, line int, t string) {
+		if line <= last[path] {
+			return
+		}
+		last[path] = line
+		h := text.Hidden{}
+		h.Add(line, []byte(t), line == 1)
+		ph.Add(path, h, text.Hidden{})
+	}
+	for _, m := range matches {
+		for j, t := range m.Before {
+			add(m.Path, m.Line-len(m.Before)+j, t)
+		}
+		add(m.Path, m.Line, m.Text)
+		for j, t := range m.After {
+			add(m.Path, m.Line+1+j, t)
+		}
+	}
+	return ph.Notes(false)
+}
+
+// globsNote is the line a search_code reply without matches adds when
+// pathGlobs were given: whether they selected no file at all (where
+// searched at, for a commit) or files without a matching line. Hidden
+// files (exclude) and submodules do not count.
+func globsNote(ctx context.Context, g *git.Repo, rev string, globs, exclude []string) (string, error) {
+	some, err := g.GlobsSelectFile(ctx, rev, globs, exclude)
+	if err != nil {
+		return "", err
+	}
+	files, where := "files", "at "+rev
+	if rev == "" {
+		files, where = "tracked files", "in the work tree"
+	}
+	if some {
+		return "[pathGlobs matched " + files + " " + where + ", but no line in them matches the query]\n", nil
+	}
+	return "[pathGlobs matched no " + strings.TrimSuffix(files, "s") + " " + where + `: a pattern without "/" matches a name at any depth (*.go), one with "/" is anchored at the root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n", nil
 }

@@ -13,8 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/splice"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // Config is what the command line decides.
@@ -42,14 +44,14 @@ type Config struct {
 	// result is text only, so each payload is sent once.
 	Structured bool
 
-	// PatchCacheBytes bounds the patch cache (patchcache.go), which keeps
+	// PatchCacheBytes bounds the patch cache (internal/paging), which keeps
 	// what git printed past a part of a diff for the next part: 0 means
 	// DefaultPatchCacheBytes, a negative value turns it off (each part
 	// runs git diff).
 	PatchCacheBytes int
 
-	// CursorKey is the secret cursors are signed with (cursor.go): at
-	// least CursorKeyBytes random bytes, the same on every replica that
+	// CursorKey is the secret cursors are signed with (internal/paging): at
+	// least paging.CursorKeyBytes random bytes, the same on every replica that
 	// continues another's cursors. None: a random key of this server
 	// alone.
 	CursorKey []byte
@@ -76,17 +78,18 @@ type Server struct {
 	// stdio is the transport RunStdio serves on; tool results go through
 	// its middleware on every transport (internal/splice).
 	stdio *splice.Stdio
-	// envelope is the JSON size of a result with empty text, which
-	// resultSize adds the text and structured content to.
-	envelope int
-	// lineCounts lets read_file page through a large blob without counting
-	// its lines on every page.
-	lineCounts lineCache
-	// patches keeps what git printed past a part of a diff, for the next
-	// part (patchcache.go).
-	patches patchCache
-	// cursors signs and reads cursors (cursor.go).
-	cursors cursorKey
+	// calls answers the tool calls (internal/toolcall); budget is its
+	// reply limit and what replies are measured with (internal/paging).
+	calls  *toolcall.Calls
+	budget paging.Budget
+	// lines pages through blobs' lines, keeping their line counts
+	// (internal/paging).
+	lines paging.Lines
+	// diffs cuts diffs into parts, keeping what git printed past a part
+	// for the next (internal/paging).
+	diffs *paging.Diffs
+	// cursors signs and reads cursors (internal/paging).
+	cursors paging.Key
 }
 
 // New builds the MCP server with its tools (cfg.Tools) registered.
@@ -96,9 +99,10 @@ func New(served *repo.Served, cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, served: served, impl: &mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}}
 	s.backend = newBackend(s)
-	s.cursors = newCursorKey(cfg.CursorKey)
-	s.patches.limit = cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes)
-	s.envelope = s.envelopeSize()
+	s.cursors = paging.NewKey(cfg.CursorKey)
+	s.diffs = paging.NewDiffs(cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes))
+	s.calls = toolcall.New(paging.Budget{MaxBytes: cfg.MaxBytes, Structured: cfg.Structured}, cfg.Timeout, cfg.Logger, s.impl)
+	s.budget = s.calls.Budget
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The SDK reports every session at info level: noise in our logs.
@@ -136,3 +140,6 @@ type quietHandler struct{ slog.Handler }
 func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
 }
+
+// ptr is a pointer to a copy of v, for the optional fields of outputs.
+func ptr[T any](v T) *T { return &v }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -90,7 +91,7 @@ func nonEmpty(parts []string) []string {
 func drainWithin(t *testing.T, h *harness, tool string, args map[string]any) (parts, texts []string, largest int) {
 	t.Helper()
 	for i, res := range drainResults(t, h, tool, args) {
-		size := resultBytes(t, res) + envelopeReserve
+		size := resultBytes(t, res) + paging.EnvelopeReserve
 		if size > h.maxBytes {
 			t.Fatalf("part %d: %d bytes as the server measures it, over the %d-byte limit", i, size, h.maxBytes)
 		}

@@ -1,13 +1,8 @@
 package server
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -52,25 +47,6 @@ func TestTooLargeSuggestsOnlyWhatHelps(t *testing.T) {
 		msg := h.fails("list_pull_request_files", args("owner", "acme", "repo", "widgets", "index", 1, "limit", 1, "page", 2), "TOO_LARGE")
 		if strings.Contains(msg, "smaller limit") || !strings.Contains(msg, "no argument makes it smaller") {
 			t.Fatalf("limit 1: %s", msg)
-		}
-	})
-	t.Run("the backstop", func(t *testing.T) {
-		var log bytes.Buffer
-		h := serve(t, testrepo.New(t), withLog(&log), withMaxBytes(MinMaxBytes))
-		schema, err := newInputSchema(&jsonschema.Schema{Type: "object"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		overLimit := func(context.Context, struct{}) (wireReply, error) {
-			return wireReply{text: strings.Repeat("x", 2*MinMaxBytes)}, nil
-		}
-		res, err := callTool(context.Background(), h.server, json.RawMessage(`{}`), schema, overLimit)
-		msg := textOf(res)
-		if err == nil || !res.IsError || !strings.HasPrefix(msg, "TOO_LARGE: ") || strings.Contains(msg, "narrow") || !strings.Contains(msg, "fault of the server") {
-			t.Fatalf("backstop: %v, %s", err, msg)
-		}
-		if !strings.Contains(log.String(), "level=ERROR") {
-			t.Fatal("the backstop did not log its error for the operator")
 		}
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -125,7 +126,7 @@ func callInto(t *testing.T, h *harness, tool string, a map[string]any, v any) *m
 }
 
 // lastLineSaysNext: a partial reply's last text line says its next call.
-func lastLineSaysNext(t *testing.T, res *mcp.CallToolResult, next *nextCall) {
+func lastLineSaysNext(t *testing.T, res *mcp.CallToolResult, next *paging.Call) {
 	t.Helper()
 	text := textOf(res)
 	if next == nil {

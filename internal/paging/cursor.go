@@ -1,4 +1,4 @@
-package server
+package paging
 
 import (
 	"bytes"
@@ -26,12 +26,12 @@ import (
 // arguments and to the repository. It is signed with the server's secret
 // key, so no one else can make one: a cursor that is damaged, edited, made
 // for other arguments or another repository, or signed with another key is
-// INVALID_ARGUMENT, and what it pins is checked (checkPins) before use.
-type cursor struct {
+// INVALID_ARGUMENT, and what it pins is checked (CheckPins) before use.
+type Cursor struct {
 	Tool string `json:"t"`
-	// Args is the digest of the call's other arguments (argsDigest).
+	// Args is the digest of the call's other arguments (ArgsDigest).
 	Args string `json:"a"`
-	// Key is the id of the key that signed it (cursorKey.id), which tells
+	// Key is the id of the key that signed it (Key.id), which tells
 	// a cursor of another key from an edited one.
 	Key string `json:"k"`
 	// Repo is the digest of the repository it was made for (repoDigest).
@@ -49,7 +49,7 @@ type cursor struct {
 	Files int   `json:"n,omitempty"`
 	Bytes int64 `json:"b,omitempty"`
 	// Inside a file (Line > 0): which of the file's parts the next is,
-	// and the size of the file's patch, when known (splitPos).
+	// and the size of the file's patch, when known (SplitPos).
 	Split      int   `json:"sp,omitempty"`
 	SplitBytes int64 `json:"sb,omitempty"`
 	// get_commit's parts before its patch: the next parent to list, and
@@ -62,9 +62,9 @@ type cursor struct {
 // this size and takes none shorter.
 const CursorKeyBytes = 32
 
-// cursorKey signs cursors. The secret never leaves the server; its id,
+// Key signs cursors. The secret never leaves the server; its id,
 // a few bytes of a hash of it, is told in every cursor.
-type cursorKey struct {
+type Key struct {
 	secret []byte
 	id     string
 }
@@ -75,9 +75,9 @@ const (
 	repoDigestLen  = 6
 )
 
-// newCursorKey is the key of secret; an empty secret is a random key of
+// NewKey is the key of secret; an empty secret is a random key of
 // this server alone (its cursors die with it).
-func newCursorKey(secret []byte) cursorKey {
+func NewKey(secret []byte) Key {
 	if len(secret) == 0 {
 		secret = make([]byte, CursorKeyBytes)
 		rand.Read(secret) // never fails (crypto/rand)
@@ -86,7 +86,7 @@ func newCursorKey(secret []byte) cursorKey {
 		panic(fmt.Sprintf("server: a cursor key of %d bytes, want at least %d", len(secret), CursorKeyBytes))
 	}
 	sum := sha256.Sum256(append([]byte("mcp-repo-tools cursor key id\x00"), secret...))
-	return cursorKey{secret: bytes.Clone(secret), id: base64.RawURLEncoding.EncodeToString(sum[:cursorKeyIDLen])}
+	return Key{secret: bytes.Clone(secret), id: base64.RawURLEncoding.EncodeToString(sum[:cursorKeyIDLen])}
 }
 
 // repoDigest names the repository a cursor is made for: the served name,
@@ -96,8 +96,8 @@ func repoDigest(fullName string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:repoDigestLen])
 }
 
-// encode signs c, made for the repository named fullName.
-func (k cursorKey) encode(c cursor, fullName string) string {
+// Encode signs c, made for the repository named fullName.
+func (k Key) Encode(c Cursor, fullName string) string {
 	c.Key, c.Repo = k.id, repoDigest(fullName)
 	payload, err := json.Marshal(c)
 	if err != nil {
@@ -107,20 +107,20 @@ func (k cursorKey) encode(c cursor, fullName string) string {
 	return enc.EncodeToString(payload) + "." + enc.EncodeToString(k.mac(payload))
 }
 
-func (k cursorKey) mac(payload []byte) []byte {
+func (k Key) mac(payload []byte) []byte {
 	m := hmac.New(sha256.New, k.secret)
 	m.Write(payload)
 	return m.Sum(nil)[:cursorMACLen]
 }
 
-func errCursor(why string) error {
+func ErrCursor(why string) error {
 	return errcode.New(errcode.InvalidArgument, "cursor %s: pass the cursor exactly as the previous reply gave it, with the same other arguments, or leave it out to start from the beginning", why)
 }
 
-// decode reads the cursor s that tool was given with arguments whose
+// Decode reads the cursor s that tool was given with arguments whose
 // digest is args. The repository and the pins are checked where the
-// repository is known (checkPins, madeFor).
-func (k cursorKey) decode(tool, s, args string) (cursor, error) {
+// repository is known (CheckPins, MadeFor).
+func (k Key) Decode(tool, s, args string) (Cursor, error) {
 	body, mac, ok := strings.Cut(s, ".")
 	// Strict: the last character of a payload whose length is not a
 	// multiple of 3 bytes has bits that encode nothing; without Strict an
@@ -128,68 +128,68 @@ func (k cursorKey) decode(tool, s, args string) (cursor, error) {
 	enc := base64.RawURLEncoding.Strict()
 	payload, err1 := enc.DecodeString(body)
 	sum, err2 := enc.DecodeString(mac)
-	var c cursor
+	var c Cursor
 	if !ok || err1 != nil || err2 != nil || json.Unmarshal(payload, &c) != nil {
-		return cursor{}, errCursor("is damaged or was edited")
+		return Cursor{}, ErrCursor("is damaged or was edited")
 	}
 	if c.Key != k.id && len(sum) == cursorMACLen {
-		return cursor{}, errcode.New(errcode.InvalidArgument, "cursor was signed with another key: the server's cursor key changed since (a restart with a new key, or a replica with another key); leave cursor out and call again to start over")
+		return Cursor{}, errcode.New(errcode.InvalidArgument, "cursor was signed with another key: the server's cursor key changed since (a restart with a new key, or a replica with another key); leave cursor out and call again to start over")
 	}
 	if !hmac.Equal(sum, k.mac(payload)) {
-		return cursor{}, errCursor("is damaged or was edited")
+		return Cursor{}, ErrCursor("is damaged or was edited")
 	}
 	if c.Tool != tool {
-		return cursor{}, errCursor("was made for " + c.Tool + ", not " + tool)
+		return Cursor{}, ErrCursor("was made for " + c.Tool + ", not " + tool)
 	}
 	if c.Args != args {
-		return cursor{}, errCursor("was made for a call with other arguments")
+		return Cursor{}, ErrCursor("was made for a call with other arguments")
 	}
 	if c.File < 0 || c.Section < 0 || c.Line < 0 || c.Files < 0 || c.Bytes < 0 || c.Parent < 0 || c.Message < 0 {
-		return cursor{}, errCursor("is damaged or was edited")
+		return Cursor{}, ErrCursor("is damaged or was edited")
 	}
 	return c, nil
 }
 
-// madeFor refuses a cursor made for another repository than fullName's.
-func (c *cursor) madeFor(fullName string) error {
+// MadeFor refuses a cursor made for another repository than fullName's.
+func (c *Cursor) MadeFor(fullName string) error {
 	if c.Repo != repoDigest(fullName) {
 		return errcode.New(errcode.InvalidArgument, "cursor was made for another repository, not %s: leave it out to start from the beginning", fullName)
 	}
 	return nil
 }
 
-// checkPins checks what cursor c pins before any of it is used: that c was
+// CheckPins checks what cursor c pins before any of it is used: that c was
 // made for r, that it pins n ids, and that each is a commit of r (a tree,
 // say, would list what the deny list hides under other names). It returns
 // the commits.
-func checkPins(ctx context.Context, r *repo.Repository, c *cursor, n int) ([]string, error) {
-	if err := c.madeFor(r.FullName()); err != nil {
+func CheckPins(ctx context.Context, r *repo.Repository, c *Cursor, n int) ([]string, error) {
+	if err := c.MadeFor(r.FullName()); err != nil {
 		return nil, err
 	}
 	if len(c.Commits) != n {
-		return nil, errCursor("is damaged or was edited")
+		return nil, ErrCursor("is damaged or was edited")
 	}
 	for _, id := range c.Commits {
 		if !git.IsObjectID(id) {
-			return nil, errCursor("is damaged or was edited")
+			return nil, ErrCursor("is damaged or was edited")
 		}
 		obj, err := r.Git.Info(ctx, id)
 		switch {
 		case errors.Is(err, git.ErrMissing):
-			return nil, errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the beginning", short(id), r.FullName())
+			return nil, errcode.New(errcode.NotFound, "commit %s, which this cursor was made for, is no longer in %s; leave cursor out to start again from the beginning", git.Short(id), r.FullName())
 		case err != nil:
 			return nil, err
 		case obj.Type != "commit" || obj.OID != id:
-			return nil, errCursor(fmt.Sprintf("pins %s, which is a %s, not a commit", short(id), obj.Type))
+			return nil, ErrCursor(fmt.Sprintf("pins %s, which is a %s, not a commit", git.Short(id), obj.Type))
 		}
 	}
 	return c.Commits, nil
 }
 
-// argsDigest is the digest of a tool's input value without the arguments
+// ArgsDigest is the digest of a tool's input value without the arguments
 // named in skip (the cursor itself, and those next changes, like page):
 // what a cursor is bound to.
-func argsDigest(in any, skip ...string) string {
+func ArgsDigest(in any, skip ...string) string {
 	data, err := json.Marshal(in)
 	if err != nil {
 		panic(err)

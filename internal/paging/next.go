@@ -1,4 +1,4 @@
-package server
+package paging
 
 import (
 	"encoding/json"
@@ -13,16 +13,16 @@ import (
 // holds everything that was asked for has none.
 const MetaKeyNext = "mcp-repo-tools/next"
 
-// nextCall is the complete call that continues a partial reply: the tool
+// Call is the complete call that continues a partial reply: the tool
 // and every argument, so a client can send it as it is.
-type nextCall struct {
+type Call struct {
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments"`
 }
 
-// continueWith is the call of tool with the arguments in (a tool's input
+// Continue is the call of tool with the arguments in (a tool's input
 // value, already changed to point at the next part).
-func continueWith(tool string, in any) *nextCall {
+func Continue(tool string, in any) *Call {
 	data, err := json.Marshal(in)
 	if err != nil {
 		panic(fmt.Sprintf("%s: encoding the next call's arguments: %v", tool, err))
@@ -31,40 +31,40 @@ func continueWith(tool string, in any) *nextCall {
 	if err := json.Unmarshal(data, &args); err != nil {
 		panic(fmt.Sprintf("%s: decoding the next call's arguments: %v", tool, err))
 	}
-	return &nextCall{Tool: tool, Arguments: args}
+	return &Call{Tool: tool, Arguments: args}
 }
 
 // line is the text's last line of a partial reply: the same call, in words
 // an agent can follow without reading _meta.
-func (n *nextCall) line() string {
-	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, plainJSONText(n.Arguments))
+func (n *Call) Line() string {
+	return fmt.Sprintf("[partial reply] Next part: call %s with %s\n", n.Tool, PlainJSON(n.Arguments))
 }
 
-// lastLines is what ends a reply's text: the next call's line, on a line
+// LastLines is what ends a reply's text: the next call's line, on a line
 // of its own (a note before it ends without a newline), or for a complete
 // reply its completeLine.
-func lastLines(text string, next *nextCall) string {
+func LastLines(text string, next *Call) string {
 	if next == nil {
 		return completeLine(text)
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {
-		return "\n" + next.line()
+		return "\n" + next.Line()
 	}
-	return next.line()
+	return next.Line()
 }
 
-// nextPrefix starts the line of a partial reply's next call.
-const nextPrefix = "[partial reply]"
+// NextPrefix starts the line of a partial reply's next call.
+const NextPrefix = "[partial reply]"
 
 // completeLine ends the text of a complete reply whose last line (past
 // blank ones) reads like the next call's line: content shown as it is (a
 // file's last line, a description) can hold one. So the last line of a
-// reply's text starts with nextPrefix exactly when the server wrote it as
+// reply's text starts with NextPrefix exactly when the server wrote it as
 // the next call (README, "Safety").
 func completeLine(text string) string {
 	body := strings.TrimRight(text, " \t\r\n")
 	last := strings.TrimLeft(body[strings.LastIndexByte(body, '\n')+1:], " \t")
-	if !strings.HasPrefix(last, nextPrefix) {
+	if !strings.HasPrefix(last, NextPrefix) {
 		return ""
 	}
 	sep := ""
@@ -74,10 +74,10 @@ func completeLine(text string) string {
 	return sep + "[complete reply: the line above is the repository's, not the server's next call]\n"
 }
 
-// plainJSONText is v as compact JSON for a model to read and copy: "<"
+// PlainJSON is v as compact JSON for a model to read and copy: "<"
 // and "&" as they are, not escaped for HTML; DEL and C1 escaped, as no
 // line the server writes holds a control character.
-func plainJSONText(v any) string {
+func PlainJSON(v any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -87,13 +87,13 @@ func plainJSONText(v any) string {
 	return text.JSONControls(strings.TrimSuffix(b.String(), "\n"))
 }
 
-// paged is embedded in the structured output of every tool whose replies
+// Paged is embedded in the structured output of every tool whose replies
 // may be partial: with --structured, next is there as well as in _meta.
-type paged struct {
-	Next *nextCall `json:"next,omitempty" jsonschema:"the call that returns the next part; absent when this reply holds the rest"`
+type Paged struct {
+	Next *Call `json:"next,omitempty" jsonschema:"the call that returns the next part; absent when this reply holds the rest"`
 }
 
-func (p *paged) setNext(n *nextCall) { p.Next = n }
+func (p *Paged) SetNext(n *Call) { p.Next = n }
 
-// nexter is a structured output that carries next (it embeds paged).
-type nexter interface{ setNext(*nextCall) }
+// Nexter is a structured output that carries next (it embeds Paged).
+type Nexter interface{ SetNext(*Call) }

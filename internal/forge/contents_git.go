@@ -1,4 +1,4 @@
-package server
+package forge
 
 import (
 	"context"
@@ -9,15 +9,15 @@ import (
 	"sync"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
-// contentsResponse is Gitea/Forgejo's ContentsResponse (API v1, as of Gitea
+// ContentsResponse is Gitea/Forgejo's ContentsResponse (API v1, as of Gitea
 // 1.25): same fields, order, nulls and omissions, so a client written for
-// the forge reads it unchanged.
-type contentsResponse struct {
+// the forge reads it unchanged. ContentsFromGit makes it from a local
+// repository, for get_file_content with_metadata without a forge.
+type ContentsResponse struct {
 	Name              string    `json:"name"`
 	Path              string    `json:"path"`
 	SHA               string    `json:"sha"`
@@ -47,19 +47,29 @@ type fileLinks struct {
 // git log for its last commit, as on the forge).
 const maxDirEntries = 500
 
-// contents builds the ContentsResponse for a path, or the listing of a
-// directory (a slice, as the forge returns an array).
-func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, path string) (any, error) {
+// GitContents is what ContentsFromGit needs of the server: the forge's web
+// address for the links (none: every link is null), the paths its policy
+// hides, and the reply limit a file's base64 must fit.
+type GitContents struct {
+	BaseURL  string
+	Denied   func(path string) bool
+	MaxBytes int
+}
+
+// ContentsFromGit builds the ContentsResponse for a path at commit (asked
+// for as ref), or the listing of a directory (a slice, as the forge returns
+// an array).
+func (o GitContents) ContentsFromGit(ctx context.Context, r *repo.Repository, ref, commit, path string) (any, error) {
 	e, err := r.Git.Lookup(ctx, commit, path)
 	if err == git.ErrMissing {
-		return nil, errcode.New(errcode.NotFound, "%q does not exist at %s in %s", path, describeRef(ref, commit), r.FullName())
+		return nil, errcode.New(errcode.NotFound, "%q does not exist at %s in %s", path, repo.DescribeRef(ref, commit), r.FullName())
 	}
 	if err != nil {
 		return nil, err
 	}
-	links := s.newLinker(ctx, r, ref, commit)
+	links := o.newLinker(ctx, r, ref, commit)
 	if e.Kind() != git.KindDir {
-		return s.entryResponse(ctx, r, commit, path, e, links, true)
+		return o.entryResponse(ctx, r, commit, path, e, links, true)
 	}
 	entries, err := r.Git.ReadTree(ctx, e.OID)
 	if err != nil {
@@ -72,14 +82,14 @@ func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, 
 		if i%1024 == 1023 && ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		if !s.cfg.Policy.Denied(joinPath(path, c.Name)) {
+		if !o.Denied(joinPath(path, c.Name)) {
 			visible = append(visible, c)
 		}
 	}
 	if len(visible) > maxDirEntries {
-		return nil, errcode.New(errcode.TooLarge, "directory %q has %d entries; listings stop at %d", displayPath(path), len(visible), maxDirEntries)
+		return nil, errcode.New(errcode.TooLarge, "directory %q has %d entries; listings stop at %d", repo.DisplayPath(path), len(visible), maxDirEntries)
 	}
-	out := make([]*contentsResponse, len(visible))
+	out := make([]*ContentsResponse, len(visible))
 	errs := make([]error, len(visible))
 	// The per-entry git log runs a few at a time.
 	var wg sync.WaitGroup
@@ -90,7 +100,7 @@ func (s *Server) contents(ctx context.Context, r *repo.Repository, ref, commit, 
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i], errs[i] = s.entryResponse(ctx, r, commit, joinPath(path, c.Name), c, links, false)
+			out[i], errs[i] = o.entryResponse(ctx, r, commit, joinPath(path, c.Name), c, links, false)
 		}()
 	}
 	wg.Wait()
@@ -111,9 +121,9 @@ func joinPath(dir, name string) string {
 
 // entryResponse fills one entry; content only for a single file requested
 // by itself (listings carry none, as on the forge).
-func (s *Server) entryResponse(ctx context.Context, r *repo.Repository, commit, path string, e git.Entry, links linker, withContent bool) (*contentsResponse, error) {
+func (o GitContents) entryResponse(ctx context.Context, r *repo.Repository, commit, path string, e git.Entry, links linker, withContent bool) (*ContentsResponse, error) {
 	name := path[strings.LastIndexByte(path, '/')+1:]
-	c := &contentsResponse{Name: name, Path: path, SHA: e.OID, Type: e.Kind()}
+	c := &ContentsResponse{Name: name, Path: path, SHA: e.OID, Type: e.Kind()}
 	last, err := r.Git.LastCommitFor(ctx, commit, path)
 	if err != nil {
 		return nil, err
@@ -121,8 +131,8 @@ func (s *Server) entryResponse(ctx context.Context, r *repo.Repository, commit, 
 	c.LastCommitSHA, c.LastCommitterDate, c.LastAuthorDate = &last.OID, &last.CommitterDate, &last.AuthorDate
 	switch e.Kind() {
 	case git.KindFile, git.KindSymlink:
-		err := r.Git.ReadObject(ctx, e.OID, func(o git.Object, body io.Reader) error {
-			c.Size = o.Size
+		err := r.Git.ReadObject(ctx, e.OID, func(blob git.Object, body io.Reader) error {
+			c.Size = blob.Size
 			if e.Kind() == git.KindSymlink {
 				data, err := io.ReadAll(io.LimitReader(body, 4096))
 				target := string(data)
@@ -133,8 +143,8 @@ func (s *Server) entryResponse(ctx context.Context, r *repo.Repository, commit, 
 				return nil
 			}
 			// Refuse before reading what cannot fit anyway.
-			if base64.StdEncoding.EncodedLen(int(o.Size)) > s.cfg.MaxBytes {
-				return errcode.New(errcode.TooLarge, "%q is %d bytes, %d as base64: over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", path, o.Size, base64.StdEncoding.EncodedLen(int(o.Size)), s.cfg.MaxBytes)
+			if base64.StdEncoding.EncodedLen(int(blob.Size)) > o.MaxBytes {
+				return errcode.New(errcode.TooLarge, "%q is %d bytes, %d as base64: over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", path, blob.Size, base64.StdEncoding.EncodedLen(int(blob.Size)), o.MaxBytes)
 			}
 			data, err := io.ReadAll(body)
 			enc, content := "base64", base64.StdEncoding.EncodeToString(data)
@@ -161,11 +171,11 @@ type linker struct {
 	webRef    string // branch/NAME, tag/NAME or commit/SHA
 }
 
-func (s *Server) newLinker(ctx context.Context, r *repo.Repository, ref, commit string) linker {
-	if s.cfg.BaseURL == "" {
+func (o GitContents) newLinker(ctx context.Context, r *repo.Repository, ref, commit string) linker {
+	if o.BaseURL == "" {
 		return linker{}
 	}
-	base := strings.TrimRight(s.cfg.BaseURL, "/") + "/"
+	base := strings.TrimRight(o.BaseURL, "/") + "/"
 	l := linker{
 		api:  base + "api/v1/repos/" + url.PathEscape(r.Owner) + "/" + url.PathEscape(r.Name),
 		html: base + url.PathEscape(r.Owner) + "/" + url.PathEscape(r.Name),
@@ -178,21 +188,21 @@ func (s *Server) newLinker(ctx context.Context, r *repo.Repository, ref, commit 
 	}
 	switch {
 	case name != "" && r.Git.HasRef(ctx, "refs/heads/"+name):
-		l.webRef = "branch/" + forge.EscapePath(name)
+		l.webRef = "branch/" + EscapePath(name)
 	case name != "" && r.Git.HasRef(ctx, "refs/tags/"+name):
-		l.webRef = "tag/" + forge.EscapePath(name)
+		l.webRef = "tag/" + EscapePath(name)
 	default:
 		l.webRef = "commit/" + commit
 	}
 	return l
 }
 
-func (l linker) fill(c *contentsResponse, kind string) {
+func (l linker) fill(c *ContentsResponse, kind string) {
 	if l.api == "" {
 		return
 	}
 	str := func(s string) *string { return &s }
-	p := forge.EscapePath(c.Path)
+	p := EscapePath(c.Path)
 	c.URL = str(l.api + "/contents/" + p + "?ref=" + url.QueryEscape(l.ref))
 	c.Links.Self = c.URL
 	if kind == git.KindSubmodule {

@@ -1,19 +1,12 @@
-package server
+package repo
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
-
-// checkRegex refuses a search regex that git's regex engine could not run
-// cheaply: the one guard for every regex git compiles (repo.CheckRegex;
-// revisions' commit-message searches go through it in repo.CheckRev).
-func checkRegex(q string) error { return repo.CheckRegex(q) }
 
 // Limits on a pathGlobs entry. git's wildmatch backtracks: each "*" more in
 // a glob multiplies its work on a long path by the length of a path
@@ -26,14 +19,14 @@ const (
 	maxGlobSegmentStar = 2 // "*" within one path segment
 )
 
-// checkGlobs refuses globs that cannot be what their writer means or whose
+// CheckGlobs refuses globs that cannot be what their writer means or whose
 // matching could take git seconds per path: over maxGlobLen bytes, empty,
-// with control characters or a ".." segment (repo.CleanPath's checks; a
+// with control characters or a ".." segment (CleanPath's checks; a
 // leading "/" anchors a glob at the root, see git.TranslateGlob), with what
 // makes a glob match nothing (an unclosed "[", which git would take as a
 // literal name; an unknown "[:class:]"; a trailing "\"), or with too many
 // wildcards.
-func checkGlobs(globs []string) error {
+func CheckGlobs(globs []string) error {
 	for i, g := range globs {
 		if len(g) > maxGlobLen {
 			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] is %d bytes long; the limit is %d", i, len(g), maxGlobLen)
@@ -41,7 +34,7 @@ func checkGlobs(globs []string) error {
 		if g == "" {
 			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] is empty", i)
 		}
-		if _, err := repo.CleanPath(strings.Trim(g, "/")); err != nil {
+		if _, err := CleanPath(strings.Trim(g, "/")); err != nil {
 			return err
 		}
 		if problem := git.GlobProblem(g); problem != "" {
@@ -70,21 +63,20 @@ func checkGlobs(globs []string) error {
 	return nil
 }
 
-// globsNote is the line a search_code reply without matches adds when
-// pathGlobs were given: whether they selected no file at all (where
-// searched at, for a commit) or files without a matching line. Hidden
-// files (exclude) and submodules do not count.
-func globsNote(ctx context.Context, g *git.Repo, rev string, globs, exclude []string) (string, error) {
-	some, err := g.GlobsSelectFile(ctx, rev, globs, exclude)
-	if err != nil {
-		return "", err
+// CleanPaths cleans each path (or glob) of a list parameter like a path:
+// relative, no "..", no control characters; none may be empty. The schema
+// has already bounded the list's length.
+func CleanPaths(param string, items []string) ([]string, error) {
+	var out []string
+	for _, p := range items {
+		c, err := CleanPath(p)
+		if err != nil {
+			return nil, err
+		}
+		if c == "" {
+			return nil, errcode.New(errcode.InvalidArgument, "%s holds an empty path", param)
+		}
+		out = append(out, c)
 	}
-	files, where := "files", "at "+rev
-	if rev == "" {
-		files, where = "tracked files", "in the work tree"
-	}
-	if some {
-		return "[pathGlobs matched " + files + " " + where + ", but no line in them matches the query]\n", nil
-	}
-	return "[pathGlobs matched no " + strings.TrimSuffix(files, "s") + " " + where + `: a pattern without "/" matches a name at any depth (*.go), one with "/" is anchored at the root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n", nil
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package server
+package repo
 
 import (
 	"context"
@@ -8,16 +8,17 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
 // errIsDir stops a read that found a tree where a file was asked for.
 var errIsDir = errors.New("is a directory")
 
-// readAtRef streams the file at commit:path (path already checked by the
-// policy). A symlink reads as its link text, as git stores it: the target is
-// never followed.
-func readAtRef(ctx context.Context, r *repo.Repository, commit, refName, path string, read func(blob git.Object, body io.Reader) error) error {
+// ReadAt streams the file at commit:path (path already checked by the
+// policy), which the caller named refName: the errors say what is there
+// instead (a directory, a submodule, a blob a partial clone lacks, or
+// nothing). A symlink reads as its link text, as git stores it: the target
+// is never followed.
+func (r *Repository) ReadAt(ctx context.Context, commit, refName, path string, read func(blob git.Object, body io.Reader) error) error {
 	use := func(o git.Object, body io.Reader) error {
 		if o.Type != "blob" {
 			return errIsDir
@@ -41,16 +42,16 @@ func readAtRef(ctx context.Context, r *repo.Repository, commit, refName, path st
 	}
 	switch {
 	case errors.Is(err, errIsDir):
-		return errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", displayPath(path))
+		return errcode.New(errcode.InvalidArgument, "%q is a directory, not a file", DisplayPath(path))
 	case errors.Is(err, git.ErrMissing):
-		return explainMissing(ctx, r, commit, refName, path)
+		return r.ExplainMissing(ctx, commit, refName, path)
 	}
 	return err
 }
 
-// explainMissing tells a submodule, and a file whose content is missing,
-// from a path that does not exist.
-func explainMissing(ctx context.Context, r *repo.Repository, commit, refName, path string) error {
+// ExplainMissing tells a submodule, and a file whose content is missing,
+// from a path that does not exist at commit.
+func (r *Repository) ExplainMissing(ctx context.Context, commit, refName, path string) error {
 	e, err := r.Git.Lookup(ctx, commit, path)
 	switch {
 	case err == nil && e.Kind() == git.KindSubmodule:
@@ -59,19 +60,22 @@ func explainMissing(ctx context.Context, r *repo.Repository, commit, refName, pa
 		// The tree names the file, its content is not there: a partial
 		// clone that never fetched it (or a damaged repository).
 		return errcode.New(errcode.NotFound, "%q at %s in %s: its content (blob %s) is missing from the repository (a partial clone never fetched it, or the repository is damaged), and the server does not fetch missing objects",
-			path, describeRef(refName, commit), r.FullName(), e.OID)
+			path, DescribeRef(refName, commit), r.FullName(), e.OID)
 	}
-	return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", path, describeRef(refName, commit), r.FullName())
+	return errcode.New(errcode.NotFound, "%q does not exist at %s in %s", path, DescribeRef(refName, commit), r.FullName())
 }
 
-func describeRef(refName, commit string) string {
+// DescribeRef names commit as the caller named it: "main (0123456789ab)",
+// or the commit alone.
+func DescribeRef(refName, commit string) string {
 	if refName == "" || refName == commit {
 		return commit
 	}
-	return refName + " (" + commit[:min(12, len(commit))] + ")"
+	return refName + " (" + git.Short(commit) + ")"
 }
 
-func displayPath(p string) string {
+// DisplayPath is a path as errors show it: the root is "/".
+func DisplayPath(p string) string {
 	if p == "" {
 		return "/"
 	}

@@ -1,4 +1,4 @@
-package server
+package paging
 
 import (
 	"bytes"
@@ -343,7 +343,7 @@ func (c *patchCache) keepTotal(key string, t diff.Total) {
 	c.totals[key] = t
 }
 
-// maxRunBytes bounds one run (and half the cache's bound does), so that
+// MaxRunBytes bounds one run (and half the cache's bound does), so that
 // one file's patch of up to that size is diffed once. runIdle is how long
 // an unused run is kept: a diff read by an agent part by part, thinking
 // between the calls. maxFills bounds the git processes that go on filling
@@ -352,7 +352,7 @@ func (c *patchCache) keepTotal(key string, t diff.Total) {
 // its readers and how long without one (patchRun.wanted). Variables for
 // the tests.
 var (
-	maxRunBytes = 8 << 20
+	MaxRunBytes = 8 << 20
 	runIdle     = 5 * time.Minute
 	fillTimeout = 30 * time.Second
 	fillAhead   = 1 << 20
@@ -363,7 +363,7 @@ const maxFills = 2
 
 // runLimit is the most bytes one run may hold; 0 when the cache is off.
 func (c *patchCache) runLimit() int {
-	return max(0, min(maxRunBytes, c.limit/2))
+	return max(0, min(MaxRunBytes, c.limit/2))
 }
 
 // startFill takes a fill slot; false when none is free (or the cache is

@@ -1,4 +1,4 @@
-package server
+package paging
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 
 // cutKey is what a part cut from a run depends on besides the run.
 type cutKey struct {
-	start     partPos
+	start     Pos
 	room      int
 	hide      bool
 	startSize int64
 }
 
-func (q partRequest) cutKey() cutKey {
-	return cutKey{start: q.start, room: q.room, hide: q.hide != nil, startSize: q.split.bytes}
+func (q Request) cutKey() cutKey {
+	return cutKey{start: q.Start, room: q.Room, hide: q.Hide != nil, startSize: q.Split.Bytes}
 }
 
 // aheadCut is a part being cut, or cut, ahead of its call.
@@ -39,7 +39,7 @@ const aheadTimeout = 10 * time.Second
 
 // cutAhead cuts q's part from the run in the background, in place of any
 // part cut ahead before.
-func (r *patchRun) cutAhead(q partRequest) {
+func (r *patchRun) cutAhead(q Request) {
 	a := &aheadCut{key: q.cutKey(), done: make(chan struct{})}
 	r.mu.Lock()
 	if r.ahead != nil && r.ahead.key == a.key {
@@ -62,8 +62,8 @@ func (r *patchRun) cutAhead(q partRequest) {
 // is cut ahead. reached is false when the run ended, or ctx did, before
 // q's change; page is nil with no error where the run stops short inside
 // the part.
-func (r *patchRun) cut(ctx context.Context, q partRequest) (page *diff.Page, reached bool, err error) {
-	at, ok := r.offsetOf(ctx, q.start.change)
+func (r *patchRun) cut(ctx context.Context, q Request) (page *diff.Page, reached bool, err error) {
+	at, ok := r.offsetOf(ctx, q.Start.Change)
 	if !ok {
 		return nil, false, nil
 	}
@@ -77,7 +77,7 @@ func (r *patchRun) cut(ctx context.Context, q partRequest) (page *diff.Page, rea
 
 // takeAhead is the part cut ahead for q, waited for while it is being cut;
 // nil when there is none.
-func (r *patchRun) takeAhead(ctx context.Context, q partRequest) *diff.Page {
+func (r *patchRun) takeAhead(ctx context.Context, q Request) *diff.Page {
 	r.mu.Lock()
 	a := r.ahead
 	if a == nil || a.key != q.cutKey() {

@@ -1,0 +1,64 @@
+package paging
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// A cursor comes back as it was made, for the tool, the arguments and the
+// repository it was made for, and for nothing else: any edit, another
+// tool, other arguments, another key or another repository is refused in
+// words that say what to do.
+func TestCursorIsBoundAndSigned(t *testing.T) {
+	k := NewKey(bytes.Repeat([]byte{1}, CursorKeyBytes))
+	c := Cursor{Tool: "get_diff", Args: "args", Commits: []string{strings.Repeat("a", 40)}, File: 3, Section: 1, Line: 7, Split: 2, SplitBytes: 9000}
+	s := k.Encode(c, "acme/widgets")
+	got, err := k.Decode("get_diff", s, "args")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Key, c.Repo = got.Key, got.Repo
+	if !reflect.DeepEqual(got, c) {
+		t.Fatalf("decoded %+v, made %+v", got, c)
+	}
+	if err := got.MadeFor("acme/widgets"); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.MadeFor("acme/other"); err == nil || !strings.Contains(err.Error(), "another repository") {
+		t.Fatalf("another repository: %v", err)
+	}
+	edited := []byte(s)
+	edited[len(edited)/3] ^= 1
+	for _, bad := range []struct{ tool, cursor, args, want string }{
+		{"list_files", s, "args", "was made for get_diff, not list_files"},
+		{"get_diff", s, "other", "other arguments"},
+		{"get_diff", string(edited), "args", "damaged or was edited"},
+		{"get_diff", s + "A", "args", "damaged or was edited"},
+		{"get_diff", "", "args", "damaged or was edited"},
+	} {
+		if _, err := k.Decode(bad.tool, bad.cursor, bad.args); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s %q: %v, want %q", bad.tool, bad.cursor, err, bad.want)
+		}
+	}
+	other := NewKey(bytes.Repeat([]byte{2}, CursorKeyBytes))
+	if _, err := other.Decode("get_diff", s, "args"); err == nil || !strings.Contains(err.Error(), "signed with another key") {
+		t.Fatalf("another key: %v", err)
+	}
+}
+
+// A cursor's arguments are bound whatever their order, and without the
+// arguments that change from part to part.
+func TestArgsDigestSkipsWhatChanges(t *testing.T) {
+	type in struct {
+		Base   string `json:"base"`
+		Cursor string `json:"cursor,omitempty"`
+	}
+	if ArgsDigest(in{"main", "x"}, "cursor") != ArgsDigest(in{"main", "y"}, "cursor") {
+		t.Fatal("the cursor changed the digest of the other arguments")
+	}
+	if ArgsDigest(in{"main", ""}, "cursor") == ArgsDigest(in{"dev", ""}, "cursor") {
+		t.Fatal("two bases, one digest")
+	}
+}

@@ -1,0 +1,144 @@
+package paging
+
+import (
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+// patchRoom is the room a part's patch is given: what the reply leaves,
+// within maxBytes when set, and at least MinPartRoom so that a part moves
+// on.
+func patchRoom(room, maxBytes int) int {
+	if maxBytes > 0 {
+		room = min(room, maxBytes)
+	}
+	return max(room, MinPartRoom)
+}
+
+// notesSlack is the room a part's reply keeps for its notes at first: most
+// parts have few or none. A part whose notes are longer is read again with
+// the room they leave (PartWithNotes).
+const notesSlack = 512
+
+// PartWithNotes reads a part in the room a reply leaves beside its header
+// and next call (and within maxBytes, when set), with its notes: first
+// leaving notesSlack for them, and again with less room when they are
+// longer. A part with less room holds a prefix of the files, so its notes
+// are no longer than the first part's. It returns the patch room the part
+// was read in too.
+func PartWithNotes(room, maxBytes int, read func(room int) (*Part, error), notes func(*Part) string) (*Part, string, int, error) {
+	first := patchRoom(room-notesSlack, maxBytes)
+	part, err := read(first)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	n := notes(part)
+	if cost := text.JSONLen(n); cost > notesSlack && patchRoom(room-cost, maxBytes) < first {
+		first = patchRoom(room-cost, maxBytes)
+		if part, err = read(first); err != nil {
+			return nil, "", 0, err
+		}
+		n = notes(part)
+	}
+	return part, n, first, nil
+}
+
+// maxRefits is how many times FitPart reads a part again: from the patch
+// cache, as the first read filled it.
+const maxRefits = 6
+
+// FitPart reads a part (PartWithNotes) and builds its reply, then fits it
+// by its measure. The room is reckoned before the part is read, with the
+// header, notes and next call at their longest, and with --structured
+// each file's fields are sent beside its patch, which it did not count: a
+// reply over the limit is read again with less room, and one that left out
+// what more room could hold (a file's header lines, lines as "longer than a
+// whole reply") again with more; at a small limit the estimate left a
+// 160-byte path's header lines out of every part, and 36-byte lines. Less
+// room leaves more out (and its notes can make the reply longer), more
+// room makes the patch longer: between a room too small and one too large
+// it bisects. It returns the first reply that fits and leaves nothing out,
+// or else the one that fit in the most room.
+//
+// Where a part is in the files it splits (Part.terse) takes a few
+// hundred bytes: at the smallest limits that can leave a file's header
+// lines out, so a part that left something out is fitted again without it.
+func FitPart[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, error), notes func(*Part) string, build func(*Part, string) R) (R, error) {
+	r, whole, err := fitPartOnce(b, room, maxBytes, read, notes, build)
+	if err != nil || whole {
+		return r, err
+	}
+	terse := func(room int) (*Part, error) {
+		p, err := read(room)
+		if p != nil {
+			p.Terse = true
+		}
+		return p, err
+	}
+	if t, whole, err := fitPartOnce(b, room, maxBytes, terse, notes, build); err == nil && whole {
+		return t, nil
+	}
+	return r, nil
+}
+
+// fitPartOnce is FitPart's fitting; whole says the reply fits and leaves
+// nothing out.
+func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, error), notes func(*Part) string, build func(*Part, string) R) (_ R, whole bool, _ error) {
+	part, partNotes, patch, err := PartWithNotes(room, maxBytes, read, notes)
+	if err != nil {
+		return *new(R), false, err
+	}
+	var best *R
+	bestRoom := -1
+	small, large := -1, -1 // the most room that left something out, the least whose reply was over (-1: none yet)
+	for refit := 0; ; refit++ {
+		r := build(part, partNotes)
+		spare := b.MaxBytes - b.ReplySize(r)
+		lost := LostToRoom(part.Page)
+		if spare >= 0 && !lost {
+			return r, true, nil
+		}
+		if spare >= 0 && patch > bestRoom {
+			best, bestRoom = &r, patch
+		}
+		if b.Structured && r.Wire().Structured != nil && spare > 0 {
+			spare /= 2 // the patch is sent twice
+		}
+		next := patch + spare // a reply over the limit with nothing left out
+		if lost {
+			small, next = patch, patch+max(spare, MinPartRoom)
+		} else {
+			large = patch
+		}
+		if large >= 0 && small >= 0 {
+			next = small + (large-small)/2
+		}
+		next = patchRoom(next, maxBytes)
+		if refit == maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
+			if best == nil {
+				return r, false, nil // the backstop refuses it (toolcall)
+			}
+			return *best, false, nil
+		}
+		patch = next
+		if part, err = read(patch); err != nil {
+			return *new(R), false, err
+		}
+		partNotes = notes(part)
+	}
+}
+
+// LostToRoom: the part left out a file's header lines or a line as longer
+// than its room.
+func LostToRoom(p *diff.Page) bool {
+	for _, f := range p.Files {
+		if f.Omitted || len(f.LongLines) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// MinPartRoom is the least patch room a part is given, so that a small
+// maxBytes still moves on.
+const MinPartRoom = 256

@@ -1,0 +1,138 @@
+package toolcall
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Result builds the tool result as it is sent, so that its size is
+// measured as sent: the text, ended by the next call's line for a partial
+// reply; the next call in _meta; the structured content only with
+// --structured (by default each payload is sent once, as text); and the
+// _meta the SDK would add anyway (server info).
+func (c *Calls) Result(r paging.Wire) *mcp.CallToolResult {
+	text := r.Text
+	meta := mcp.Meta{mcp.MetaKeyServerInfo: c.Impl}
+	text += paging.LastLines(text, r.Next)
+	if r.Next != nil {
+		meta[paging.MetaKeyNext] = r.Next
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	res.SetMeta(meta)
+	if r.Structured != nil && c.Budget.Structured {
+		data, err := json.Marshal(r.Structured)
+		if err != nil {
+			return c.ErrorResult(fmt.Errorf("encoding the result: %w", err))
+		}
+		res.StructuredContent = json.RawMessage(data)
+	}
+	return res
+}
+
+// ErrorResult is an error reply, its text cut if it must be to at most
+// paging.MaxErrorChars bytes (so as many characters, however counted) and to fit
+// the reply limit. Tools that list alternatives in an error keep them short
+// themselves (paging.Budget.ErrorRoom) and say which call lists them all.
+func (c *Calls) ErrorResult(err error, remarks ...string) *mcp.CallToolResult {
+	msg := errcode.Message(err)
+	for _, n := range remarks {
+		msg += " (note: " + n + ")"
+	}
+	msg = OneLine(msg)
+	limit := paging.MaxErrorChars
+	if room := c.Budget.MaxBytes - paging.ErrorEnvelope; text.JSONLen(msg) > room {
+		limit = min(limit, room/paging.MaxEscape) // cut by bytes, each escaped at worst
+	}
+	if len(msg) > limit {
+		msg, _ = text.CutUTF8(msg, limit-len(cutMark))
+		msg += cutMark
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// cutMark ends an error text cut by ErrorResult.
+const cutMark = " …[cut]"
+
+// ResultSize is the size of the result as JSON with HTML escaping on, which
+// is at least what the MCP wire carries.
+//
+// A successful result (one text, maybe structured content) is measured by
+// arithmetic rather than encoded once more: the fixed envelope, measured
+// once, plus the escaped text, the next call in _meta and the structured
+// content's JSON.
+func (c *Calls) ResultSize(res *mcp.CallToolResult) int {
+	if t, ok := onlyText(res); ok && !res.IsError {
+		n := c.Budget.Envelope + text.JSONLen(t.Text) + paging.EnvelopeReserve
+		if next, ok := res.Meta[paging.MetaKeyNext]; ok {
+			n += paging.NextMetaSize(next)
+		}
+		if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+			n += len(`,"structuredContent":`) + len(raw)
+		}
+		return n
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return int(^uint(0) >> 1)
+	}
+	return len(data) + paging.EnvelopeReserve
+}
+
+func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
+	if len(res.Content) != 1 {
+		return nil, false
+	}
+	t, ok := res.Content[0].(*mcp.TextContent)
+	return t, ok && t.Meta == nil && t.Annotations == nil
+}
+
+// EnvelopeSize is the size of a successful result with empty text and no
+// structured content.
+func (c *Calls) EnvelopeSize() int {
+	data, err := json.Marshal(c.Result(paging.Wire{}))
+	if err != nil {
+		panic(err)
+	}
+	return len(data)
+}
+
+// renderNotes ends a reply's text with its notes, within paging.NoteReserve.
+func renderNotes(all []string) string {
+	var b strings.Builder
+	for _, n := range all {
+		line := "\n[note: " + n + "]"
+		if text.JSONLen(b.String()+line) > paging.NoteReserve {
+			cut, _ := text.CutUTF8(line, max(0, (paging.NoteReserve-text.JSONLen(b.String()))/paging.MaxEscape-2))
+			b.WriteString(cut + "…]")
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// OneLine escapes control characters, so an error stays the one line an
+// agent can act on, whatever input it quotes.
+func OneLine(msg string) string {
+	if !strings.ContainsFunc(msg, unicode.IsControl) {
+		return msg
+	}
+	var b strings.Builder
+	for _, r := range msg {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
