@@ -1,0 +1,115 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+)
+
+// The golden replies of the forge-only tools: a fake forge (forgetest,
+// whose acme/widgets has pull request #1, topic into main) answers with
+// fixed reviews, comments and checks, in Gitea 1.26's JSON (a status's
+// state is named "status", a review comment's lines are position and
+// original_position). The real Gitea is TestGiteaReviewContext's.
+
+func goldenForgeCases() []goldenCase {
+	pr := func(kv ...any) map[string]any { return args(append([]any{"owner", "acme", "repo", "widgets", "index", 1}, kv...)...) }
+	return []goldenCase{
+		{name: "forge", tool: "list_pull_request_reviews", args: pr(), on: "forge"},
+		{name: "forge-unresolved", tool: "list_pull_request_reviews", args: pr("unresolved", true), on: "forge"},
+		{name: "forge-reviewer", tool: "list_pull_request_reviews", args: pr("reviewer", "alice"), on: "forge"},
+		{name: "forge", tool: "list_pull_request_comments", args: pr(), on: "forge"},
+		{name: "forge", tool: "get_commit_status", args: pr(), on: "forge"},
+		{name: "error-index-and-ref", tool: "get_commit_status", args: pr("ref", "main"), on: "forge"},
+	}
+}
+
+// goldenServeForge serves the fake forge's repositories in forge mode.
+func goldenServeForge(t *testing.T) *goldenClient {
+	t.Helper()
+	f := forgetest.New(t)
+	head := strings.TrimSpace(f.Repo.Git("rev-parse", "topic"))
+	base := strings.TrimSpace(f.Repo.Git("rev-parse", "main"))
+	api := goldenForgeAPI(base, head)
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		body, ok := api[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Total-Count", "1")
+		if r.URL.Path == "/api/v1/repos/acme/widgets/pulls/1/reviews" {
+			w.Header().Set("X-Total-Count", "5")
+		}
+		_, _ = w.Write([]byte(body))
+	}
+	env := testEnv(t)
+	fc, err := forge.New(context.Background(), f.URL, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirrors, err := forge.NewMirrors(fc, env, t.TempDir(), time.Hour, forge.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := repo.ServeSource(env, mirrors)
+	t.Cleanup(served.Close)
+	return goldenConnect(t, served, DefaultMaxBytes, func(c *Config) { c.Forge = fc })
+}
+
+// goldenForgeAPI is the fake forge's answers, by path.
+func goldenForgeAPI(base, head string) map[string]string {
+	user := func(login string) map[string]any { return map[string]any{"login": login} }
+	js := func(v any) string {
+		data, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		return string(data)
+	}
+	const p = "/api/v1/repos/acme/widgets"
+	const web = "https://forge.example/acme/widgets/pulls/1"
+	review := func(id int, who, state, body string, comments int, at string) map[string]any {
+		return map[string]any{"id": id, "user": user(who), "state": state, "body": body, "commit_id": head, "stale": false, "official": false,
+			"dismissed": false, "comments_count": comments, "submitted_at": at, "html_url": web + "#issuecomment-" + at[17:19]}
+	}
+	comment := func(id, review int, who, path string, newLine, oldLine int, body, at string, resolver any) map[string]any {
+		return map[string]any{"id": id, "pull_request_review_id": review, "user": user(who), "resolver": resolver, "body": body, "path": path,
+			"commit_id": head, "original_commit_id": "", "diff_hunk": "@@ -0,0 +1 @@\n+topic", "position": newLine, "original_position": oldLine,
+			"created_at": at, "updated_at": at, "html_url": web + "/files#issuecomment-" + at[17:19]}
+	}
+	return map[string]string{
+		p + "/pulls/1": js(map[string]any{"number": 1, "title": "Topic", "state": "open", "user": user("admin"),
+			"base": map[string]any{"ref": "main", "sha": base}, "head": map[string]any{"ref": "topic", "sha": head}, "merge_base": base}),
+		p + "/pulls/1/reviews": js([]any{
+			review(1, "alice", "APPROVED", "Looks good to me.", 0, "2026-11-30T10:01:00Z"),
+			review(2, "bob", "REQUEST_CHANGES", "Two things before this goes in.", 2, "2026-11-30T10:02:00Z"),
+			review(3, "alice", "COMMENT", "", 1, "2026-11-30T10:03:00Z"),
+			review(4, "carol", "PENDING", "not submitted", 0, "2026-11-30T10:04:00Z"),
+			review(5, "dave", "REQUEST_REVIEW", "", 0, "2026-11-30T10:05:00Z"),
+		}),
+		p + "/pulls/1/reviews/2/comments": js([]any{
+			comment(12, 2, "bob", "README.md", 0, 1, "The old greeting was fine.", "2026-11-30T10:02:12Z", user("admin")),
+			comment(11, 2, "bob", "topic.txt", 1, 0, "Say what a topic is.", "2026-11-30T10:02:11Z", nil),
+		}),
+		p + "/pulls/1/reviews/3/comments": js([]any{
+			comment(13, 3, "alice", "topic.txt", 1, 0, "Agreed: one line of why.", "2026-11-30T10:03:13Z", nil),
+		}),
+		p + "/issues/1/comments": js([]any{
+			map[string]any{"id": 101, "user": user("alice"), "body": "First look: fine.", "created_at": "2026-11-30T09:00:00Z", "updated_at": "2026-11-30T09:00:00Z", "html_url": web + "#issuecomment-101"},
+			map[string]any{"id": 102, "user": user("bob"), "body": "Careful: this line \u202ereads backwards.\nSecond line.", "created_at": "2026-11-30T09:30:00Z", "updated_at": "2026-11-30T11:00:00Z", "html_url": web + "#issuecomment-102"},
+		}),
+		p + "/commits/" + head + "/status": js(map[string]any{"sha": head, "state": "failure", "total_count": 2, "statuses": []any{
+			map[string]any{"id": 2, "context": "ci/test", "status": "failure", "description": "3 tests failed", "target_url": "https://ci.example/test/7", "creator": user("ci"), "created_at": "2026-11-30T10:10:00Z", "updated_at": "2026-11-30T10:10:00Z"},
+			map[string]any{"id": 1, "context": "ci/build", "status": "success", "description": "built", "target_url": "https://ci.example/build/7", "creator": user("ci"), "created_at": "2026-11-30T10:09:00Z", "updated_at": "2026-11-30T10:09:00Z"},
+		}}),
+	}
+}
