@@ -20,7 +20,9 @@ import (
 // original_position). The real Gitea is TestGiteaReviewContext's.
 
 func goldenForgeCases() []goldenCase {
-	pr := func(kv ...any) map[string]any { return args(append([]any{"owner", "acme", "repo", "widgets", "index", 1}, kv...)...) }
+	pr := func(kv ...any) map[string]any {
+		return args(append([]any{"owner", "acme", "repo", "widgets", "index", 1}, kv...)...)
+	}
 	return []goldenCase{
 		{name: "forge", tool: "list_pull_request_reviews", args: pr(), on: "forge"},
 		{name: "forge-unresolved", tool: "list_pull_request_reviews", args: pr("unresolved", true), on: "forge"},
