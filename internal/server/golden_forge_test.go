@@ -29,6 +29,7 @@ func goldenForgeCases() []goldenCase {
 		{name: "forge-reviewer", tool: "list_pull_request_reviews", args: pr("reviewer", "alice"), on: "forge"},
 		{name: "forge", tool: "list_pull_request_comments", args: pr(), on: "forge"},
 		{name: "forge", tool: "get_commit_status", args: pr(), on: "forge"},
+		{name: "forge-review-standing", tool: "get_pull_request", args: pr(), on: "forge"},
 		{name: "error-index-and-ref", tool: "get_commit_status", args: pr("ref", "main"), on: "forge"},
 	}
 }
@@ -90,7 +91,8 @@ func goldenForgeAPI(base, head string) map[string]string {
 	}
 	return map[string]string{
 		p + "/pulls/1": js(map[string]any{"number": 1, "title": "Topic", "state": "open", "user": user("admin"),
-			"base": map[string]any{"ref": "main", "sha": base}, "head": map[string]any{"ref": "topic", "sha": head}, "merge_base": base}),
+			"base": map[string]any{"ref": "main", "sha": base}, "head": map[string]any{"ref": "topic", "sha": head}, "merge_base": base,
+			"body": "Adds the topic.", "changed_files": 1, "html_url": web, "created_at": "2026-11-30T08:00:00Z", "updated_at": "2026-11-30T11:00:00Z"}),
 		p + "/pulls/1/reviews": js([]any{
 			review(1, "alice", "APPROVED", "Looks good to me.", 0, "2026-11-30T10:01:00Z"),
 			review(2, "bob", "REQUEST_CHANGES", "Two things before this goes in.", 2, "2026-11-30T10:02:00Z"),

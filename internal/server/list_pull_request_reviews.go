@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -144,51 +145,16 @@ func (s *Server) listPullRequestReviews(ctx context.Context, in listPullRequestR
 // reviewContext reads the reviews and their inline comments, and makes
 // the summary (over all of them) and the entries the filters keep.
 func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, in listPullRequestReviewsIn) ([]prReview, []reviewThread, reviewSummary, error) {
-	f := s.cfg.Forge
-	all, err := f.PullReviews(ctx, in.Owner, in.Repo, in.Index)
+	all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
-		return nil, nil, reviewSummary{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+		return nil, nil, reviewSummary{}, err
 	}
 	var reviews []prReview
-	var comments []forge.ReviewComment
-	verdicts := map[string]string{} // reviewer: the latest verdict not dismissed
-	var requested []string
 	for _, rv := range all {
-		state := reviewState(rv.State)
-		switch state {
-		case "":
-			continue // pending: not submitted yet
-		case "approved", "changes_requested":
-			if !rv.Dismissed {
-				verdicts[rv.User] = state
-			}
-		case "review_requested":
-			requested = append(requested, rv.User)
-		}
-		if rv.Comments > 0 {
-			cs, err := f.ReviewComments(ctx, in.Owner, in.Repo, in.Index, rv.ID)
-			if err != nil {
-				return nil, nil, reviewSummary{}, err
-			}
-			comments = append(comments, cs...)
-		}
 		if in.Reviewer == "" || rv.User == in.Reviewer {
-			reviews = append(reviews, prReview{ID: rv.ID, Reviewer: rv.User, State: state, Dismissed: rv.Dismissed, Stale: rv.Stale,
+			reviews = append(reviews, prReview{ID: rv.ID, Reviewer: rv.User, State: reviewState(rv.State), Dismissed: rv.Dismissed, Stale: rv.Stale,
 				SubmittedAt: rv.Submitted, CommitID: rv.CommitID, Comments: rv.Comments, URL: rv.URL, Body: rv.Body,
 				BodyHidden: hiddenPoints(rv.Body)})
-		}
-	}
-	sum := reviewSummary{Requested: []string{}}
-	for _, v := range verdicts {
-		if v == "approved" {
-			sum.Approved++
-		} else {
-			sum.ChangesRequested++
-		}
-	}
-	for _, u := range requested {
-		if _, gave := verdicts[u]; !gave && u != "" {
-			sum.Requested = append(sum.Requested, u)
 		}
 	}
 	first := map[int64]forge.ReviewComment{}
@@ -196,12 +162,7 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 		first[c.ID] = c
 	}
 	threads := threadsOf(comments)
-	for _, t := range threads {
-		if !t.Resolved {
-			sum.Unresolved++
-		}
-	}
-	sum.Threads = len(threads)
+	sum := summarize(all, threads)
 	var kept []reviewThread
 	for _, t := range threads {
 		if (in.Path == "" || t.Path == in.Path) && (!in.Unresolved || !t.Resolved) && (in.Reviewer == "" || commentedIn(t, in.Reviewer)) {
@@ -212,6 +173,68 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 		return nil, nil, reviewSummary{}, err
 	}
 	return reviews, kept, sum, nil
+}
+
+// readReviews reads a pull request's submitted reviews (pending ones,
+// not yet submitted, left out) and the inline comments of each.
+func (s *Server) readReviews(ctx context.Context, owner, name string, index int) ([]forge.Review, []forge.ReviewComment, error) {
+	f := s.cfg.Forge
+	all, err := f.PullReviews(ctx, owner, name, index)
+	if err != nil {
+		return nil, nil, pullNotFound(err, owner, name, index)
+	}
+	var submitted []forge.Review
+	var comments []forge.ReviewComment
+	for _, rv := range all {
+		if reviewState(rv.State) == "" {
+			continue
+		}
+		submitted = append(submitted, rv)
+		if rv.Comments > 0 {
+			cs, err := f.ReviewComments(ctx, owner, name, index, rv.ID)
+			if err != nil {
+				return nil, nil, err
+			}
+			comments = append(comments, cs...)
+		}
+	}
+	return submitted, comments, nil
+}
+
+// summarize is where the review stands: each reviewer's latest verdict
+// not dismissed, the reviewers asked who gave none, and the threads.
+func summarize(reviews []forge.Review, threads []reviewThread) reviewSummary {
+	verdicts := map[string]string{}
+	var requested []string
+	for _, rv := range reviews {
+		switch state := reviewState(rv.State); state {
+		case "approved", "changes_requested":
+			if !rv.Dismissed {
+				verdicts[rv.User] = state
+			}
+		case "review_requested":
+			requested = append(requested, rv.User)
+		}
+	}
+	sum := reviewSummary{Requested: []string{}, Threads: len(threads)}
+	for _, v := range verdicts {
+		if v == "approved" {
+			sum.Approved++
+		} else {
+			sum.ChangesRequested++
+		}
+	}
+	for _, u := range requested {
+		if _, gave := verdicts[u]; !gave && u != "" && !slices.Contains(sum.Requested, u) {
+			sum.Requested = append(sum.Requested, u)
+		}
+	}
+	for _, t := range threads {
+		if !t.Resolved {
+			sum.Unresolved++
+		}
+	}
+	return sum
 }
 
 // reviewState is the contract's word for the forge's state of a review;
