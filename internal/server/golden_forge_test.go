@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The golden replies of the forge-only tools: a fake forge (forgetest,
@@ -115,5 +116,21 @@ func goldenForgeAPI(base, head string) map[string]string {
 			map[string]any{"id": 2, "context": "ci/test", "status": "failure", "description": "3 tests failed", "target_url": "https://ci.example/test/7", "creator": user("ci"), "created_at": "2026-11-30T10:10:00Z", "updated_at": "2026-11-30T10:10:00Z"},
 			map[string]any{"id": 1, "context": "ci/build", "status": "success", "description": "built", "target_url": "https://ci.example/build/7", "creator": user("ci"), "created_at": "2026-11-30T10:09:00Z", "updated_at": "2026-11-30T10:09:00Z"},
 		}}),
+	}
+}
+
+// In forge mode the review prompt reads what reviewers and CI said before
+// the diff: the unresolved threads (and not to raise again what a resolved
+// one settled), then the failing checks.
+func TestReviewPromptReadsTheReviewFirst(t *testing.T) {
+	g := goldenServeForge(t)
+	res, err := g.plain.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "review_pull_request", Arguments: map[string]string{"owner": "acme", "repo": "widgets", "index": "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Messages[0].Content.(*mcp.TextContent).Text
+	reviews, checks, diff := strings.Index(text, "list_pull_request_reviews"), strings.Index(text, "get_commit_status"), strings.Index(text, "get_pull_request_diff")
+	if reviews < 0 || checks < 0 || reviews > diff || checks > diff || !strings.Contains(text, `"unresolved":true`) || !strings.Contains(text, "Do not raise again a point a resolved thread settled") {
+		t.Fatalf("the review prompt does not read the review and the checks before the diff:\n%s", text)
 	}
 }
