@@ -134,3 +134,41 @@ func TestReviewPromptReadsTheReviewFirst(t *testing.T) {
 		t.Fatalf("the review prompt does not read the review and the checks before the diff:\n%s", text)
 	}
 }
+
+// A forge that fails, refuses, is slow or has no such pull request gives
+// the forge-only tools clear errors within the call's deadline, and the
+// token appears in none of them.
+func TestForgeReviewContextFaults(t *testing.T) {
+	f := forgetest.New(t)
+	release := make(chan struct{})
+	defer close(release)
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/api/v1/repos/acme/widgets/pulls/2"), strings.HasPrefix(r.URL.Path, "/api/v1/repos/acme/widgets/issues/2"): // slow
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case strings.HasPrefix(r.URL.Path, "/api/v1/repos/acme/widgets/pulls/3"), strings.HasPrefix(r.URL.Path, "/api/v1/repos/acme/widgets/issues/3"):
+			http.Error(w, `{"message":"boom s3cr3t-tok"}`, http.StatusInternalServerError)
+		case strings.HasPrefix(r.URL.Path, "/api/v1/repos/acme/widgets/pulls/4"), strings.HasPrefix(r.URL.Path, "/api/v1/repos/acme/widgets/issues/4"):
+			http.Error(w, `{"message":"token s3cr3t-tok expired"}`, http.StatusUnauthorized)
+		default:
+			http.NotFound(w, r)
+		}
+	}
+	h, _ := serveForge(t, f.URL, "s3cr3t-tok", f.Repo, 500*time.Millisecond, time.Hour)
+	pr := func(i int) map[string]any { return args("owner", "acme", "repo", "widgets", "index", i) }
+	for _, tool := range []string{"list_pull_request_reviews", "list_pull_request_comments", "get_commit_status"} {
+		start := time.Now()
+		h.fails(tool, pr(2), "UNAVAILABLE")
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("%s: a slow forge held the call for %v past its 500 ms deadline", tool, d)
+		}
+		for i, code := range map[int]string{3: "UNAVAILABLE", 4: "PERMISSION_DENIED", 5: "NOT_FOUND"} {
+			if msg := h.fails(tool, pr(i), code); strings.Contains(msg, "s3cr3t") {
+				t.Errorf("%s #%d: the token is in the error: %s", tool, i, msg)
+			}
+		}
+	}
+}
