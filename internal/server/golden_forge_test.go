@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -170,5 +171,52 @@ func TestForgeReviewContextFaults(t *testing.T) {
 				t.Errorf("%s #%d: the token is in the error: %s", tool, i, msg)
 			}
 		}
+	}
+}
+
+// A comment longer than a reply comes in parts that are its body exactly,
+// each within the limit, and the listing goes on after it.
+func TestLongCommentComesInParts(t *testing.T) {
+	var big strings.Builder
+	for i := 0; big.Len() < 80_000; i++ {
+		fmt.Fprintf(&big, "line %d of a long review note, with \"quotes\" and <tags> & more\n", i)
+	}
+	f := forgetest.New(t)
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v1/repos/acme/widgets/issues/1/comments" {
+			http.NotFound(w, r)
+			return
+		}
+		_ = json.NewEncoder(w).Encode([]any{
+			map[string]any{"id": 1, "user": map[string]any{"login": "alice"}, "body": "short", "created_at": "2026-11-30T09:00:00Z"},
+			map[string]any{"id": 2, "user": map[string]any{"login": "bob"}, "body": big.String(), "created_at": "2026-11-30T09:01:00Z"},
+			map[string]any{"id": 3, "user": map[string]any{"login": "carol"}, "body": "after", "created_at": "2026-11-30T09:02:00Z"},
+		})
+	}
+	h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
+	var bodies = map[int64]*strings.Builder{}
+	a, parts := args("owner", "acme", "repo", "widgets", "index", 1), 0
+	for ; a != nil; parts++ {
+		if parts > 10 {
+			t.Fatal("more than 10 parts")
+		}
+		var out listPullRequestCommentsOut
+		h.structured("list_pull_request_comments", a, &out)
+		for _, c := range out.Comments {
+			if bodies[c.ID] == nil {
+				bodies[c.ID] = &strings.Builder{}
+			}
+			if c.BodyOffset != bodies[c.ID].Len() {
+				t.Fatalf("part %d: comment %d resumes at %d, %d read", parts, c.ID, c.BodyOffset, bodies[c.ID].Len())
+			}
+			bodies[c.ID].WriteString(c.Body)
+		}
+		a = nil
+		if out.Next != nil {
+			a = out.Next.Arguments
+		}
+	}
+	if parts < 3 || bodies[2].String() != big.String() || bodies[1].String() != "short" || bodies[3].String() != "after" {
+		t.Fatalf("%d parts; the long body read back is %d bytes of %d", parts, bodies[2].Len(), big.Len())
 	}
 }
