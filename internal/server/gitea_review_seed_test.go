@@ -290,19 +290,7 @@ func (g *giteaAPI) reviewer(login string) seedUser {
 // basic is do with login's password instead of the token.
 func (g *giteaAPI) basic(login, method, path, body string) (int, string) {
 	g.t.Helper()
-	req, err := http.NewRequest(method, g.url+path, strings.NewReader(body))
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	req.SetBasicAuth(login, seedPassword)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(data)
+	return g.request(method, path, body, func(req *http.Request) { req.SetBasicAuth(login, seedPassword) })
 }
 
 // seedLine is an inline comment to make.
