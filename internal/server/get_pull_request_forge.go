@@ -178,7 +178,7 @@ func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head s
 	if all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
 		fmt.Fprintf(&b, "Reviews: not known (%s)\n", toolcall.OneLine(errcode.Message(err)))
 	} else {
-		sum := summarize(all, threadsOf(comments))
+		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom()))
 		out.Reviews = &sum
 		fmt.Fprintf(&b, "Reviews: %d approved, %d changes requested, %s, %d unresolved: list_pull_request_reviews %s\n",
 			sum.Approved, sum.ChangesRequested, text.Count(sum.Threads, "thread"), sum.Unresolved, paging.PlainJSON(reviewsCall.Arguments))

@@ -220,3 +220,54 @@ func TestLongCommentComesInParts(t *testing.T) {
 		t.Fatalf("%d parts; the long body read back is %d bytes of %d", parts, bodies[2].Len(), big.Len())
 	}
 }
+
+// A body longer than a listing shows (a review's, an inline comment's)
+// is cut there with the call that reads it whole, and that call's parts
+// are the body exactly.
+func TestLongReviewBodyIsReadWhole(t *testing.T) {
+	var long strings.Builder
+	for i := 0; long.Len() < 10_000; i++ {
+		fmt.Fprintf(&long, "point %d: a long review, with \"quotes\" & <tags>\n", i)
+	}
+	f := forgetest.New(t)
+	head := strings.TrimSpace(f.Repo.Git("rev-parse", "topic"))
+	base := strings.TrimSpace(f.Repo.Git("rev-parse", "main"))
+	f.API = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Total-Count", "1")
+		switch r.URL.Path {
+		case "/api/v1/repos/acme/widgets/pulls/1":
+			fmt.Fprintf(w, `{"number":1,"base":{"ref":"main","sha":%q},"head":{"ref":"topic","sha":%q},"merge_base":%q}`, base, head, base)
+		case "/api/v1/repos/acme/widgets/pulls/1/reviews":
+			_ = json.NewEncoder(w).Encode([]any{map[string]any{"id": 7, "user": map[string]any{"login": "bob"}, "state": "REQUEST_CHANGES", "body": long.String(), "commit_id": head}})
+		default:
+			http.NotFound(w, r)
+		}
+	}
+	h, _, _ := serveForgeWith(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour, forge.Limits{}, nil, withMaxBytes(MinMaxBytes))
+	var listing listPullRequestReviewsOut
+	text := h.structured("list_pull_request_reviews", args("owner", "acme", "repo", "widgets", "index", 1), &listing)
+	if len(listing.Reviews) == 0 {
+		t.Fatalf("no review listed:\n%s", text)
+	}
+	rv := listing.Reviews[0]
+	if rv.WholeBody == nil || rv.BodyBytes != long.Len() || len(rv.Body) > MinMaxBytes/8 || !strings.Contains(text, "reads it whole") {
+		t.Fatalf("a long body is not cut with the call that reads it: %d of %d bytes, %v", len(rv.Body), rv.BodyBytes, rv.WholeBody)
+	}
+	var whole strings.Builder
+	a, parts := rv.WholeBody.Arguments, 0
+	for ; a != nil; parts++ {
+		var out listPullRequestReviewsOut
+		h.structured("list_pull_request_reviews", a, &out)
+		if got := out.Reviews[0]; got.BodyOffset != whole.Len() {
+			t.Fatalf("part %d starts at %d, %d read", parts, got.BodyOffset, whole.Len())
+		}
+		whole.WriteString(out.Reviews[0].Body)
+		a = nil
+		if out.Next != nil {
+			a = out.Next.Arguments
+		}
+	}
+	if parts < 3 || whole.String() != long.String() {
+		t.Fatalf("%d parts; %d bytes read of %d", parts, whole.Len(), long.Len())
+	}
+}

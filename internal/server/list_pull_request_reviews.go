@@ -25,6 +25,10 @@ type listPullRequestReviewsIn struct {
 	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"only the threads not resolved"`
 	Reviewer   string `json:"reviewer,omitempty" jsonschema:"only this user's reviews, and the threads they commented in (a login)"`
 	Cursor     string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the listing goes on, at the same head"`
+	// BodyOf and BodyOffset read one body whole, in parts: the listing
+	// shows a long one cut, and names this call.
+	BodyOf     int64 `json:"bodyOf,omitempty" jsonschema:"read the whole body of this review or inline comment (its id), in parts, instead of the listing; a listing that cut a long body names the call"`
+	BodyOffset int   `json:"bodyOffset,omitempty" jsonschema:"with bodyOf: start this far (bytes) into the body; a partial reply's next call gives it"`
 }
 
 type listPullRequestReviewsOut struct {
@@ -55,9 +59,40 @@ type prReview struct {
 	CommitID    string `json:"commitId"`
 	Comments    int    `json:"inlineComments"`
 	URL         string `json:"url"`
-	Body        string `json:"body"`
+	longBody
+}
+
+// longBody is a body from the forge, cut in a listing when long: the
+// listing stays within a reply, and WholeBody is the call that reads it.
+type longBody struct {
+	Body       string       `json:"body" jsonschema:"the body, or its start when it is long (bodyBytes says how long): wholeBody reads the rest"`
+	BodyOffset int          `json:"bodyOffset,omitempty" jsonschema:"where body starts in the whole body, in bytes (with bodyOf)"`
+	BodyBytes  int          `json:"bodyBytes" jsonschema:"the whole body's size in bytes"`
+	WholeBody  *paging.Call `json:"wholeBody,omitempty" jsonschema:"the call that reads the whole body in parts; absent when body is whole"`
 	// BodyHidden names the bidi controls and invisible characters of body.
 	BodyHidden []string `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds, by code point and name, shown as they are; absent when none"`
+}
+
+// maxListedBody is the most of one body a listing shows, and at most an
+// eighth of the reply limit (a body is sent twice with --structured, and
+// an entry holds a few).
+const maxListedBody = 4096
+
+// bodyRoom is the most of one body a listing shows at this server's limit.
+func (s *Server) bodyRoom() int { return min(maxListedBody, s.cfg.MaxBytes/8) }
+
+// listed is body as a listing shows it: whole, or cut after a line (inside
+// one only when the first is longer) at room bytes, with the call that
+// reads it whole.
+func listed(body string, in listPullRequestReviewsIn, id int64, room int) longBody {
+	lb := longBody{Body: body, BodyBytes: len(body)}
+	if len(body) > room {
+		lb.Body = paging.FitText(body, room, func(s string) bool { return len(s) <= room })
+		whole := listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, BodyOf: id}
+		lb.WholeBody = paging.Continue("list_pull_request_reviews", whole)
+	}
+	lb.BodyHidden = hiddenPoints(lb.Body)
+	return lb
 }
 
 // listPullRequestReviewsTool is list_pull_request_reviews' definition
@@ -96,6 +131,12 @@ func (s *Server) listPullRequestReviews(ctx context.Context, in listPullRequestR
 		if len(cur.Commits) != 1 {
 			return reply[listPullRequestReviewsOut]{}, paging.ErrBadPosition()
 		}
+	}
+	if in.BodyOf != 0 {
+		return s.reviewBody(ctx, in)
+	}
+	if in.BodyOffset != 0 {
+		return reply[listPullRequestReviewsOut]{}, errcode.New(errcode.InvalidArgument, "bodyOffset goes with bodyOf, the review or comment whose body to read")
 	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, true)
 	if err != nil {
@@ -153,15 +194,14 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 	for _, rv := range all {
 		if in.Reviewer == "" || rv.User == in.Reviewer {
 			reviews = append(reviews, prReview{ID: rv.ID, Reviewer: rv.User, State: reviewState(rv.State), Dismissed: rv.Dismissed, Stale: rv.Stale,
-				SubmittedAt: rv.Submitted, CommitID: rv.CommitID, Comments: rv.Comments, URL: rv.URL, Body: rv.Body,
-				BodyHidden: hiddenPoints(rv.Body)})
+				SubmittedAt: rv.Submitted, CommitID: rv.CommitID, Comments: rv.Comments, URL: rv.URL, longBody: listed(rv.Body, in, rv.ID, s.bodyRoom())})
 		}
 	}
 	first := map[int64]forge.ReviewComment{}
 	for _, c := range comments {
 		first[c.ID] = c
 	}
-	threads := threadsOf(comments)
+	threads := threadsOf(comments, in, s.bodyRoom())
 	sum := summarize(all, threads)
 	var kept []reviewThread
 	for _, t := range threads {
@@ -292,7 +332,7 @@ func reviewsText(in listPullRequestReviewsIn, pr *repo.PullRequest, out listPull
 			b.WriteString(", " + text.Count(rv.Comments, "inline comment"))
 		}
 		b.WriteString("\n")
-		writeBody(&b, fmt.Sprintf("review %d", rv.ID), rv.Body)
+		writeBody(&b, fmt.Sprintf("review %d", rv.ID), rv.longBody)
 	}
 	for _, t := range out.Threads {
 		state := "unresolved"
@@ -305,7 +345,7 @@ func reviewsText(in listPullRequestReviewsIn, pr *repo.PullRequest, out listPull
 		fmt.Fprintf(&b, "\n--- thread on %s, %s line %d: %s\n", text.Name(t.Path), t.Side, t.Line, state)
 		for _, c := range t.Comments {
 			fmt.Fprintf(&b, "  comment %d by %s, %s:\n", c.ID, text.Name(c.Author), text.Line(c.CreatedAt))
-			writeBody(&b, fmt.Sprintf("comment %d", c.ID), c.Body)
+			writeBody(&b, fmt.Sprintf("comment %d", c.ID), c.longBody)
 		}
 		if t.ShowIn != nil {
 			b.WriteString("  the file's patch: get_pull_request_diff " + paging.PlainJSON(t.ShowIn.Arguments) + "\n")
@@ -318,13 +358,16 @@ func reviewsText(in listPullRequestReviewsIn, pr *repo.PullRequest, out listPull
 
 // writeBody writes a body from the forge indented, so that no line of it
 // can pass for the server's, and notes its hidden characters.
-func writeBody(b *strings.Builder, what, body string) {
-	if body == "" {
+func writeBody(b *strings.Builder, what string, lb longBody) {
+	if lb.Body == "" {
 		return
 	}
-	b.WriteString(histIndent(strings.TrimSuffix(body, "\n")))
-	if h := text.ScanText([]byte(body), 1); h.Found() {
+	b.WriteString(histIndent(strings.TrimSuffix(lb.Body, "\n")))
+	if h := text.ScanText([]byte(lb.Body), 1); h.Found() {
 		b.WriteString("[" + text.HiddenNote(what, h, text.Hidden{}, false) + "]\n")
+	}
+	if lb.WholeBody != nil {
+		fmt.Fprintf(b, "[%s's body is %d bytes, cut after %d: list_pull_request_reviews %s reads it whole]\n", what, lb.BodyBytes, len(lb.Body), paging.PlainJSON(lb.WholeBody.Arguments))
 	}
 }
 

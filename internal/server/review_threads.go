@@ -39,9 +39,7 @@ type threadComment struct {
 	Author    string `json:"author"`
 	CreatedAt string `json:"createdAt"`
 	URL       string `json:"url"`
-	Body      string `json:"body"`
-	// BodyHidden names the bidi controls and invisible characters of body.
-	BodyHidden []string `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds, by code point and name, shown as they are; absent when none"`
+	longBody
 }
 
 // maxCheckedThreads bounds the threads whose lines are blamed for
@@ -49,8 +47,8 @@ type threadComment struct {
 const maxCheckedThreads = 200
 
 // threadsOf groups the comments of reviews into threads, in the order of
-// their first comments.
-func threadsOf(comments []forge.ReviewComment) []reviewThread {
+// their first comments, long bodies cut as in's listing shows them.
+func threadsOf(comments []forge.ReviewComment, in listPullRequestReviewsIn, room int) []reviewThread {
 	type key struct {
 		path string
 		old  bool
@@ -75,7 +73,7 @@ func threadsOf(comments []forge.ReviewComment) []reviewThread {
 				Resolved: c.Resolver != "", ResolvedBy: c.Resolver, Comments: []threadComment{}})
 		}
 		threads[i].Comments = append(threads[i].Comments, threadComment{ID: c.ID, ReviewID: c.ReviewID, Author: c.User,
-			CreatedAt: c.Created, URL: c.URL, Body: c.Body, BodyHidden: hiddenPoints(c.Body)})
+			CreatedAt: c.Created, URL: c.URL, longBody: listed(c.Body, in, c.ID, room)})
 	}
 	return threads
 }
