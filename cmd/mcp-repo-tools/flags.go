@@ -202,7 +202,7 @@ func (o *options) validate() error {
 	if o.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive")
 	}
-	selected, err := server.SelectTools(o.tools, o.excludeTools)
+	selected, err := server.SelectTools(o.tools, o.excludeTools, o.forge != "")
 	if err != nil {
 		return fmt.Errorf("--tools, --exclude-tools: %w", err)
 	}

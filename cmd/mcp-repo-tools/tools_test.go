@@ -19,8 +19,16 @@ func TestToolsOutsideARepository(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "get_file_content") || !strings.Contains(stdout, "start_line integer") {
 		t.Fatalf("tools outside a repository: code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	// With --structured, the whole contract: the snapshots.
-	stdout, stderr, code = runBinary(t, dir, nil, "tools", "--json", "--structured")
+	// Without --forge, the forge-only tools are not listed.
+	stdout, _, _ = runBinary(t, dir, nil, "tools", "--json")
+	for _, d := range server.Tools() {
+		if listed := strings.Contains(stdout, `"name": "`+d.Name()+`"`); listed == d.ForgeOnly() {
+			t.Errorf("tools --json without --forge: %s listed %v, forge-only %v", d.Name(), listed, d.ForgeOnly())
+		}
+	}
+	// With --forge and --structured, the whole contract: the snapshots (the
+	// forge-only tools say so in their _meta).
+	stdout, stderr, code = runBinary(t, dir, nil, "tools", "--json", "--structured", "--forge", "https://forge.example")
 	var tools []json.RawMessage
 	if code != 0 || json.Unmarshal([]byte(stdout), &tools) != nil {
 		t.Fatalf("tools --json outside a repository: code %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -100,7 +108,13 @@ func TestToolSelection(t *testing.T) {
 	if got := strings.Join(listed([]string{"MCP_REPO_TOOLS_TOOLS=read_file,list_repositories"}), " "); got != "list_repositories read_file" {
 		t.Errorf("MCP_REPO_TOOLS_TOOLS: %s", got)
 	}
-	if got := listed([]string{"MCP_REPO_TOOLS_EXCLUDE_TOOLS=get_diff"}); len(got) != len(server.ToolNames())-1 || contains(got, "get_diff") {
+	local := 0 // the tools served without --forge
+	for _, d := range server.Tools() {
+		if !d.ForgeOnly() {
+			local++
+		}
+	}
+	if got := listed([]string{"MCP_REPO_TOOLS_EXCLUDE_TOOLS=get_diff"}); len(got) != local-1 || contains(got, "get_diff") {
 		t.Errorf("MCP_REPO_TOOLS_EXCLUDE_TOOLS: %v", got)
 	}
 	if got := strings.Join(listed(nil, "--tools", "read_file", "--tools", "get_diff", "--exclude-tools", "get_diff"), " "); got != "read_file" {

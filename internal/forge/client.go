@@ -182,14 +182,21 @@ func (b scrubbedBody) Read(p []byte) (int, error) {
 
 // getJSON reads a JSON answer of bounded size into v.
 func (c *Client) getJSON(ctx context.Context, path string, query url.Values, v any) error {
-	data, _, err := c.getRaw(ctx, path, query)
+	_, err := c.getJSONHeader(ctx, path, query, v)
+	return err
+}
+
+// getJSONHeader is getJSON that also gives the answer's headers (a page's
+// X-Total-Count).
+func (c *Client) getJSONHeader(ctx context.Context, path string, query url.Values, v any) (http.Header, error) {
+	data, h, err := c.getRaw(ctx, path, query)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return errcode.New(errcode.Unavailable, "the forge's answer to %s is not the JSON expected: %v", path, err)
+		return nil, errcode.New(errcode.Unavailable, "the forge's answer to %s is not the JSON expected: %v", path, err)
 	}
-	return nil
+	return h, nil
 }
 
 // getRaw reads a bounded answer whole, with its headers.

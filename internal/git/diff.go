@@ -294,9 +294,30 @@ type StartedPatch struct {
 // StartPatch starts the git diff that Patch would run; its ctx ends it.
 // Exactly one of Read or Abandon must follow.
 func (r *Repo) StartPatch(ctx context.Context, o DiffOptions) *StartedPatch {
+	return r.startPatch(ctx, diffArgs(o, "-p"), func() {})
+}
+
+// StartPatchEarly is StartPatch for a diff started before the caller
+// knows it needs it (a first part's, while the file list that decides is
+// read): it starts only when a process slot is free now, and one stays
+// free of such diffs in the repository's share and in the Env's, so that
+// calls that each hold one, and wait for a slot to list their changes,
+// cannot wait on each other until their deadlines. false: not started.
+func (r *Repo) StartPatchEarly(ctx context.Context, o DiffOptions) (*StartedPatch, bool) {
+	release, ok := r.acquireEarly()
+	if !ok {
+		return nil, false
+	}
+	return r.startPatch(ctx, diffArgs(o, "-p").inCallersSlot(), release), true
+}
+
+// startPatch runs c in the background until its reader is handed over,
+// then release.
+func (r *Repo) startPatch(ctx context.Context, c *command, release func()) *StartedPatch {
 	p := &StartedPatch{reader: make(chan func(io.Reader) error, 1), done: make(chan error, 1)}
 	go func() {
-		p.done <- r.Patch(ctx, o, func(patch io.Reader) error {
+		defer release()
+		p.done <- r.stream(ctx, c, func(patch io.Reader) error {
 			select {
 			case read := <-p.reader:
 				if read == nil {
@@ -309,6 +330,23 @@ func (r *Repo) StartPatch(ctx context.Context, o DiffOptions) *StartedPatch {
 		})
 	}()
 	return p
+}
+
+// acquireEarly takes room for an early command: the repository's share,
+// then an Env slot, each only if room stays for a needed command.
+func (r *Repo) acquireEarly() (release func(), ok bool) {
+	if r.env.slots == nil {
+		return func() {}, true
+	}
+	if !r.commands.tryAcquireEarly(r.env.commandShare()) {
+		return nil, false
+	}
+	slot, ok := r.env.acquireEarly()
+	if !ok {
+		r.commands.releaseEarly()
+		return nil, false
+	}
+	return func() { slot(); r.commands.releaseEarly() }, true
 }
 
 var errAbandoned = errors.New("git diff abandoned")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,6 +28,10 @@ type Env struct {
 	// costliest class: a client chooses their pattern) cannot take every
 	// slot and starve the other tools.
 	searchSlots chan struct{}
+	// early counts the slots held by commands started before they are
+	// known to be needed (StartPatchEarly): never all of them.
+	earlyMu sync.Mutex
+	early   int
 	// readers bounds the long-lived cat-file readers across repositories.
 	readers *readerTable
 	// memory caps each git process's data segment (bytes; 0: no cap), so a
@@ -173,6 +178,34 @@ func (e *Env) acquire(ctx context.Context, search bool) (release func(), err err
 	case <-ctx.Done():
 		releaseSearch()
 		return nil, context.Cause(ctx)
+	}
+}
+
+// acquireEarly takes a process slot for a command started before it is
+// known to be needed, only if one is free now and, of the slots, at least
+// one stays out of such commands' hands: a call that holds one and waits
+// for a slot for its next command cannot then wait for ever with every
+// other such call. false: none taken.
+func (e *Env) acquireEarly() (release func(), ok bool) {
+	if e.slots == nil {
+		return func() {}, true
+	}
+	e.earlyMu.Lock()
+	defer e.earlyMu.Unlock()
+	if e.early >= cap(e.slots)-1 {
+		return nil, false
+	}
+	select {
+	case e.slots <- struct{}{}:
+		e.early++
+		return func() {
+			e.earlyMu.Lock()
+			e.early--
+			e.earlyMu.Unlock()
+			<-e.slots
+		}, true
+	default:
+		return nil, false
 	}
 }
 

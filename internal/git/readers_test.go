@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,53 @@ func TestShareMemory(t *testing.T) {
 	}
 	if total, each := env.ShareMemory(0, 1<<40); total == 0 || total > MachineMemory() || each != total/32 {
 		t.Errorf("default budget %d (machine %d), each %d", total, MachineMemory(), each)
+	}
+}
+
+// Diffs started before they are known to be needed never take the last
+// process slot: with every other slot held by one, the call that holds it
+// still lists its changes, where it would wait until its deadline with
+// every other such call (TestTwoHundredSimultaneousCalls saw 15 of 200).
+func TestEarlyDiffsLeaveASlot(t *testing.T) {
+	r := testrepo.New(t)
+	commitFile(r, "a.txt", "a\n", "one")
+	commitFile(r, "a.txt", "b\n", "two")
+	env := newEnv(t)
+	env.LimitProcesses(3)
+	g := openIn(t, env, r)
+	ctx := context.Background()
+	o := DiffOptions{From: strings.TrimSpace(r.Git("rev-parse", "HEAD~1")), To: strings.TrimSpace(r.Git("rev-parse", "HEAD"))}
+	var held []*StartedPatch
+	for {
+		p, ok := g.StartPatchEarly(ctx, o)
+		if !ok {
+			break
+		}
+		held = append(held, p)
+	}
+	if len(held) != 2 {
+		t.Fatalf("%d early diffs of 3 slots, want 2", len(held))
+	}
+	// The last slot is a needed command's.
+	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := g.EachChange(wait, o, func(int, Change) error { return nil }); err != nil {
+		t.Fatalf("listing with the early diffs holding their slots: %v", err)
+	}
+	for _, p := range held {
+		p.Abandon()
+	}
+	// Given back, they can be started again.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		p, ok := g.StartPatchEarly(ctx, o)
+		if ok {
+			p.Abandon()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the early diffs' slots were not given back")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

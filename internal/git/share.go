@@ -38,6 +38,30 @@ type holding struct {
 	mu   sync.Mutex
 	n    int
 	wake chan struct{} // closed and dropped whenever one is given back
+	// early is how many of n commands started before they were known to
+	// be needed (Env.acquireEarly) hold: fewer than the share.
+	early int
+}
+
+// tryAcquireEarly holds one more for such a command, only if that leaves
+// room in the share for a command that is needed.
+func (h *holding) tryAcquireEarly(share int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n >= share || h.early >= share-1 {
+		return false
+	}
+	h.n++
+	h.early++
+	return true
+}
+
+// releaseEarly gives back what tryAcquireEarly took.
+func (h *holding) releaseEarly() {
+	h.mu.Lock()
+	h.early--
+	h.mu.Unlock()
+	h.release()
 }
 
 // acquire waits, under ctx, until fewer than share are held, and holds

@@ -218,7 +218,7 @@ func (ds *Diffs) ReadPart(ctx context.Context, q Request) (*Part, error) {
 	var early *partDiff
 	n, listed := q.Repo.Git.KnownChanges(q.Opts)
 	if q.Start == (Pos{}) && q.Only == nil && (!listed || n <= maxPartChanges) && ds.cache.find(q.cacheKey(), 0, time.Now()) == nil {
-		early = ds.startDiff(ctx, q, q.Opts)
+		early = ds.startEarlyDiff(ctx, q)
 		defer func() {
 			if early != nil {
 				early.abandon()
@@ -278,7 +278,13 @@ func (ds *Diffs) partFromGit(ctx context.Context, q Request, early **partDiff, k
 		return part, part.place(q.Start.Change, q.Start.Section, kept, total)
 	}
 	d := *early
-	if restricted || d == nil {
+	if restricted && d != nil {
+		// Given back before the restricted diff waits for a slot: a
+		// call must not hold one slot while it waits for another.
+		d.abandon()
+		*early, d = nil, nil
+	}
+	if d == nil {
 		d = ds.startDiff(ctx, q, opts)
 	} else {
 		*early = nil

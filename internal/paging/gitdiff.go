@@ -29,6 +29,17 @@ type partDiff struct {
 
 // startDiff starts the git diff of opts for q's part.
 func (ds *Diffs) startDiff(ctx context.Context, q Request, opts git.DiffOptions) *partDiff {
+	return ds.startDiffAs(ctx, q, opts, false)
+}
+
+// startEarlyDiff starts the git diff of q's whole selection before the
+// listing says whether the part is cut from it, when a process slot is
+// spare (git.Repo.StartPatchEarly); nil when none is.
+func (ds *Diffs) startEarlyDiff(ctx context.Context, q Request) *partDiff {
+	return ds.startDiffAs(ctx, q, q.Opts, true)
+}
+
+func (ds *Diffs) startDiffAs(ctx context.Context, q Request, opts git.DiffOptions, early bool) *partDiff {
 	d := &partDiff{}
 	if release, ok := ds.cache.startFill(); ok {
 		// Stamped before git reads: a change to the store while it does
@@ -44,13 +55,27 @@ func (ds *Diffs) startDiff(ctx context.Context, q Request, opts git.DiffOptions)
 		gitCtx, d.stopGit = context.WithTimeout(context.WithoutCancel(ctx), fillTimeout)
 		d.stopOnCall = context.AfterFunc(ctx, d.stopGit)
 	}
-	d.patch = q.Repo.Git.StartPatch(gitCtx, opts)
+	if !early {
+		d.patch = q.Repo.Git.StartPatch(gitCtx, opts)
+		return d
+	}
+	var ok bool
+	if d.patch, ok = q.Repo.Git.StartPatchEarly(gitCtx, opts); !ok {
+		d.stopAll()
+		return nil
+	}
 	return d
 }
 
 // abandon stops a diff that no part is cut from.
 func (d *partDiff) abandon() {
 	d.patch.Abandon()
+	d.stopAll()
+}
+
+// stopAll gives back what a diff that fills took: its fill slot, its
+// context.
+func (d *partDiff) stopAll() {
 	if d.fills {
 		d.stopOnCall()
 		d.stopGit()

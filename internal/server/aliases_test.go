@@ -14,19 +14,22 @@ import (
 // decoders decodes a call's arguments into each tool's input type, as the
 // wrapper does before the handler runs.
 var decoders = map[string]func(json.RawMessage, argcheck.Schema) (any, error){
-	"blame":                   decodeAs[blameIn],
-	"get_commit":              decodeAs[getCommitIn],
-	"get_diff":                decodeAs[getDiffIn],
-	"get_file_content":        decodeAs[getFileContentIn],
-	"get_pull_request":        decodeAs[getPullRequestIn],
-	"get_pull_request_diff":   decodeAs[getPullRequestDiffIn],
-	"list_changed_files":      decodeAs[listChangedFilesIn],
-	"list_commits":            decodeAs[listCommitsIn],
-	"list_files":              decodeAs[listFilesIn],
-	"list_pull_request_files": decodeAs[listPullRequestFilesIn],
-	"list_repositories":       decodeAs[listRepositoriesIn],
-	"read_file":               decodeAs[readFileIn],
-	"search_code":             decodeAs[searchCodeIn],
+	"blame":                      decodeAs[blameIn],
+	"get_commit":                 decodeAs[getCommitIn],
+	"get_commit_status":          decodeAs[getCommitStatusIn],
+	"get_diff":                   decodeAs[getDiffIn],
+	"get_file_content":           decodeAs[getFileContentIn],
+	"get_pull_request":           decodeAs[getPullRequestIn],
+	"get_pull_request_diff":      decodeAs[getPullRequestDiffIn],
+	"list_changed_files":         decodeAs[listChangedFilesIn],
+	"list_commits":               decodeAs[listCommitsIn],
+	"list_files":                 decodeAs[listFilesIn],
+	"list_pull_request_comments": decodeAs[listPullRequestCommentsIn],
+	"list_pull_request_files":    decodeAs[listPullRequestFilesIn],
+	"list_pull_request_reviews":  decodeAs[listPullRequestReviewsIn],
+	"list_repositories":          decodeAs[listRepositoriesIn],
+	"read_file":                  decodeAs[readFileIn],
+	"search_code":                decodeAs[searchCodeIn],
 }
 
 func decodeAs[In any](args json.RawMessage, schema argcheck.Schema) (any, error) {

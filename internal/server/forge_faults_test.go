@@ -31,7 +31,7 @@ func serveForge(t *testing.T, url, token string, r *testrepo.Repo, timeout, ttl 
 
 // serveForgeWith also bounds the mirror cache and logs to log (nil: not
 // at all); it returns the cache directory too.
-func serveForgeWith(t *testing.T, url, token string, r *testrepo.Repo, timeout, ttl time.Duration, limits forge.Limits, log io.Writer) (*harness, *forge.Mirrors, string) {
+func serveForgeWith(t *testing.T, url, token string, r *testrepo.Repo, timeout, ttl time.Duration, limits forge.Limits, log io.Writer, opts ...option) (*harness, *forge.Mirrors, string) {
 	t.Helper()
 	env := testEnv(t)
 	fc, err := forge.New(context.Background(), url, token)
@@ -48,6 +48,9 @@ func serveForgeWith(t *testing.T, url, token string, r *testrepo.Repo, timeout, 
 	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: timeout, Policy: mustPolicy(nil), Version: "test", Forge: fc, Structured: true}
 	if log != nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	for _, o := range opts {
+		o(&cfg)
 	}
 	return connectClient(t, New(served, cfg), r, cfg.MaxBytes), mirrors, dir
 }

@@ -51,7 +51,18 @@ type getPullRequestOut struct {
 	// characters of title and body.
 	TitleHidden []string          `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
 	BodyHidden  *text.HiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds (lines of the whole description), shown as they are; absent when none"`
+	// Reviews and Checks are where the forge's review stands, in the first
+	// part (forge mode).
+	Reviews *reviewSummary `json:"reviews,omitempty" jsonschema:"forge mode, first part: the reviewers' verdicts and the review threads (list_pull_request_reviews shows them); absent locally"`
+	Checks  *checksSummary `json:"checks,omitempty" jsonschema:"forge mode, first part: the head's checks (get_commit_status shows them); absent locally"`
 	paging.Paged
+}
+
+// checksSummary is how a pull request's head's checks stand.
+type checksSummary struct {
+	State   string `json:"state" jsonschema:"failure, success or pending, as the forge sums the checks up"`
+	Failing int    `json:"failing"`
+	Total   int    `json:"total"`
 }
 
 // prCommit is one commit of a local pull request: the first ones with
@@ -73,7 +84,7 @@ type prCommit struct {
 var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
-	Description: "Get a pull request's overview by number: base, head and merge base commits, branches and files changed; from a forge also title, description, author, state, labels, mergeability, dates and URL; for a local pull request (refs/pull/N/head) its commits and their messages, oldest first. " +
+	Description: "Get a pull request's overview by number: base, head and merge base commits, branches and files changed; from a forge also title, description, author, state, labels, mergeability, dates, URL, and how the reviews and the checks stand (list_pull_request_reviews, get_commit_status show them); for a local pull request (refs/pull/N/head) its commits and their messages, oldest first. " +
 		"Call it first in a review, then list_pull_request_files for the files and get_pull_request_diff for the changes; list_commits with index lists the commits, get_commit shows one. " +
 		"A description or commit list larger than one reply comes in parts: a partial reply ends with the call for the next part (see cursor).",
 	Tune: func(in *jsonschema.Schema) {

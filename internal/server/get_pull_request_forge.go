@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // get_pull_request in forge mode: the forge's fields, and its description
@@ -95,8 +96,12 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 		out.ChangedFiles = ptr(files)
 	}
 	header := pullHeader(in.Owner, in.Repo, in.Index, files, d.BaseSHA, d.MergeBase, d.HeadSHA)
+	var standing string // the review's and the checks' lines, in the first part
+	if from == 0 {
+		standing = s.reviewStanding(ctx, in, d.HeadSHA, &out)
+	}
 	render := func(share string) reply[getPullRequestOut] {
-		return s.forgePullReply(in, d, header, out, from, share)
+		return s.forgePullReply(in, d, header, standing, out, from, share)
 	}
 	rest := d.Body[from:]
 	share := paging.FitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.budget.ReplySize(render(share)) <= s.cfg.MaxBytes })
@@ -106,7 +111,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 // forgePullReply renders a part: the pull request's fields (the first part
 // all of them; later ones the header and title), then its share of the
 // description from byte from.
-func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, header string, out getPullRequestOut, from int, share string) reply[getPullRequestOut] {
+func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, header, standing string, out getPullRequestOut, from int, share string) reply[getPullRequestOut] {
 	var b strings.Builder
 	b.WriteString(header + "\n")
 	fmt.Fprintf(&b, "Title: %s\n", text.Line(d.Title))
@@ -134,6 +139,7 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 		fmt.Fprintf(&b, "Labels: %s\n", labels)
 		fmt.Fprintf(&b, "Created: %s; updated: %s\n", text.Line(d.Created), text.Line(d.Updated))
 		fmt.Fprintf(&b, "URL: %s\n", text.Line(d.URL))
+		b.WriteString(standing)
 	}
 	end := from + len(share)
 	if d.Body == "" {
@@ -160,4 +166,39 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 		r.Next = paging.Continue(getPullRequestName, next)
 	}
 	return r
+}
+
+// reviewStanding is where the review and the checks stand, a line each
+// with the call that shows them, and the same in out. A forge that will
+// not say (a token without the scope) leaves a line that says so: the
+// rest of the pull request is still worth reading.
+func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head string, out *getPullRequestOut) string {
+	var b strings.Builder
+	reviewsCall := paging.Continue("list_pull_request_reviews", listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, Unresolved: true})
+	if all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
+		fmt.Fprintf(&b, "Reviews: not known (%s)\n", toolcall.OneLine(errcode.Message(err)))
+	} else {
+		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom()))
+		out.Reviews = &sum
+		fmt.Fprintf(&b, "Reviews: %d approved, %d changes requested, %s, %d unresolved: list_pull_request_reviews %s\n",
+			sum.Approved, sum.ChangesRequested, text.Count(sum.Threads, "thread"), sum.Unresolved, paging.PlainJSON(reviewsCall.Arguments))
+	}
+	checksCall := paging.Continue("get_commit_status", getCommitStatusIn{Owner: in.Owner, Repo: in.Repo, Ref: head})
+	if cs, err := s.cfg.Forge.CombinedStatus(ctx, in.Owner, in.Repo, head); err != nil {
+		fmt.Fprintf(&b, "Checks: not known (%s)\n", toolcall.OneLine(errcode.Message(err)))
+	} else {
+		sum := checksSummary{State: cs.State, Total: len(cs.Statuses)}
+		for _, st := range cs.Statuses {
+			if failingState(st.State) {
+				sum.Failing++
+			}
+		}
+		out.Checks = &sum
+		if sum.Total == 0 {
+			b.WriteString("Checks: none set a status on the head\n")
+		} else {
+			fmt.Fprintf(&b, "Checks: %s, %d failing of %d: get_commit_status %s\n", sum.State, sum.Failing, sum.Total, paging.PlainJSON(checksCall.Arguments))
+		}
+	}
+	return b.String()
 }

@@ -186,11 +186,17 @@ type giteaAPI struct {
 
 func (g *giteaAPI) do(method, path, body string) (int, string) {
 	g.t.Helper()
+	return g.request(method, path, body, func(req *http.Request) { req.Header.Set("Authorization", "token "+g.token) })
+}
+
+// request sends a JSON request, authenticated by auth.
+func (g *giteaAPI) request(method, path, body string, auth func(*http.Request)) (int, string) {
+	g.t.Helper()
 	req, err := http.NewRequest(method, g.url+path, strings.NewReader(body))
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "token "+g.token)
+	auth(req)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -145,11 +145,11 @@ type goldenCase struct {
 	name string // file name in testdata/golden/<tool>/, without .txt
 	tool string
 	args map[string]any
-	on   string // the server: "" (default limit), "small" or "root"
+	on   string // the server: "" (default limit), "small", "root" or "forge" (golden_forge_test.go)
 }
 
 func goldenCases() []goldenCase {
-	var cs []goldenCase
+	cs := goldenForgeCases()
 	add := func(tool, on, name string, a map[string]any) {
 		cs = append(cs, goldenCase{name: name, tool: tool, args: a, on: on})
 	}
@@ -440,6 +440,7 @@ func TestGoldenReplies(t *testing.T) {
 		"":      goldenServe(t, r, DefaultMaxBytes),
 		"small": goldenServe(t, r, goldenSmallMaxBytes),
 		"root":  goldenServeRoot(t),
+		"forge": goldenServeForge(t),
 	}
 	norm := goldenNormalizer(t, r.Dir)
 
@@ -540,11 +541,11 @@ func goldenServeRoot(t *testing.T) *goldenClient {
 
 // goldenConnect serves served twice, as by default (text only) and with
 // --structured, and connects a client to each.
-func goldenConnect(t *testing.T, served *repo.Served, maxBytes int) *goldenClient {
+func goldenConnect(t *testing.T, served *repo.Served, maxBytes int, opts ...option) *goldenClient {
 	t.Helper()
 	return &goldenClient{
-		plain:      goldenSession(t, served, maxBytes, false),
-		structured: goldenSession(t, served, maxBytes, true),
+		plain:      goldenSession(t, served, maxBytes, false, opts...),
+		structured: goldenSession(t, served, maxBytes, true, opts...),
 		maxBytes:   maxBytes,
 	}
 }
@@ -553,11 +554,14 @@ func goldenConnect(t *testing.T, served *repo.Served, maxBytes int) *goldenClien
 // they are the same on every run.
 var goldenCursorKey = []byte("golden replies' cursor key, 32+ bytes")
 
-func goldenSession(t *testing.T, served *repo.Served, maxBytes int, structured bool) *loggedSession {
+func goldenSession(t *testing.T, served *repo.Served, maxBytes int, structured bool, opts ...option) *loggedSession {
 	t.Helper()
 	ctx := context.Background()
 	cfg := Config{MaxBytes: maxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Structured: structured,
 		CursorKey: goldenCursorKey}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := New(served, cfg).MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)

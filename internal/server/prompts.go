@@ -145,6 +145,16 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 	part := partPatchBytes(s.cfg.MaxBytes)
 	steps := []step{
 		{"get_pull_request", pr, "What the pull request is for: title, description, base and head SHAs."},
+	}
+	if s.cfg.Forge != nil {
+		// What reviewers and CI already said comes before the diff.
+		steps = append(steps,
+			step{"list_pull_request_reviews", with("index", index, "unresolved", true), "What reviewers said and is not settled: the unresolved threads, by file and line, and each reviewer's verdict. " +
+				"Do not raise again a point a resolved thread settled; an outdated thread's line changed since."},
+			step{"get_commit_status", pr, "The head's checks, failing first: a failing check says where to look first."},
+			step{"list_pull_request_comments", pr, "The discussion, when the description leaves a decision unclear."})
+	}
+	steps = append(steps, []step{
 		{"list_pull_request_files", pr, "The files it changes, with status, line counts and patch sizes (isTest, generated flagged). " +
 			"Its first line gives the file count and the total patch bytes: choose the next step from them."},
 		{"get_pull_request_diff", pr, fmt.Sprintf("The whole diff, in parts, when that costs fewer calls than file by file (one call a file at least): a part holds about %s bytes of patch at this server's reply limit, "+
@@ -156,7 +166,7 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at the head."},
 		{"list_commits", with("index", index), "The commits, when a change needs its reason; get_commit shows one."},
 		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit."},
-	}
+	}...)
 	return s.workflow(fmt.Sprintf("Review pull request #%d of %s/%s. Use the mcp-repo-tools tools in this order (replace <PATH>, <DIR> and <NAME>):", index, owner, name),
 		steps, "Then write the review: for each problem, the file and line at the head, what is wrong, and a fix. Say what you did not read."), nil
 }

@@ -125,7 +125,7 @@ func TestReviewPromptChoosesTheCheapWay(t *testing.T) {
 
 // A prompt names only the tools the server serves.
 func TestPromptsNameOnlyServedTools(t *testing.T) {
-	only, err := SelectTools([]string{"get_diff", "list_changed_files"}, nil)
+	only, err := SelectTools([]string{"get_diff", "list_changed_files"}, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 var registry = []*ToolDef{
 	blameTool,
 	getCommitTool,
+	getCommitStatusTool,
 	getDiffTool,
 	getFileContentTool,
 	getPullRequestTool,
@@ -29,7 +30,9 @@ var registry = []*ToolDef{
 	listChangedFilesTool,
 	listCommitsTool,
 	listFilesTool,
+	listPullRequestCommentsTool,
 	listPullRequestFilesTool,
+	listPullRequestReviewsTool,
 	listRepositoriesTool,
 	readFileTool,
 	searchCodeTool,
@@ -43,6 +46,9 @@ type ToolDef struct {
 	title       string
 	description string
 	openWorld   bool
+	// forgeOnly: the tool reads what only a forge has (a pull request's
+	// reviews, discussion, checks); served only with --forge.
+	forgeOnly bool
 	// schemas builds the tool's input schema (from its input type, adjusted
 	// by its tune function) and its output schema (nil: text only).
 	schemas func() (in, out *jsonschema.Schema, err error)
@@ -61,6 +67,9 @@ type toolSpec struct {
 	// even in forge mode, every tool reads the one forge the server was
 	// started with.
 	OpenWorld bool
+	// ForgeOnly: the tool reads what only a forge has, and is served only
+	// in forge mode (--forge).
+	ForgeOnly bool
 	// Tune adjusts the input schema made from the handler's input type:
 	// defaults, ranges, enums.
 	Tune func(*jsonschema.Schema)
@@ -77,6 +86,7 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 		title:       spec.Title,
 		description: spec.Description,
 		openWorld:   spec.OpenWorld,
+		forgeOnly:   spec.ForgeOnly,
 		schemas: func() (*jsonschema.Schema, *jsonschema.Schema, error) {
 			in, err := jsonschema.For[In](nil)
 			if err != nil {
@@ -141,8 +151,18 @@ const MetaKeyMaxResultSize = "anthropic/maxResultSizeChars"
 func (d *ToolDef) served(maxBytes int) *mcp.Tool {
 	t := d.Tool()
 	t.Meta = mcp.Meta{MetaKeyMaxResultSize: maxBytes}
+	if d.forgeOnly {
+		t.Meta[MetaKeyForgeOnly] = true
+	}
 	return t
 }
+
+// MetaKeyForgeOnly marks, in a tool's _meta, a tool served only in forge
+// mode (`tools --json` shows it).
+const MetaKeyForgeOnly = "mcp-repo-tools/forgeOnly"
+
+// ForgeOnly: the tool is served only in forge mode.
+func (d *ToolDef) ForgeOnly() bool { return d.forgeOnly }
 
 // Listed is the tool as an MCP client lists it from a server started with
 // or without --structured and with the reply limit maxBytes: its schemas
@@ -191,9 +211,11 @@ func ToolNames() []string {
 }
 
 // SelectTools is the tools named in only (all when only is empty) less
-// those named in exclude. A name that is no tool's is an error that lists
-// the tools; so is a selection that leaves no tool.
-func SelectTools(only, exclude []string) ([]*ToolDef, error) {
+// those named in exclude; without a forge (forge false), less the
+// forge-only tools, and naming one in only is an error that says so. A
+// name that is no tool's is an error that lists the tools; so is a
+// selection that leaves no tool.
+func SelectTools(only, exclude []string, forge bool) ([]*ToolDef, error) {
 	byName := map[string]*ToolDef{}
 	for _, d := range registry {
 		byName[d.name] = d
@@ -217,7 +239,14 @@ func SelectTools(only, exclude []string) ([]*ToolDef, error) {
 	}
 	var picked []*ToolDef
 	for _, d := range registry {
-		if (len(only) == 0 || slices.Contains(only, d.name)) && !slices.Contains(exclude, d.name) {
+		named := slices.Contains(only, d.name)
+		if d.forgeOnly && !forge {
+			if named {
+				return nil, fmt.Errorf("%s reads what only a forge has: it is served with --forge", d.name)
+			}
+			continue
+		}
+		if (len(only) == 0 || named) && !slices.Contains(exclude, d.name) {
 			picked = append(picked, d)
 		}
 	}

@@ -70,11 +70,13 @@ func inputProps(t *testing.T, d *ToolDef) map[string]*jsonschema.Schema {
 // cursor says how it goes on in its description: the words it must hold.
 func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 	continues := map[string][]string{
-		"blame":             {"a partial reply ends with the call that returns the next lines"},
-		"get_file_content":  {"ask for a range, or use read_file"},
-		"list_repositories": {"a partial reply ends with the call that returns the next page"},
-		"read_file":         {"a partial reply ends with the call that reads on"},
-		"search_code":       {"narrow with pathGlobs or a more specific query when truncated"},
+		"blame":                      {"a partial reply ends with the call that returns the next lines"},
+		"get_commit_status":          {"a partial reply ends with the call for the next page"},
+		"list_pull_request_comments": {"a partial reply ends with the call for the next part, by comment id"},
+		"get_file_content":           {"ask for a range, or use read_file"},
+		"list_repositories":          {"a partial reply ends with the call that returns the next page"},
+		"read_file":                  {"a partial reply ends with the call that reads on"},
+		"search_code":                {"narrow with pathGlobs or a more specific query when truncated"},
 	}
 	for _, d := range Tools() {
 		desc := d.Tool().Description
@@ -142,19 +144,22 @@ func TestRegistryDescriptionsShape(t *testing.T) {
 // agent confuses (issue 23, item 7).
 func TestRegistryDescriptionsNameTheirSiblings(t *testing.T) {
 	siblings := map[string][]string{
-		"read_file":               {"get_file_content"},
-		"get_file_content":        {"read_file"},
-		"get_diff":                {"get_pull_request_diff", "get_commit", "list_changed_files"},
-		"get_pull_request_diff":   {"get_diff", "get_commit", "list_pull_request_files"},
-		"get_commit":              {"get_diff", "get_pull_request_diff", "list_commits"},
-		"list_changed_files":      {"list_pull_request_files", "get_diff"},
-		"list_pull_request_files": {"list_changed_files", "get_pull_request_diff"},
-		"search_code":             {"list_files", "read_file"},
-		"list_files":              {"search_code"},
-		"list_commits":            {"get_commit", "blame"},
-		"blame":                   {"list_commits", "get_commit"},
-		"get_pull_request":        {"list_pull_request_files", "get_pull_request_diff", "list_commits"},
-		"list_repositories":       {},
+		"read_file":                  {"get_file_content"},
+		"get_file_content":           {"read_file"},
+		"get_diff":                   {"get_pull_request_diff", "get_commit", "list_changed_files"},
+		"get_pull_request_diff":      {"get_diff", "get_commit", "list_pull_request_files"},
+		"get_commit":                 {"get_diff", "get_pull_request_diff", "list_commits"},
+		"list_changed_files":         {"list_pull_request_files", "get_diff"},
+		"list_pull_request_files":    {"list_changed_files", "get_pull_request_diff"},
+		"search_code":                {"list_files", "read_file"},
+		"list_files":                 {"search_code"},
+		"list_commits":               {"get_commit", "blame"},
+		"blame":                      {"list_commits", "get_commit"},
+		"get_pull_request":           {"list_pull_request_files", "get_pull_request_diff", "list_commits"},
+		"list_repositories":          {},
+		"get_commit_status":          {"get_pull_request"},
+		"list_pull_request_reviews":  {"list_pull_request_comments", "get_pull_request_diff"},
+		"list_pull_request_comments": {"list_pull_request_reviews"},
 	}
 	for _, d := range Tools() {
 		want, ok := siblings[d.Name()]
@@ -205,34 +210,48 @@ func TestSelectTools(t *testing.T) {
 		}
 		return out
 	}
-	all, err := SelectTools(nil, nil)
+	all, err := SelectTools(nil, nil, true)
 	if err != nil || !slices.Equal(names(all), ToolNames()) {
 		t.Fatalf("no selection: %v %v", names(all), err)
 	}
-	got, err := SelectTools([]string{"search_code", "read_file"}, nil)
+	got, err := SelectTools([]string{"search_code", "read_file"}, nil, true)
 	if err != nil || !slices.Equal(names(got), []string{"read_file", "search_code"}) {
 		t.Fatalf("--tools: %v %v", names(got), err)
 	}
-	got, err = SelectTools([]string{"search_code", "read_file"}, []string{"read_file"})
+	got, err = SelectTools([]string{"search_code", "read_file"}, []string{"read_file"}, true)
 	if err != nil || !slices.Equal(names(got), []string{"search_code"}) {
 		t.Fatalf("--tools less --exclude-tools: %v %v", names(got), err)
 	}
-	got, err = SelectTools(nil, []string{"get_diff"})
+	got, err = SelectTools(nil, []string{"get_diff"}, true)
 	if err != nil || len(got) != len(registry)-1 || slices.Contains(names(got), "get_diff") {
 		t.Fatalf("--exclude-tools: %v %v", names(got), err)
 	}
-	_, err = SelectTools([]string{"read_file", "grep"}, []string{"cat"})
+	_, err = SelectTools([]string{"read_file", "grep"}, []string{"cat"}, true)
 	if err == nil || !strings.Contains(err.Error(), `"grep", "cat"`) || !strings.Contains(err.Error(), strings.Join(ToolNames(), ", ")) {
 		t.Fatalf("unknown names: %v", err)
 	}
-	if _, err = SelectTools([]string{"read_file"}, []string{"read_file"}); err == nil || !strings.Contains(err.Error(), "no tool") {
+	if _, err = SelectTools([]string{"read_file"}, []string{"read_file"}, true); err == nil || !strings.Contains(err.Error(), "no tool") {
 		t.Fatalf("empty selection: %v", err)
+	}
+	// Without a forge, the forge-only tools are left out, and naming one
+	// is refused in words that say why.
+	local, err := SelectTools(nil, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range registry {
+		if slices.Contains(names(local), d.Name()) == d.ForgeOnly() {
+			t.Errorf("without a forge: %s served %v, forge-only %v", d.Name(), !d.ForgeOnly(), d.ForgeOnly())
+		}
+	}
+	if _, err := SelectTools([]string{"list_pull_request_reviews"}, nil, false); err == nil || !strings.Contains(err.Error(), "served with --forge") {
+		t.Fatalf("a forge-only tool named without a forge: %v", err)
 	}
 }
 
 // A server given a selection serves only it.
 func TestServerServesTheSelection(t *testing.T) {
-	defs, err := SelectTools([]string{"read_file", "list_repositories"}, nil)
+	defs, err := SelectTools([]string{"read_file", "list_repositories"}, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	s.mcp.AddReceivingMiddleware(splice.Middleware(s.stdio))
 	tools := cfg.Tools
 	if len(tools) == 0 {
-		tools = registry
+		tools, _ = SelectTools(nil, nil, cfg.Forge != nil) // every tool: never an error
 	}
 	s.addPrompts()
 	for _, d := range tools {

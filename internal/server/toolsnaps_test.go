@@ -24,7 +24,9 @@ func updateToolsnaps() bool { return os.Getenv("UPDATE_TOOLSNAPS") == "true" }
 // started with or without --structured.
 func listedTools(t *testing.T, structured bool) []*mcp.Tool {
 	t.Helper()
-	return listTools(t, New(nil, Config{MaxBytes: DefaultMaxBytes, Structured: structured}))
+	// Every tool of the registry, the forge-only ones too (served only in
+	// forge mode, when the command selects them).
+	return listTools(t, New(nil, Config{MaxBytes: DefaultMaxBytes, Structured: structured, Tools: Tools()}))
 }
 
 // listTools is what an MCP client lists from s.

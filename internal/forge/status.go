@@ -1,0 +1,99 @@
+package forge
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+)
+
+// CombinedStatus is a commit's checks as the forge sums them up: the
+// latest status of each context, and their state together (failure when
+// any is error, failure or warning; success when all are success or
+// skipped; else pending, as with none).
+type CombinedStatus struct {
+	SHA      string
+	State    string
+	Statuses []Status
+}
+
+// Status is the latest status a context (a CI job, say) set on a commit.
+type Status struct {
+	Context     string
+	State       string // pending, success, error, failure, warning or skipped
+	Description string
+	TargetURL   string
+	Creator     string
+	Created     string // RFC 3339
+}
+
+type combinedJSON struct {
+	SHA      string `json:"sha"`
+	State    string `json:"state"`
+	Statuses []struct {
+		Context     string    `json:"context"`
+		Status      string    `json:"status"` // Gitea's name for the state
+		Description string    `json:"description"`
+		TargetURL   string    `json:"target_url"`
+		Creator     *userJSON `json:"creator"`
+		Created     string    `json:"created_at"`
+	} `json:"statuses"`
+}
+
+// statusPage is how many contexts are asked for at once; maxStatuses
+// bounds the contexts read.
+const (
+	statusPage  = 50
+	maxStatuses = 500
+)
+
+// CombinedStatus is the checks of ref (a commit id, branch or tag): GET
+// /repos/{owner}/{repo}/commits/{ref}/status, page by page over the
+// contexts. The state is worked out again over every page (the forge sums
+// up each page alone).
+func (c *Client) CombinedStatus(ctx context.Context, owner, repo, ref string) (_ *CombinedStatus, err error) {
+	defer c.secrets.clean(&err)
+	if err := checkSegments("ref", ref); err != nil {
+		return nil, err
+	}
+	out := &CombinedStatus{}
+	for page := 1; len(out.Statuses) < maxStatuses; page++ {
+		q := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(statusPage)}}
+		var cs combinedJSON
+		h, err := c.getJSONHeader(ctx, repoPath(owner, repo)+"/commits/"+url.PathEscape(ref)+"/status", q, &cs)
+		if err != nil {
+			return nil, err
+		}
+		out.SHA = cs.SHA
+		for _, s := range cs.Statuses {
+			out.Statuses = append(out.Statuses, Status{Context: s.Context, State: s.Status, Description: s.Description,
+				TargetURL: s.TargetURL, Creator: login(s.Creator), Created: s.Created})
+		}
+		total, _ := strconv.Atoi(h.Get("X-Total-Count"))
+		if len(cs.Statuses) == 0 || page*statusPage >= total {
+			break
+		}
+	}
+	out.State = combinedState(out.Statuses)
+	return out, nil
+}
+
+// combinedState is the forge's rule for a commit's checks together.
+func combinedState(statuses []Status) string {
+	if len(statuses) == 0 {
+		return "pending"
+	}
+	success := true
+	for _, s := range statuses {
+		switch s.State {
+		case "error", "failure", "warning":
+			return "failure"
+		case "success", "skipped":
+		default:
+			success = false
+		}
+	}
+	if success {
+		return "success"
+	}
+	return "pending"
+}

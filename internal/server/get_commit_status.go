@@ -1,0 +1,185 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type getCommitStatusIn struct {
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Index  int    `json:"index,omitempty" jsonschema:"a pull request: the checks of its head, instead of ref"`
+	Ref    string `json:"ref,omitempty" jsonschema:"a commit SHA, branch or tag, instead of index"`
+	Offset int    `json:"offset,omitempty" jsonschema:"skip this many checks (failing first, then pending, then passing, each by context); a partial reply's next call gives it"`
+}
+
+type getCommitStatusOut struct {
+	SHA   string `json:"sha" jsonschema:"the commit whose checks these are"`
+	State string `json:"state" jsonschema:"the checks together: failure (one is error, failure or warning), success (all are success or skipped) or pending (one is pending, or none is set)"`
+	Total int    `json:"total" jsonschema:"how many contexts set a status"`
+	// Failing counts the contexts whose state is error, failure or warning.
+	Failing    int            `json:"failing"`
+	Pending    int            `json:"pending"`
+	Statuses   []commitStatus `json:"statuses" jsonschema:"this page's checks: the latest status of each context"`
+	Offset     int            `json:"offset"`
+	NextOffset *int           `json:"nextOffset,omitempty" jsonschema:"where the next page starts; absent on the last"`
+	paging.Paged
+}
+
+type commitStatus struct {
+	Context     string `json:"context"`
+	State       string `json:"state" jsonschema:"pending, success, error, failure, warning or skipped"`
+	Description string `json:"description"`
+	TargetURL   string `json:"targetUrl" jsonschema:"the check's own page (a CI run), as the forge has it"`
+	Creator     string `json:"creator" jsonschema:"login of who set it"`
+	CreatedAt   string `json:"createdAt" jsonschema:"as the forge writes it (RFC 3339)"`
+}
+
+// getCommitStatusTool is get_commit_status's definition (registry.go).
+var getCommitStatusTool = defineTool(toolSpec{
+	Name:  "get_commit_status",
+	Title: "Get commit status",
+	Description: "Get the checks (commit statuses: CI jobs and the like) of a pull request's head (index) or of a commit, branch or tag (ref) on the forge: their state together, how many fail, and each context's latest status with its description, link and date, failing first. " +
+		"Forge mode only. Read it before reviewing a pull request (get_pull_request says how the checks stand): a failing check says where to look first." + omittedRef +
+		" When the checks do not fit one reply, a partial reply ends with the call for the next page.",
+	ForgeOnly: true,
+	Tune: func(in *jsonschema.Schema) {
+		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)
+	},
+}, (*Server).getCommitStatus)
+
+func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (reply[getCommitStatusOut], error) {
+	const tool = "get_commit_status"
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[getCommitStatusOut]{}, err
+	}
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return reply[getCommitStatusOut]{}, err
+	}
+	if in.Index > 0 && in.Ref != "" {
+		return reply[getCommitStatusOut]{}, errcode.New(errcode.InvalidArgument, "give index (a pull request: the checks of its head) or ref (a commit, branch or tag), not both")
+	}
+	f := s.cfg.Forge
+	ref, what := in.Ref, text.Name(in.Ref)
+	if in.Index == 0 && ref == "" {
+		fr, err := f.Repo(ctx, in.Owner, in.Repo)
+		if err != nil {
+			return reply[getCommitStatusOut]{}, err
+		}
+		ref, what = fr.DefaultBranch, text.Name(fr.DefaultBranch)+" (the default branch)"
+	}
+	if in.Index > 0 {
+		pr, err := f.Pull(ctx, in.Owner, in.Repo, in.Index)
+		if err != nil {
+			return reply[getCommitStatusOut]{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+		}
+		ref, what = pr.Head.SHA, fmt.Sprintf("pull request #%d's head", in.Index)
+	}
+	cs, err := f.CombinedStatus(ctx, in.Owner, in.Repo, ref)
+	if err != nil {
+		return reply[getCommitStatusOut]{}, err
+	}
+	all := checksFirstFailing(cs.Statuses)
+	out := getCommitStatusOut{SHA: cs.SHA, State: cs.State, Total: len(all), Offset: in.Offset, Statuses: []commitStatus{}}
+	for _, st := range all {
+		switch {
+		case failingState(st.State):
+			out.Failing++
+		case st.State == "pending":
+			out.Pending++
+		}
+	}
+	if in.Offset > len(all) {
+		return reply[getCommitStatusOut]{}, errcode.New(errcode.InvalidArgument, "offset %d is past the %s of %s", in.Offset, text.Count(len(all), "check"), what)
+	}
+	page := all[in.Offset:]
+	render := func(n int) reply[getCommitStatusOut] {
+		o := out
+		o.Statuses = page[:n]
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s/%s, %s (%s): checks %s", in.Owner, in.Repo, what, git.Short(cs.SHA), cs.State)
+		switch {
+		case len(all) == 0:
+			b.WriteString(": no check has set a status\n")
+		default:
+			fmt.Fprintf(&b, ", %d failing, %d pending of %d", out.Failing, out.Pending, len(all))
+			if n < len(page) || in.Offset > 0 {
+				b.WriteString("; " + text.ShownRange(in.Offset, n, len(all), "check"))
+			}
+			b.WriteString("\n")
+		}
+		for _, st := range o.Statuses {
+			fmt.Fprintf(&b, "%-8s %s", st.State, text.Line(st.Context))
+			if st.Description != "" {
+				b.WriteString(": " + text.Line(st.Description))
+			}
+			if st.CreatedAt != "" {
+				b.WriteString(" (" + text.Line(st.CreatedAt))
+				if st.Creator != "" {
+					b.WriteString(", by " + text.Name(st.Creator))
+				}
+				b.WriteString(")")
+			}
+			if st.TargetURL != "" {
+				b.WriteString(" " + text.Name(st.TargetURL))
+			}
+			b.WriteString("\n")
+		}
+		r := reply[getCommitStatusOut]{Text: b.String(), Out: o}
+		if n < len(page) {
+			next := in
+			// The commit itself: a head that moves cannot shift the page.
+			next.Index, next.Ref, next.Offset = 0, cs.SHA, in.Offset+n
+			r.Out.NextOffset = ptr(next.Offset)
+			r.Next = paging.Continue(tool, next)
+		}
+		return r
+	}
+	r := paging.FitList(s.budget, len(page), render)
+	if len(r.Out.Statuses) == 0 && len(page) > 0 {
+		return reply[getCommitStatusOut]{}, errcode.New(errcode.TooLarge, "the check at offset %d does not fit in one reply (%d bytes); %s", in.Offset, s.cfg.MaxBytes, paging.NoNarrowing)
+	}
+	return r, nil
+}
+
+// checksFirstFailing orders a commit's checks as a reviewer reads them:
+// failing, then pending, then the rest, each by context.
+func checksFirstFailing(statuses []forge.Status) []commitStatus {
+	rank := func(state string) int {
+		switch {
+		case failingState(state):
+			return 0
+		case state == "pending":
+			return 1
+		}
+		return 2
+	}
+	out := make([]commitStatus, len(statuses))
+	for i, st := range statuses {
+		out[i] = commitStatus{Context: st.Context, State: st.State, Description: st.Description, TargetURL: st.TargetURL, Creator: st.Creator, CreatedAt: st.Created}
+	}
+	slices.SortStableFunc(out, func(a, b commitStatus) int {
+		if d := rank(a.State) - rank(b.State); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Context, b.Context)
+	})
+	return out
+}
+
+// failingState: a check in this state fails the commit (the forge's rule).
+func failingState(state string) bool {
+	return state == "error" || state == "failure" || state == "warning"
+}

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type listPullRequestCommentsIn struct {
+	Owner string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo  string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Index int    `json:"index" jsonschema:"pull request number"`
+	Since string `json:"since,omitempty" jsonschema:"only comments updated at or after this time (RFC 3339, e.g. 2026-12-01T09:00:00Z): what is new since the last read"`
+	// From and BodyOffset are where a partial reply stopped: a comment by
+	// its id (ids survive comments added or deleted before it), and a
+	// byte of its body.
+	From       int64 `json:"from,omitempty" jsonschema:"start at the comment with this id; a partial reply's next call gives it"`
+	BodyOffset int   `json:"bodyOffset,omitempty" jsonschema:"start this far (bytes) into that comment's body, which goes on from the previous part; a partial reply's next call gives it"`
+}
+
+type listPullRequestCommentsOut struct {
+	Total    int        `json:"total" jsonschema:"comments (updated since since, when given)"`
+	Comments []prRemark `json:"comments" jsonschema:"this part's comments, oldest first"`
+	paging.Paged
+}
+
+// prRemark is one comment of a pull request's conversation, or the share
+// of its body a part holds.
+type prRemark struct {
+	ID        int64  `json:"id"`
+	Author    string `json:"author"`
+	CreatedAt string `json:"createdAt" jsonschema:"as the forge writes it (RFC 3339)"`
+	UpdatedAt string `json:"updatedAt"`
+	URL       string `json:"url"`
+	Body      string `json:"body" jsonschema:"this part's share of the comment's body, exactly"`
+	// BodyOffset and BodyBytes say where the share is in the whole body.
+	BodyOffset int               `json:"bodyOffset"`
+	BodyBytes  int               `json:"bodyBytes"`
+	Hidden     *text.HiddenChars `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters this share holds (lines of the whole body), shown as they are; absent when none"`
+}
+
+// listPullRequestCommentsTool is list_pull_request_comments' definition
+// (registry.go).
+var listPullRequestCommentsTool = defineTool(toolSpec{
+	Name:  "list_pull_request_comments",
+	Title: "List pull request comments",
+	Description: "List a pull request's conversation on the forge: its comments in order, each with author, dates, link and body (a long body in parts); since gives only what is new. " +
+		"Forge mode only. Inline comments on lines of the diff are review threads: list_pull_request_reviews. " +
+		"When the comments do not fit one reply, a partial reply ends with the call for the next part, by comment id.",
+	ForgeOnly: true,
+	Tune: func(in *jsonschema.Schema) {
+		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "bodyOffset", 0, 0, 1<<31-1)
+	},
+}, (*Server).listPullRequestComments)
+
+func (s *Server) listPullRequestComments(ctx context.Context, in listPullRequestCommentsIn) (reply[listPullRequestCommentsOut], error) {
+	const tool = "list_pull_request_comments"
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[listPullRequestCommentsOut]{}, err
+	}
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return reply[listPullRequestCommentsOut]{}, err
+	}
+	if in.Since != "" && !isRFC3339(in.Since) {
+		return reply[listPullRequestCommentsOut]{}, errcode.New(errcode.InvalidArgument, "since %q is not a time in RFC 3339 (e.g. 2026-12-01T09:00:00Z)", in.Since)
+	}
+	all, err := s.cfg.Forge.IssueComments(ctx, in.Owner, in.Repo, in.Index, in.Since)
+	if err != nil {
+		return reply[listPullRequestCommentsOut]{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+	}
+	start := 0
+	if in.From != 0 {
+		start = -1
+		for i, c := range all {
+			if c.ID == in.From {
+				start = i
+			}
+		}
+		if start < 0 {
+			return reply[listPullRequestCommentsOut]{}, errcode.New(errcode.NotFound, "comment %d, where this listing went on, is no longer in pull request #%d's conversation (deleted); leave from out to start again", in.From, in.Index)
+		}
+	}
+	if in.BodyOffset > 0 && (in.From == 0 || in.BodyOffset >= len(all[start].Body)) {
+		return reply[listPullRequestCommentsOut]{}, errcode.New(errcode.InvalidArgument, "bodyOffset %d is not inside the body of the comment from names; pass from and bodyOffset as the previous reply gave them", in.BodyOffset)
+	}
+	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
+	header := func(n int) string {
+		h := fmt.Sprintf("%s: %s", name, text.Count(len(all), "comment"))
+		if in.Since != "" {
+			h += " updated since " + text.Line(in.Since)
+		}
+		if n < len(all) {
+			h += "; this part: " + text.ShownRange(start, n, len(all), "comment")
+		}
+		return h + "\n"
+	}
+	base := listPullRequestCommentsOut{Total: len(all), Comments: []prRemark{}}
+	rest := all[start:]
+	// As many whole comments as fit, the first from bodyOffset on.
+	render := func(n int) reply[listPullRequestCommentsOut] {
+		out := base
+		var b strings.Builder
+		b.WriteString(header(start + n))
+		for i, c := range rest[:n] {
+			from := 0
+			if i == 0 {
+				from = in.BodyOffset
+			}
+			out.Comments = append(out.Comments, writeRemark(&b, c, from, len(c.Body)))
+		}
+		r := reply[listPullRequestCommentsOut]{Text: b.String(), Out: out}
+		if n < len(rest) {
+			r.Next = remarksNext(tool, in, rest[n].ID, 0)
+		}
+		return r
+	}
+	r := paging.FitList(s.budget, len(rest), render)
+	if len(r.Out.Comments) > 0 || len(rest) == 0 {
+		return r, nil
+	}
+	// The first comment alone does not fit: its body in parts.
+	c := rest[0]
+	body := c.Body[in.BodyOffset:]
+	probe := reply[listPullRequestCommentsOut]{Text: header(start+1) + strings.Repeat("x", 300+len(c.User)+len(c.URL)), Out: base,
+		Next: remarksNext(tool, in, c.ID, len(c.Body))}
+	room := s.budget.PayloadRoom(probe)
+	piece, _ := paging.CutText(body, room, indentedCost)
+	out := base
+	var b strings.Builder
+	b.WriteString(header(start + 1))
+	out.Comments = append(out.Comments, writeRemark(&b, c, in.BodyOffset, in.BodyOffset+len(piece)))
+	r = reply[listPullRequestCommentsOut]{Text: b.String(), Out: out}
+	switch end := in.BodyOffset + len(piece); {
+	case end < len(c.Body):
+		r.Next = remarksNext(tool, in, c.ID, end)
+	case len(rest) > 1:
+		r.Next = remarksNext(tool, in, rest[1].ID, 0)
+	}
+	return r, nil
+}
+
+// writeRemark writes comment c's body from byte from to byte to, indented
+// so that no line of it can pass for the server's, and returns its entry.
+func writeRemark(b *strings.Builder, c forge.IssueComment, from, to int) prRemark {
+	share := c.Body[from:to]
+	fmt.Fprintf(b, "--- comment %d by %s, %s", c.ID, text.Name(c.User), text.Line(c.Created))
+	if c.Updated != "" && c.Updated != c.Created {
+		b.WriteString(" (edited " + text.Line(c.Updated) + ")")
+	}
+	if c.URL != "" {
+		b.WriteString(" " + text.Name(c.URL))
+	}
+	b.WriteString("\n")
+	if from > 0 || to < len(c.Body) {
+		fmt.Fprintf(b, "[body bytes %d–%d of %d]\n", from+1, to, len(c.Body))
+	}
+	b.WriteString(histIndent(strings.TrimSuffix(share, "\n")))
+	first := 1 + strings.Count(c.Body[:from], "\n")
+	hidden := text.ScanText([]byte(share), first)
+	if hidden.Found() {
+		b.WriteString("[" + text.HiddenNote(fmt.Sprintf("comment %d", c.ID), hidden, text.Hidden{}, false) + "]\n")
+	}
+	return prRemark{ID: c.ID, Author: c.User, CreatedAt: c.Created, UpdatedAt: c.Updated, URL: c.URL,
+		Body: share, BodyOffset: from, BodyBytes: len(c.Body), Hidden: text.NewHiddenChars(hidden, text.Hidden{})}
+}
+
+// remarksNext is the call that goes on at comment id, bodyOffset bytes
+// into its body.
+func remarksNext(tool string, in listPullRequestCommentsIn, id int64, bodyOffset int) *paging.Call {
+	in.From, in.BodyOffset = id, bodyOffset
+	return paging.Continue(tool, in)
+}
+
+// isRFC3339 tells a time the forge takes for since.
+func isRFC3339(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
+}

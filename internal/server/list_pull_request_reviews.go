@@ -1,0 +1,382 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type listPullRequestReviewsIn struct {
+	Owner      string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo       string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Index      int    `json:"index" jsonschema:"pull request number"`
+	Path       string `json:"path,omitempty" jsonschema:"only the threads on this file"`
+	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"only the threads not resolved"`
+	Reviewer   string `json:"reviewer,omitempty" jsonschema:"only this user's reviews, and the threads they commented in (a login)"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the listing goes on, at the same head"`
+	// BodyOf and BodyOffset read one body whole, in parts: the listing
+	// shows a long one cut, and names this call.
+	BodyOf     int64 `json:"bodyOf,omitempty" jsonschema:"read the whole body of this review or inline comment (its id), in parts, instead of the listing; a listing that cut a long body names the call"`
+	BodyOffset int   `json:"bodyOffset,omitempty" jsonschema:"with bodyOf: start this far (bytes) into the body; a partial reply's next call gives it"`
+}
+
+type listPullRequestReviewsOut struct {
+	Head    string         `json:"head" jsonschema:"the head commit the threads were checked against"`
+	Summary reviewSummary  `json:"summary"`
+	Reviews []prReview     `json:"reviews" jsonschema:"this part's reviews, oldest first (pending ones, not yet submitted, are not shown)"`
+	Threads []reviewThread `json:"threads" jsonschema:"this part's threads of inline comments, in the order of their first comments"`
+	paging.Paged
+}
+
+// reviewSummary is where the review stands, over every review and thread
+// (whatever the filters).
+type reviewSummary struct {
+	Approved         int      `json:"approved" jsonschema:"reviewers whose latest verdict (not dismissed) approves"`
+	ChangesRequested int      `json:"changesRequested" jsonschema:"reviewers whose latest verdict (not dismissed) requests changes"`
+	Requested        []string `json:"requested" jsonschema:"reviewers asked for a review who have not given one"`
+	Threads          int      `json:"threads"`
+	Unresolved       int      `json:"unresolvedThreads"`
+}
+
+type prReview struct {
+	ID          int64  `json:"id"`
+	Reviewer    string `json:"reviewer"`
+	State       string `json:"state" jsonschema:"approved, changes_requested, commented or review_requested"`
+	Dismissed   bool   `json:"dismissed" jsonschema:"an admin dismissed this verdict"`
+	Stale       bool   `json:"stale" jsonschema:"given on a commit that is no longer the head"`
+	SubmittedAt string `json:"submittedAt"`
+	CommitID    string `json:"commitId"`
+	Comments    int    `json:"inlineComments"`
+	URL         string `json:"url"`
+	longBody
+}
+
+// longBody is a body from the forge, cut in a listing when long: the
+// listing stays within a reply, and WholeBody is the call that reads it.
+type longBody struct {
+	Body       string       `json:"body" jsonschema:"the body, or its start when it is long (bodyBytes says how long): wholeBody reads the rest"`
+	BodyOffset int          `json:"bodyOffset,omitempty" jsonschema:"where body starts in the whole body, in bytes (with bodyOf)"`
+	BodyBytes  int          `json:"bodyBytes" jsonschema:"the whole body's size in bytes"`
+	WholeBody  *paging.Call `json:"wholeBody,omitempty" jsonschema:"the call that reads the whole body in parts; absent when body is whole"`
+	// BodyHidden names the bidi controls and invisible characters of body.
+	BodyHidden []string `json:"bodyHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters body holds, by code point and name, shown as they are; absent when none"`
+}
+
+// maxListedBody is the most of one body a listing shows, and at most an
+// eighth of the reply limit (a body is sent twice with --structured, and
+// an entry holds a few).
+const maxListedBody = 4096
+
+// bodyRoom is the most of one body a listing shows at this server's limit.
+func (s *Server) bodyRoom() int { return min(maxListedBody, s.cfg.MaxBytes/8) }
+
+// listed is body as a listing shows it: whole, or cut after a line (inside
+// one only when the first is longer) at room bytes, with the call that
+// reads it whole.
+func listed(body string, in listPullRequestReviewsIn, id int64, room int) longBody {
+	lb := longBody{Body: body, BodyBytes: len(body)}
+	if len(body) > room {
+		lb.Body = paging.FitText(body, room, func(s string) bool { return len(s) <= room })
+		whole := listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, BodyOf: id}
+		lb.WholeBody = paging.Continue("list_pull_request_reviews", whole)
+	}
+	lb.BodyHidden = hiddenPoints(lb.Body)
+	return lb
+}
+
+// listPullRequestReviewsTool is list_pull_request_reviews' definition
+// (registry.go).
+var listPullRequestReviewsTool = defineTool(toolSpec{
+	Name:  "list_pull_request_reviews",
+	Title: "List pull request reviews",
+	Description: "List what reviewers said of a pull request on the forge: each review (reviewer, approved / changes requested / commented, dismissed, date, body) and the inline comments as threads by file and line (old or new side), " +
+		"with whether each is resolved and whether its line changed since (outdated, checked with git blame at the head), its replies in order, and the get_pull_request_diff call that shows the file. " +
+		"Filters: path, unresolved, reviewer. Forge mode only; the conversation is list_pull_request_comments. Read the unresolved threads before reviewing, and do not raise again what a resolved thread settled. " +
+		"Paged: a partial reply ends with the call for the next part (see cursor).",
+	ForgeOnly: true,
+	Tune: func(in *jsonschema.Schema) {
+		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
+	},
+}, (*Server).listPullRequestReviews)
+
+func (s *Server) listPullRequestReviews(ctx context.Context, in listPullRequestReviewsIn) (reply[listPullRequestReviewsOut], error) {
+	const tool = "list_pull_request_reviews"
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[listPullRequestReviewsOut]{}, err
+	}
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return reply[listPullRequestReviewsOut]{}, err
+	}
+	digest := paging.ArgsDigest(in, "cursor")
+	var cur paging.Cursor
+	if in.Cursor != "" {
+		var err error
+		if cur, err = s.cursors.Decode(tool, in.Cursor, digest); err != nil {
+			return reply[listPullRequestReviewsOut]{}, err
+		}
+		if err := cur.MadeFor(forgeName(in.Owner, in.Repo)); err != nil {
+			return reply[listPullRequestReviewsOut]{}, err
+		}
+		if len(cur.Commits) != 1 {
+			return reply[listPullRequestReviewsOut]{}, paging.ErrBadPosition()
+		}
+	}
+	if in.BodyOf != 0 {
+		return s.reviewBody(ctx, in)
+	}
+	if in.BodyOffset != 0 {
+		return reply[listPullRequestReviewsOut]{}, errcode.New(errcode.InvalidArgument, "bodyOffset goes with bodyOf, the review or comment whose body to read")
+	}
+	r, err := s.served.Get(ctx, in.Owner, in.Repo, true)
+	if err != nil {
+		return reply[listPullRequestReviewsOut]{}, err
+	}
+	pr, err := s.backend.pullRequest(ctx, r, in.Index)
+	if err != nil {
+		return reply[listPullRequestReviewsOut]{}, err
+	}
+	if in.Cursor != "" && cur.Commits[0] != pr.Head {
+		return reply[listPullRequestReviewsOut]{}, headMoved(in.Index, cur.Commits[0], pr.Head)
+	}
+	reviews, threads, summary, err := s.reviewContext(ctx, r, pr, in)
+	if err != nil {
+		return reply[listPullRequestReviewsOut]{}, err
+	}
+	// One list of entries, reviews then threads, paged by its offset.
+	total, from := len(reviews)+len(threads), cur.File
+	if from > total {
+		return reply[listPullRequestReviewsOut]{}, paging.ErrBadPosition()
+	}
+	render := func(n int) reply[listPullRequestReviewsOut] {
+		out := listPullRequestReviewsOut{Head: pr.Head, Summary: summary, Reviews: []prReview{}, Threads: []reviewThread{}}
+		for i := from; i < from+n; i++ {
+			if i < len(reviews) {
+				out.Reviews = append(out.Reviews, reviews[i])
+			} else {
+				out.Threads = append(out.Threads, threads[i-len(reviews)])
+			}
+		}
+		r := reply[listPullRequestReviewsOut]{Text: reviewsText(in, pr, out, from, n, total), Out: out}
+		if from+n < total {
+			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Head}, File: from + n}
+			next := in
+			next.Cursor = s.cursors.Encode(c, forgeName(in.Owner, in.Repo))
+			r.Next = paging.Continue(tool, next)
+		}
+		return r
+	}
+	res := paging.FitList(s.budget, total-from, render)
+	if n := len(res.Out.Reviews) + len(res.Out.Threads); n == 0 && total > from {
+		return reply[listPullRequestReviewsOut]{}, errcode.New(errcode.TooLarge, "the review or thread at offset %d does not fit in one reply (%d bytes); %s", from, s.cfg.MaxBytes, paging.NoNarrowing)
+	}
+	return res, nil
+}
+
+// reviewContext reads the reviews and their inline comments, and makes
+// the summary (over all of them) and the entries the filters keep.
+func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, in listPullRequestReviewsIn) ([]prReview, []reviewThread, reviewSummary, error) {
+	all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index)
+	if err != nil {
+		return nil, nil, reviewSummary{}, err
+	}
+	var reviews []prReview
+	for _, rv := range all {
+		if in.Reviewer == "" || rv.User == in.Reviewer {
+			reviews = append(reviews, prReview{ID: rv.ID, Reviewer: rv.User, State: reviewState(rv.State), Dismissed: rv.Dismissed, Stale: rv.Stale,
+				SubmittedAt: rv.Submitted, CommitID: rv.CommitID, Comments: rv.Comments, URL: rv.URL, longBody: listed(rv.Body, in, rv.ID, s.bodyRoom())})
+		}
+	}
+	first := map[int64]forge.ReviewComment{}
+	for _, c := range comments {
+		first[c.ID] = c
+	}
+	threads := threadsOf(comments, in, s.bodyRoom())
+	sum := summarize(all, threads)
+	var kept []reviewThread
+	for _, t := range threads {
+		if (in.Path == "" || t.Path == in.Path) && (!in.Unresolved || !t.Resolved) && (in.Reviewer == "" || commentedIn(t, in.Reviewer)) {
+			kept = append(kept, t)
+		}
+	}
+	if err := s.checkThreads(ctx, r, pr, in, kept, first); err != nil {
+		return nil, nil, reviewSummary{}, err
+	}
+	return reviews, kept, sum, nil
+}
+
+// readReviews reads a pull request's submitted reviews (pending ones,
+// not yet submitted, left out) and the inline comments of each.
+func (s *Server) readReviews(ctx context.Context, owner, name string, index int) ([]forge.Review, []forge.ReviewComment, error) {
+	f := s.cfg.Forge
+	all, err := f.PullReviews(ctx, owner, name, index)
+	if err != nil {
+		return nil, nil, pullNotFound(err, owner, name, index)
+	}
+	var submitted []forge.Review
+	var comments []forge.ReviewComment
+	for _, rv := range all {
+		if reviewState(rv.State) == "" {
+			continue
+		}
+		submitted = append(submitted, rv)
+		if rv.Comments > 0 {
+			cs, err := f.ReviewComments(ctx, owner, name, index, rv.ID)
+			if err != nil {
+				return nil, nil, err
+			}
+			comments = append(comments, cs...)
+		}
+	}
+	return submitted, comments, nil
+}
+
+// summarize is where the review stands: each reviewer's latest verdict
+// not dismissed, the reviewers asked who gave none, and the threads.
+func summarize(reviews []forge.Review, threads []reviewThread) reviewSummary {
+	verdicts := map[string]string{}
+	var requested []string
+	for _, rv := range reviews {
+		switch state := reviewState(rv.State); state {
+		case "approved", "changes_requested":
+			if !rv.Dismissed {
+				verdicts[rv.User] = state
+			}
+		case "review_requested":
+			requested = append(requested, rv.User)
+		}
+	}
+	sum := reviewSummary{Requested: []string{}, Threads: len(threads)}
+	for _, v := range verdicts {
+		if v == "approved" {
+			sum.Approved++
+		} else {
+			sum.ChangesRequested++
+		}
+	}
+	for _, u := range requested {
+		if _, gave := verdicts[u]; !gave && u != "" && !slices.Contains(sum.Requested, u) {
+			sum.Requested = append(sum.Requested, u)
+		}
+	}
+	for _, t := range threads {
+		if !t.Resolved {
+			sum.Unresolved++
+		}
+	}
+	return sum
+}
+
+// reviewState is the contract's word for the forge's state of a review;
+// "" for one not submitted (pending), which is not shown.
+func reviewState(s string) string {
+	switch s {
+	case "APPROVED":
+		return "approved"
+	case "REQUEST_CHANGES":
+		return "changes_requested"
+	case "COMMENT":
+		return "commented"
+	case "REQUEST_REVIEW":
+		return "review_requested"
+	}
+	return ""
+}
+
+func commentedIn(t reviewThread, user string) bool {
+	for _, c := range t.Comments {
+		if c.Author == user {
+			return true
+		}
+	}
+	return false
+}
+
+// reviewsText is the reply's text: the summary, then this part's reviews
+// and threads, every body indented so that no line of it can pass for the
+// server's.
+func reviewsText(in listPullRequestReviewsIn, pr *repo.PullRequest, out listPullRequestReviewsOut, from, n, total int) string {
+	var b strings.Builder
+	sum := out.Summary
+	fmt.Fprintf(&b, "%s/%s#%d at head %s: %d approved, %d changes requested", in.Owner, in.Repo, in.Index, git.Short(pr.Head), sum.Approved, sum.ChangesRequested)
+	if len(sum.Requested) > 0 {
+		fmt.Fprintf(&b, ", review asked of %s", strings.Join(text.Names(sum.Requested), ", "))
+	}
+	fmt.Fprintf(&b, "; %s, %d unresolved", text.Count(sum.Threads, "thread"), sum.Unresolved)
+	if n < total || from > 0 {
+		b.WriteString("; this part: " + text.ShownRange(from, n, total, "entry"))
+	}
+	b.WriteString("\n")
+	for _, rv := range out.Reviews {
+		fmt.Fprintf(&b, "\n--- review %d by %s: %s", rv.ID, text.Name(rv.Reviewer), strings.ReplaceAll(rv.State, "_", " "))
+		if rv.Dismissed {
+			b.WriteString(" (dismissed)")
+		}
+		if rv.Stale {
+			b.WriteString(" (on an earlier head)")
+		}
+		if rv.SubmittedAt != "" {
+			b.WriteString(", " + text.Line(rv.SubmittedAt))
+		}
+		if rv.Comments > 0 {
+			b.WriteString(", " + text.Count(rv.Comments, "inline comment"))
+		}
+		b.WriteString("\n")
+		writeBody(&b, fmt.Sprintf("review %d", rv.ID), rv.longBody)
+	}
+	for _, t := range out.Threads {
+		state := "unresolved"
+		if t.Resolved {
+			state = "resolved by " + text.Name(t.ResolvedBy)
+		}
+		if t.Outdated != nil && *t.Outdated {
+			state += ", outdated (the line changed since)"
+		}
+		fmt.Fprintf(&b, "\n--- thread on %s, %s line %d: %s\n", text.Name(t.Path), t.Side, t.Line, state)
+		for _, c := range t.Comments {
+			fmt.Fprintf(&b, "  comment %d by %s, %s:\n", c.ID, text.Name(c.Author), text.Line(c.CreatedAt))
+			writeBody(&b, fmt.Sprintf("comment %d", c.ID), c.longBody)
+		}
+		if t.ShowIn != nil {
+			b.WriteString("  the file's patch: get_pull_request_diff " + paging.PlainJSON(t.ShowIn.Arguments) + "\n")
+		} else {
+			b.WriteString("  the file is no longer in the pull request's diff\n")
+		}
+	}
+	return b.String()
+}
+
+// writeBody writes a body from the forge indented, so that no line of it
+// can pass for the server's, and notes its hidden characters.
+func writeBody(b *strings.Builder, what string, lb longBody) {
+	if lb.Body == "" {
+		return
+	}
+	b.WriteString(histIndent(strings.TrimSuffix(lb.Body, "\n")))
+	if h := text.ScanText([]byte(lb.Body), 1); h.Found() {
+		b.WriteString("[" + text.HiddenNote(what, h, text.Hidden{}, false) + "]\n")
+	}
+	if lb.WholeBody != nil {
+		fmt.Fprintf(b, "[%s's body is %d bytes, cut after %d: list_pull_request_reviews %s reads it whole]\n", what, lb.BodyBytes, len(lb.Body), paging.PlainJSON(lb.WholeBody.Arguments))
+	}
+}
+
+// hiddenPoints names the hidden characters of a one-piece text, for the
+// structured output; nil when none.
+func hiddenPoints(s string) []string {
+	h := text.ScanText([]byte(s), 1)
+	if !h.Found() {
+		return nil
+	}
+	return h.PointNames()
+}
