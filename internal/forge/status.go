@@ -84,11 +84,10 @@ func combinedState(statuses []Status) string {
 	}
 	success := true
 	for _, s := range statuses {
-		switch s.State {
-		case "error", "failure", "warning":
+		switch {
+		case Failing(s.State):
 			return "failure"
-		case "success", "skipped":
-		default:
+		case s.State != "success" && s.State != "skipped":
 			success = false
 		}
 	}
@@ -97,3 +96,27 @@ func combinedState(statuses []Status) string {
 	}
 	return "pending"
 }
+
+// Failing: a check in this state fails the commit.
+func Failing(state string) bool {
+	return state == "error" || state == "failure" || state == "warning"
+}
+
+// Count is how many of the checks fail, and how many are pending.
+func (cs *CombinedStatus) Count() (failing, pending int) {
+	for _, s := range cs.Statuses {
+		switch {
+		case Failing(s.State):
+			failing++
+		case s.State == "pending":
+			pending++
+		}
+	}
+	return failing, pending
+}
+
+// knownStates are the states a check can be in.
+var knownStates = map[string]bool{"pending": true, "success": true, "error": true, "failure": true, "warning": true, "skipped": true}
+
+// KnownState: state is one a check can be in (the forge takes any).
+func KnownState(state string) bool { return knownStates[state] }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -93,14 +94,7 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 	}
 	all := checksFirstFailing(cs.Statuses)
 	out := getCommitStatusOut{SHA: cs.SHA, State: cs.State, Total: len(all), Offset: in.Offset, Statuses: []commitStatus{}}
-	for _, st := range all {
-		switch {
-		case failingState(st.State):
-			out.Failing++
-		case st.State == "pending":
-			out.Pending++
-		}
-	}
+	out.Failing, out.Pending = cs.Count()
 	if in.Offset > len(all) {
 		return reply[getCommitStatusOut]{}, errcode.New(errcode.InvalidArgument, "offset %d is past the %s of %s", in.Offset, text.Count(len(all), "check"), what)
 	}
@@ -121,7 +115,13 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 			b.WriteString("\n")
 		}
 		for _, st := range o.Statuses {
-			fmt.Fprintf(&b, "%-8s %s", st.State, text.Line(st.Context))
+			state := st.State
+			if !forge.KnownState(state) {
+				// The forge takes any state: an unknown one is quoted,
+				// so that it cannot start a line of its own.
+				state = strconv.Quote(state)
+			}
+			fmt.Fprintf(&b, "%-8s %s", state, text.Line(st.Context))
 			if st.Description != "" {
 				b.WriteString(": " + text.Line(st.Description))
 			}
@@ -159,7 +159,7 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 func checksFirstFailing(statuses []forge.Status) []commitStatus {
 	rank := func(state string) int {
 		switch {
-		case failingState(state):
+		case forge.Failing(state):
 			return 0
 		case state == "pending":
 			return 1
@@ -177,9 +177,4 @@ func checksFirstFailing(statuses []forge.Status) []commitStatus {
 		return strings.Compare(a.Context, b.Context)
 	})
 	return out
-}
-
-// failingState: a check in this state fails the commit (the forge's rule).
-func failingState(state string) bool {
-	return state == "error" || state == "failure" || state == "warning"
 }

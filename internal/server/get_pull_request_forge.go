@@ -188,11 +188,7 @@ func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head s
 		fmt.Fprintf(&b, "Checks: not known (%s)\n", toolcall.OneLine(errcode.Message(err)))
 	} else {
 		sum := checksSummary{State: cs.State, Total: len(cs.Statuses)}
-		for _, st := range cs.Statuses {
-			if failingState(st.State) {
-				sum.Failing++
-			}
-		}
+		sum.Failing, _ = cs.Count()
 		out.Checks = &sum
 		if sum.Total == 0 {
 			b.WriteString("Checks: none set a status on the head\n")
