@@ -34,7 +34,7 @@ type listPullRequestReviewsIn struct {
 type listPullRequestReviewsOut struct {
 	Head    string         `json:"head" jsonschema:"the head commit the threads were checked against"`
 	Summary reviewSummary  `json:"summary"`
-	Reviews []prReview     `json:"reviews" jsonschema:"this part's reviews, oldest first (pending ones, not yet submitted, are not shown)"`
+	Reviews []prReview     `json:"reviews" jsonschema:"this part's reviews, oldest first (pending ones, not yet submitted, are not shown); with bodyOf, the one review or inline comment whose body this part holds"`
 	Threads []reviewThread `json:"threads" jsonschema:"this part's threads of inline comments, in the order of their first comments"`
 	paging.Paged
 }
@@ -197,10 +197,6 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 				SubmittedAt: rv.Submitted, CommitID: rv.CommitID, Comments: rv.Comments, URL: rv.URL, longBody: listed(rv.Body, in, rv.ID, s.bodyRoom())})
 		}
 	}
-	first := map[int64]forge.ReviewComment{}
-	for _, c := range comments {
-		first[c.ID] = c
-	}
 	threads := threadsOf(comments, in, s.bodyRoom())
 	sum := summarize(all, threads)
 	var kept []reviewThread
@@ -209,7 +205,7 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 			kept = append(kept, t)
 		}
 	}
-	if err := s.checkThreads(ctx, r, pr, in, kept, first); err != nil {
+	if err := s.checkThreads(ctx, r, pr, in, kept); err != nil {
 		return nil, nil, reviewSummary{}, err
 	}
 	return reviews, kept, sum, nil

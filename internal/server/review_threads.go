@@ -31,6 +31,9 @@ type reviewThread struct {
 	ShowIn   *paging.Call    `json:"showIn,omitempty" jsonschema:"the get_pull_request_diff call that shows this file's patch; absent when the file is no longer in the diff"`
 	DiffHunk string          `json:"diffHunk" jsonschema:"the patch the forge kept around the line when it was commented on"`
 	Comments []threadComment `json:"comments" jsonschema:"in order: the first, then the replies"`
+	// commentedOn is the commit the first comment named for its line: git
+	// blame's then (checkThreads).
+	commentedOn string
 }
 
 type threadComment struct {
@@ -69,7 +72,7 @@ func threadsOf(comments []forge.ReviewComment, in listPullRequestReviewsIn, room
 		if !ok {
 			i = len(threads)
 			at[k] = i
-			threads = append(threads, reviewThread{Path: c.Path, Side: side, Line: k.line, DiffHunk: c.DiffHunk,
+			threads = append(threads, reviewThread{Path: c.Path, Side: side, Line: k.line, DiffHunk: c.DiffHunk, commentedOn: c.CommitID,
 				Resolved: c.Resolver != "", ResolvedBy: c.Resolver, Comments: []threadComment{}})
 		}
 		threads[i].Comments = append(threads[i].Comments, threadComment{ID: c.ID, ReviewID: c.ReviewID, Author: c.User,
@@ -82,7 +85,7 @@ func threadsOf(comments []forge.ReviewComment, in listPullRequestReviewsIn, room
 // request's diff now, the call that shows it, and whether its line
 // changed since it was commented on, reading the mirror: the first
 // comment's commit is the one git blame named for the line then.
-func (s *Server) checkThreads(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, in listPullRequestReviewsIn, threads []reviewThread, first map[int64]forge.ReviewComment) error {
+func (s *Server) checkThreads(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, in listPullRequestReviewsIn, threads []reviewThread) error {
 	changed := map[string]bool{}
 	if _, err := r.Git.EachChange(ctx, git.DiffOptions{From: pr.MergeBase, To: pr.Head}, func(_ int, c git.Change) error {
 		changed[c.Path] = true
@@ -104,14 +107,13 @@ func (s *Server) checkThreads(ctx context.Context, r *repo.Repository, pr *repo.
 		}
 		outdated := !t.InDiff
 		if t.Side == "new" && t.InDiff && !s.cfg.Policy.Denied(t.Path) {
-			c := first[t.Comments[0].ID]
 			lines, _, err := r.Git.Blame(ctx, pr.Head, t.Path, t.Line, t.Line)
 			if err != nil && ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
 			// A line past the file's end (or a file git cannot blame)
 			// changed too.
-			outdated = err != nil || len(lines) == 0 || lines[0].SHA != c.CommitID
+			outdated = err != nil || len(lines) == 0 || lines[0].SHA != t.commentedOn
 		}
 		t.Outdated = ptr(outdated)
 	}
