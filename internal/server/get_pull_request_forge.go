@@ -153,7 +153,7 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 		out.TitleHidden = title.PointNames()
 		b.WriteString(text.PointsNote("the title", title))
 	}
-	body := text.ScanText([]byte(share), strings.Count(d.Body[:from], "\n")+1)
+	body := text.ScanShare(d.Body, from, from+len(share))
 	if out.BodyHidden = text.NewHiddenChars(body, text.Hidden{}); body.Found() {
 		b.WriteString("[" + text.HiddenNote("the description", body, text.Hidden{}, false) + "]\n")
 	}

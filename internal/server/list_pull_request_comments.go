@@ -165,8 +165,7 @@ func writeRemark(b *strings.Builder, c forge.IssueComment, from, to int) prRemar
 		fmt.Fprintf(b, "[body bytes %d–%d of %d]\n", from+1, to, len(c.Body))
 	}
 	b.WriteString(histIndent(strings.TrimSuffix(share, "\n")))
-	first := 1 + strings.Count(c.Body[:from], "\n")
-	hidden := text.ScanText([]byte(share), first)
+	hidden := text.ScanShare(c.Body, from, to)
 	if hidden.Found() {
 		b.WriteString("[" + text.HiddenNote(fmt.Sprintf("comment %d", c.ID), hidden, text.Hidden{}, false) + "]\n")
 	}

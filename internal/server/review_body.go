@@ -43,7 +43,7 @@ func (s *Server) reviewBody(ctx context.Context, in listPullRequestReviewsIn) (r
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s; bytes %d–%d\n", header, in.BodyOffset+1, end)
 	b.WriteString(histIndent(strings.TrimSuffix(piece, "\n")))
-	hidden := text.ScanText([]byte(piece), 1+strings.Count(body[:in.BodyOffset], "\n"))
+	hidden := text.ScanShare(body, in.BodyOffset, end)
 	if hidden.Found() {
 		b.WriteString("[" + text.HiddenNote(what, hidden, text.Hidden{}, false) + "]\n")
 	}

@@ -84,6 +84,12 @@ func ScanText(data []byte, first int) Hidden {
 	return h
 }
 
+// ScanShare is ScanText of the share whole[from:to] of a text read in
+// parts, its lines numbered as they are in whole.
+func ScanShare(whole string, from, to int) Hidden {
+	return ScanText([]byte(whole[from:to]), 1+strings.Count(whole[:from], "\n"))
+}
+
 // mayHoldHidden is a fast test: every hidden character is encoded with one
 // of the lead bytes isHiddenLead knows. ASCII is skipped eight bytes at a
 // time.
