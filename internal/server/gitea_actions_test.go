@@ -261,3 +261,67 @@ func TestGiteaActions(t *testing.T) {
 		}
 	})
 }
+
+// TestGiteaThreadInALargeFile: a thread on a line deep in a file whose
+// patch takes several replies names the part that shows it: the call (a
+// cursor pinned to the head) whose hunks hold the line, which no earlier
+// part of the file's patch holds.
+func TestGiteaThreadInALargeFile(t *testing.T) {
+	g := needGitea(t)
+	alice := g.reviewer("alice")
+	r := testrepo.New(t)
+	var before, after strings.Builder
+	for i := 1; i <= 4000; i++ {
+		fmt.Fprintf(&before, "line %d of a large file, as it was before the change\n", i)
+		fmt.Fprintf(&after, "line %d of a large file, as the pull request rewrites it\n", i)
+	}
+	r.Write("big.txt", before.String())
+	r.Write("small.txt", "one\n")
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "feature")
+	r.Write("big.txt", after.String())
+	r.Write("small.txt", "two\n")
+	head := r.Commit("feature: rewrite")
+	g.recreate("acme", "large")
+	g.push(r, "acme/large", "main", "feature")
+	g.send(g.token, "PUT", "/api/v1/repos/acme/large/collaborators/"+alice.Login, map[string]string{"permission": "write"}, 204, nil)
+	index := g.openPR("acme/large", "feature", "main")
+	pulls := fmt.Sprintf("/api/v1/repos/acme/large/pulls/%d", index)
+	g.waitFor("the pull request's head to be "+head, func() bool { return g.prHead(pulls) == head })
+	const deep = 3500
+	g.review(alice, pulls, head, "COMMENT", "", seedLine{"big.txt", "new", deep, "This line is deep in a large patch."},
+		seedLine{"small.txt", "new", 1, "A small file."})
+
+	h, _, _ := serveForgeWith(t, g.url, g.token, nil, 30*time.Second, time.Minute, forge.Limits{}, nil)
+	var out listPullRequestReviewsOut
+	text := h.structured("list_pull_request_reviews", args("owner", "acme", "repo", "large", "index", index), &out)
+	i := slices.IndexFunc(out.Threads, func(th reviewThread) bool { return th.Path == "big.txt" })
+	j := slices.IndexFunc(out.Threads, func(th reviewThread) bool { return th.Path == "small.txt" })
+	if i < 0 || j < 0 {
+		t.Fatalf("threads %+v", out.Threads)
+	}
+	if small := out.Threads[j]; small.Part != 0 || small.ShowIn == nil || small.ShowIn.Arguments["cursor"] != nil {
+		t.Errorf("a file whose patch fits one reply names more than its file_path call: %+v", small)
+	}
+	th := out.Threads[i]
+	if th.Part < 2 || th.ShowIn == nil || th.ShowIn.Arguments["cursor"] == nil || !strings.Contains(text, fmt.Sprintf("in part %d of the file's patch", th.Part)) {
+		t.Fatalf("the thread on line %d of a large patch names part %d, call %v:\n%s", deep, th.Part, th.ShowIn, text)
+	}
+	want := fmt.Sprintf("+line %d of a large file, as the pull request rewrites it\n", deep)
+	if part := h.ok(th.ShowIn.Tool, th.ShowIn.Arguments); !strings.Contains(part, want) {
+		t.Fatalf("part %d does not show line %d:\n%.2000s", th.Part, deep, part)
+	}
+	// No earlier part shows it: the first part, then its next calls.
+	a := args("owner", "acme", "repo", "large", "index", index, "file_path", "big.txt")
+	for n := 1; n < th.Part; n++ {
+		res := h.call("get_pull_request_diff", a)
+		if strings.Contains(textOf(res), want) {
+			t.Fatalf("part %d already shows line %d; the thread names part %d", n, deep, th.Part)
+		}
+		next, _ := res.Meta[paging.MetaKeyNext].(map[string]any)
+		if next == nil {
+			t.Fatalf("part %d is the last", n)
+		}
+		a = next["arguments"].(map[string]any)
+	}
+}
