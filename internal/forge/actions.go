@@ -152,10 +152,10 @@ func jobFrom(j jobJSON) Job {
 		Started: setTime(j.Started), Completed: setTime(j.Completed), URL: j.HTMLURL}
 }
 
-// setTime is t, or "" for Go's zero time, which the forge writes for a
-// time not yet reached.
+// setTime is t, or "" for a time not yet reached, which the forge writes
+// as Go's zero time or as the Unix epoch.
 func setTime(t string) string {
-	if strings.HasPrefix(t, "0001-01-01") {
+	if strings.HasPrefix(t, "0001-01-01T00:00:00") || strings.HasPrefix(t, "1970-01-01T00:00:00") {
 		return ""
 	}
 	return t

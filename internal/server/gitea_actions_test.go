@@ -53,7 +53,7 @@ jobs:
 // seedActions makes acme/ci afresh: main, and feature with a workflow; the
 // push of feature and the pull request each start a run, and a fake
 // runner takes their jobs as act_runner would.
-func seedActions(t *testing.T, g *giteaAPI) *actionsSeed {
+func seedActions(t testing.TB, g *giteaAPI) *actionsSeed {
 	t.Helper()
 	s := &actionsSeed{Owner: "acme", Repo: "ci", Runs: 2}
 	r := testrepo.New(t)
@@ -169,6 +169,9 @@ func TestGiteaActions(t *testing.T) {
 					waiting = wj.ID
 				}
 			}
+		}
+		if out.FailedJobs != s.Runs || strings.Contains(text, "1970-01-01") || strings.Contains(text, "0001-01-01") {
+			t.Errorf("%d failed jobs (the seed: one a run), or a time not yet reached shown as a date:\n%s", out.FailedJobs, text)
 		}
 		if failedTest == 0 || waiting == 0 {
 			t.Fatalf("no failed test job or waiting deploy job among %v", jobsOf)

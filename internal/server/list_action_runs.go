@@ -30,9 +30,12 @@ type listActionRunsOut struct {
 	SHA   string `json:"sha" jsonschema:"the commit whose runs these are"`
 	Total int    `json:"total" jsonschema:"how many runs the commit has (at most 100 are read)"`
 	// Failing counts the runs that ended in failure; Unfinished those not
-	// completed yet.
-	Failing    int         `json:"failing"`
-	Unfinished int         `json:"unfinished"`
+	// completed yet (as the forge says of each run).
+	Failing    int `json:"failing"`
+	Unfinished int `json:"unfinished"`
+	// FailedJobs counts the failed jobs of this page's runs: a run goes
+	// on (its status unfinished) while a job of it has failed.
+	FailedJobs int         `json:"failedJobs" jsonschema:"how many jobs of this page's runs failed (a run with a failed job can still be unfinished)"`
 	Runs       []actionRun `json:"runs" jsonschema:"this page's runs, each with its jobs"`
 	Offset     int         `json:"offset"`
 	NextOffset *int        `json:"nextOffset,omitempty" jsonschema:"where the next page starts; absent on the last"`
@@ -130,6 +133,7 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 	render := func(n int) reply[listActionRunsOut] {
 		o := out
 		o.Runs = shown[:n]
+		o.FailedJobs = failedJobs(o.Runs)
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s/%s, %s (%s): ", in.Owner, in.Repo, what, git.Short(sha))
 		switch {
@@ -142,6 +146,9 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 			}
 			if n < len(runs) || in.Offset > 0 {
 				b.WriteString("; " + text.ShownRange(in.Offset, n, len(runs), "run"))
+			}
+			if o.FailedJobs > 0 {
+				b.WriteString("; " + text.Count(o.FailedJobs, "failed job") + " in the runs shown")
 			}
 			b.WriteString("\n")
 		}
@@ -269,6 +276,18 @@ func writeSpan(b *strings.Builder, started, completed string) {
 	case started != "":
 		b.WriteString(" (started " + text.Line(started) + ")")
 	}
+}
+
+func failedJobs(runs []actionRun) int {
+	n := 0
+	for _, r := range runs {
+		for _, j := range r.Jobs {
+			if j.Conclusion == "failure" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // firstFailedJob is the id of the first job shown that failed.
