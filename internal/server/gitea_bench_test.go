@@ -44,7 +44,9 @@ func BenchmarkGiteaFirstPage(b *testing.B) {
 	review := func(kv ...any) map[string]any {
 		return args(append([]any{"owner", rs.Owner, "repo", rs.Repo, "index", rs.Index}, kv...)...)
 	}
-	ci := func(kv ...any) map[string]any { return args(append([]any{"owner", as.Owner, "repo", as.Repo}, kv...)...) }
+	ci := func(kv ...any) map[string]any {
+		return args(append([]any{"owner", as.Owner, "repo", as.Repo}, kv...)...)
+	}
 	cases := []struct {
 		tool string
 		args map[string]any
