@@ -175,20 +175,8 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 		return part, errcode.New(errcode.TooLarge, "line %d of %s alone is larger than one reply holds (%d bytes)", res.Oversized, what, s.cfg.MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
-	hidden := text.ScanText(res.Content, out.StartLine)
-	out.Hidden = text.NewHiddenChars(hidden, text.Hidden{})
-	head := header(out)
-	var b strings.Builder
-	b.WriteString(head)
-	b.Write(res.Content)
-	if len(res.Content) > 0 && res.Content[len(res.Content)-1] != '\n' {
-		b.WriteByte('\n')
-	}
-	if hidden.Found() {
-		b.WriteString("[" + text.HiddenNote("the log", hidden, text.Hidden{}, false) + "]\n")
-	}
-	t := b.String()
-	out.Content = t[len(head) : len(head)+len(res.Content)]
+	var t string
+	t, out.Content, out.Hidden = linesText(header(out), res, out.StartLine, "the log")
 	part.reply = reply[readJobLogOut]{Text: t, Out: out}
 	if out.Truncated {
 		part.Next = next(out.EndLine + 1)
