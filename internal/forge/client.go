@@ -229,6 +229,9 @@ type Repository struct {
 	CloneURL      string `json:"clone_url"`
 	DefaultBranch string `json:"default_branch"`
 	Empty         bool   `json:"empty"`
+	// HasActions: the repository has Actions on (nil: the forge does not
+	// say, as before Gitea 1.19).
+	HasActions *bool `json:"has_actions"`
 }
 
 // Every exported method below scrubs its error on the way out (defer

@@ -17,6 +17,8 @@ var decoders = map[string]func(json.RawMessage, argcheck.Schema) (any, error){
 	"blame":                      decodeAs[blameIn],
 	"get_commit":                 decodeAs[getCommitIn],
 	"get_commit_status":          decodeAs[getCommitStatusIn],
+	"list_action_runs":           decodeAs[listActionRunsIn],
+	"read_job_log":               decodeAs[readJobLogIn],
 	"get_diff":                   decodeAs[getDiffIn],
 	"get_file_content":           decodeAs[getFileContentIn],
 	"get_pull_request":           decodeAs[getPullRequestIn],

@@ -31,7 +31,7 @@ func serveForge(t *testing.T, url, token string, r *testrepo.Repo, timeout, ttl 
 
 // serveForgeWith also bounds the mirror cache and logs to log (nil: not
 // at all); it returns the cache directory too.
-func serveForgeWith(t *testing.T, url, token string, r *testrepo.Repo, timeout, ttl time.Duration, limits forge.Limits, log io.Writer, opts ...option) (*harness, *forge.Mirrors, string) {
+func serveForgeWith(t testing.TB, url, token string, r *testrepo.Repo, timeout, ttl time.Duration, limits forge.Limits, log io.Writer, opts ...option) (*harness, *forge.Mirrors, string) {
 	t.Helper()
 	env := testEnv(t)
 	fc, err := forge.New(context.Background(), url, token)

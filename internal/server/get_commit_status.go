@@ -52,7 +52,7 @@ var getCommitStatusTool = defineTool(toolSpec{
 	Name:  "get_commit_status",
 	Title: "Get commit status",
 	Description: "Get the checks (commit statuses: CI jobs and the like) of a pull request's head (index) or of a commit, branch or tag (ref) on the forge: their state together, how many fail, and each context's latest status with its description, link and date, failing first. " +
-		"Forge mode only. Read it before reviewing a pull request (get_pull_request says how the checks stand): a failing check says where to look first." + omittedRef +
+		"Forge mode only. Read it before reviewing a pull request (get_pull_request says how the checks stand): a failing check says where to look first. On a forge with Actions, list_action_runs gives the runs and jobs behind them and read_job_log a job's log." + omittedRef +
 		" When the checks do not fit one reply, a partial reply ends with the call for the next page.",
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
@@ -63,31 +63,11 @@ var getCommitStatusTool = defineTool(toolSpec{
 
 func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (reply[getCommitStatusOut], error) {
 	const tool = "get_commit_status"
-	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+	ref, what, err := s.checksTarget(ctx, &in.Owner, &in.Repo, in.Index, in.Ref)
+	if err != nil {
 		return reply[getCommitStatusOut]{}, err
-	}
-	if err := forgeRepo(in.Owner, in.Repo); err != nil {
-		return reply[getCommitStatusOut]{}, err
-	}
-	if in.Index > 0 && in.Ref != "" {
-		return reply[getCommitStatusOut]{}, errcode.New(errcode.InvalidArgument, "give index (a pull request: the checks of its head) or ref (a commit, branch or tag), not both")
 	}
 	f := s.cfg.Forge
-	ref, what := in.Ref, text.Name(in.Ref)
-	if in.Index == 0 && ref == "" {
-		fr, err := f.Repo(ctx, in.Owner, in.Repo)
-		if err != nil {
-			return reply[getCommitStatusOut]{}, err
-		}
-		ref, what = fr.DefaultBranch, text.Name(fr.DefaultBranch)+" (the default branch)"
-	}
-	if in.Index > 0 {
-		pr, err := f.Pull(ctx, in.Owner, in.Repo, in.Index)
-		if err != nil {
-			return reply[getCommitStatusOut]{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
-		}
-		ref, what = pr.Head.SHA, fmt.Sprintf("pull request #%d's head", in.Index)
-	}
 	cs, err := f.CombinedStatus(ctx, in.Owner, in.Repo, ref)
 	if err != nil {
 		return reply[getCommitStatusOut]{}, err

@@ -100,7 +100,7 @@ const seedPassword = "review-seed-password-1" // alice's and bob's, reset on eve
 // seedReviewPR makes acme/reviewed afresh (users are reused) and returns
 // what it made. It takes a few seconds: Gitea marks outdated comments
 // and stale reviews after a push asynchronously, and the seed waits for it.
-func seedReviewPR(t *testing.T, g *giteaAPI) *reviewSeed {
+func seedReviewPR(t testing.TB, g *giteaAPI) *reviewSeed {
 	t.Helper()
 	s := &reviewSeed{Owner: "acme", Repo: "reviewed", BigIndex: 3, BidiIndex: 4, CombinedState: "failure"}
 	repoAPI := "/api/v1/repos/acme/reviewed"
@@ -184,7 +184,7 @@ func seedReviewPR(t *testing.T, g *giteaAPI) *reviewSeed {
 
 // reviewedRepo: main and feature, two files of 30 lines each changed in
 // several lines by feature's first commit; feature is checked out.
-func reviewedRepo(t *testing.T) (r *testrepo.Repo, mergeBase, feature string) {
+func reviewedRepo(t testing.TB) (r *testrepo.Repo, mergeBase, feature string) {
 	r = testrepo.New(t)
 	r.Write("app/server.go", reviewedServerGo)
 	r.Write("docs/guide.md", reviewedGuide)

@@ -103,6 +103,21 @@ func TestGiteaReviewContext(t *testing.T) {
 				a = out.Next.Arguments
 			}
 		}
+		// A thread's part depends on the reply limit (a file's patch
+		// takes more parts at a smaller one): each names the part that
+		// shows its line at its server's limit.
+		for i := range threads {
+			th := &threads[i]
+			if th.ShowIn != nil {
+				if part := small.ok(th.ShowIn.Tool, th.ShowIn.Arguments); !strings.Contains(part, "diff --git a/"+th.Path) {
+					t.Errorf("thread on %s line %d: its part does not show the file:\n%s", th.Path, th.Line, part)
+				}
+			}
+			th.ShowIn, th.Part = nil, 0
+		}
+		for i := range whole.Threads {
+			whole.Threads[i].ShowIn, whole.Threads[i].Part = nil, 0
+		}
 		if parts < 2 || compactJSON(reviews) != compactJSON(whole.Reviews) || compactJSON(threads) != compactJSON(whole.Threads) {
 			t.Fatalf("%d parts drained differ from the whole listing", parts)
 		}

@@ -166,7 +166,7 @@ func TestGitea(t *testing.T) {
 
 // needGitea is the Gitea of scripts/gitea-test-server (GITEA_TEST_URL and
 // GITEA_TEST_TOKEN); without one the test is skipped, except in CI.
-func needGitea(t *testing.T) *giteaAPI {
+func needGitea(t testing.TB) *giteaAPI {
 	t.Helper()
 	url, token := os.Getenv("GITEA_TEST_URL"), os.Getenv("GITEA_TEST_TOKEN")
 	if url == "" || token == "" {
@@ -180,7 +180,7 @@ func needGitea(t *testing.T) *giteaAPI {
 
 // giteaAPI sets up fixtures through Gitea's API.
 type giteaAPI struct {
-	t          *testing.T
+	t          testing.TB
 	url, token string
 }
 

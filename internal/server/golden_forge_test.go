@@ -34,6 +34,10 @@ func goldenForgeCases() []goldenCase {
 		{name: "forge", tool: "get_commit_status", args: pr(), on: "forge"},
 		{name: "forge-review-standing", tool: "get_pull_request", args: pr(), on: "forge"},
 		{name: "error-index-and-ref", tool: "get_commit_status", args: pr("ref", "main"), on: "forge"},
+		{name: "forge", tool: "list_action_runs", args: pr(), on: "forge"},
+		{name: "forge", tool: "read_job_log", args: args("owner", "acme", "repo", "widgets", "jobId", 71), on: "forge"},
+		{name: "forge-lines", tool: "read_job_log", args: args("owner", "acme", "repo", "widgets", "jobId", 71, "startLine", 3, "endLine", 4), on: "forge"},
+		{name: "error-not-started", tool: "read_job_log", args: args("owner", "acme", "repo", "widgets", "jobId", 73), on: "forge"},
 	}
 }
 
@@ -54,6 +58,9 @@ func goldenServeForge(t *testing.T) *goldenClient {
 		w.Header().Set("X-Total-Count", "1")
 		if r.URL.Path == "/api/v1/repos/acme/widgets/pulls/1/reviews" {
 			w.Header().Set("X-Total-Count", "5")
+		}
+		if strings.HasSuffix(r.URL.Path, "/logs") {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		}
 		_, _ = w.Write([]byte(body))
 	}
@@ -92,7 +99,33 @@ func goldenForgeAPI(base, head string) map[string]string {
 			"commit_id": head, "original_commit_id": "", "diff_hunk": "@@ -0,0 +1 @@\n+topic", "position": newLine, "original_position": oldLine,
 			"created_at": at, "updated_at": at, "html_url": web + "/files#issuecomment-" + at[17:19]}
 	}
+	job := func(id int, name, status, conclusion, started, completed string) map[string]any {
+		return map[string]any{"id": id, "run_id": 7, "name": name, "status": status, "conclusion": conclusion, "runner_name": "runner-1",
+			"head_sha": head, "started_at": started, "completed_at": completed, "html_url": "https://forge.example/acme/widgets/actions/runs/7/jobs/" + fmt.Sprint(id)}
+	}
+	const never = "0001-01-01T00:00:00Z"
 	return map[string]string{
+		p + "/actions/runs": js(map[string]any{"total_count": 2, "workflow_runs": []any{
+			map[string]any{"id": 8, "run_number": 4, "display_title": "Topic", "path": "ci.yml@refs/pull/1/head", "event": "pull_request", "status": "completed", "conclusion": "success",
+				"head_sha": head, "started_at": "2026-11-30T10:06:00Z", "completed_at": "2026-11-30T10:07:00Z", "html_url": "https://forge.example/acme/widgets/actions/runs/8"},
+			map[string]any{"id": 7, "run_number": 3, "display_title": "Topic", "path": "ci.yml@refs/heads/topic", "event": "push", "status": "completed", "conclusion": "failure",
+				"head_sha": head, "started_at": "2026-11-30T10:05:00Z", "completed_at": "2026-11-30T10:09:00Z", "html_url": "https://forge.example/acme/widgets/actions/runs/7"},
+		}}),
+		p + "/actions/runs/7/jobs": js(map[string]any{"total_count": 3, "jobs": []any{
+			job(71, "test", "completed", "failure", "2026-11-30T10:05:10Z", "2026-11-30T10:09:00Z"),
+			job(72, "build", "completed", "success", "2026-11-30T10:05:10Z", "2026-11-30T10:06:00Z"),
+			job(73, "deploy", "waiting", "", never, never),
+		}}),
+		p + "/actions/runs/8/jobs": js(map[string]any{"total_count": 1, "jobs": []any{
+			job(81, "build", "completed", "success", "2026-11-30T10:06:10Z", "2026-11-30T10:07:00Z"),
+		}}),
+		p + "/actions/jobs/71": js(job(71, "test", "completed", "failure", "2026-11-30T10:05:10Z", "2026-11-30T10:09:00Z")),
+		p + "/actions/jobs/73": js(job(73, "deploy", "waiting", "", never, never)),
+		p + "/actions/jobs/71/logs": "2026-11-30T10:05:11.0000000Z go test ./...\n" +
+			"2026-11-30T10:05:12.0000000Z ok  \texample.com/widgets/a\t0.01s\n" +
+			"2026-11-30T10:05:13.0000000Z --- FAIL: TestTopic (0.00s)\n" +
+			"2026-11-30T10:05:13.1000000Z     topic_test.go:9: got \"\", want \"topic\"\n" +
+			"2026-11-30T10:05:14.0000000Z FAIL\texample.com/widgets\t0.02s\n",
 		p + "/pulls/1": js(map[string]any{"number": 1, "title": "Topic", "state": "open", "user": user("admin"),
 			"base": map[string]any{"ref": "main", "sha": base}, "head": map[string]any{"ref": "topic", "sha": head}, "merge_base": base,
 			"body": "Adds the topic.", "changed_files": 1, "html_url": web, "created_at": "2026-11-30T08:00:00Z", "updated_at": "2026-11-30T11:00:00Z"}),
@@ -161,7 +194,7 @@ func TestForgeReviewContextFaults(t *testing.T) {
 	}
 	h, _ := serveForge(t, f.URL, "s3cr3t-tok", f.Repo, 500*time.Millisecond, time.Hour)
 	pr := func(i int) map[string]any { return args("owner", "acme", "repo", "widgets", "index", i) }
-	for _, tool := range []string{"list_pull_request_reviews", "list_pull_request_comments", "get_commit_status"} {
+	for _, tool := range []string{"list_pull_request_reviews", "list_pull_request_comments", "get_commit_status", "list_action_runs"} {
 		start := time.Now()
 		h.fails(tool, pr(2), "UNAVAILABLE")
 		if d := time.Since(start); d > 3*time.Second {
@@ -300,6 +333,17 @@ func TestForgeFieldsCannotPassForTheServersLines(t *testing.T) {
 			v = []any{map[string]any{"id": 3, "user": user, "body": fake, "created_at": fake, "updated_at": fake + "edited", "html_url": fake}}
 		case "/api/v1/repos/acme/widgets/commits/" + head + "/status":
 			v = map[string]any{"sha": head, "statuses": []any{map[string]any{"context": fake, "status": fake, "description": fake, "target_url": fake, "creator": user, "created_at": fake}}}
+		case "/api/v1/repos/acme/widgets/actions/runs":
+			v = map[string]any{"total_count": 1, "workflow_runs": []any{map[string]any{"id": 7, "run_number": 1, "display_title": fake, "path": fake, "event": fake,
+				"status": fake, "conclusion": fake, "head_sha": head, "started_at": fake, "completed_at": fake, "html_url": fake}}}
+		case "/api/v1/repos/acme/widgets/actions/runs/7/jobs":
+			v = map[string]any{"total_count": 1, "jobs": []any{map[string]any{"id": 71, "run_id": 7, "name": fake, "status": fake, "conclusion": fake,
+				"runner_name": fake, "started_at": fake, "completed_at": fake, "html_url": fake}}}
+		case "/api/v1/repos/acme/widgets/actions/jobs/71":
+			v = map[string]any{"id": 71, "run_id": 7, "name": fake, "status": "completed", "conclusion": fake}
+		case "/api/v1/repos/acme/widgets/actions/jobs/71/logs":
+			_, _ = w.Write([]byte(fake))
+			return
 		default:
 			http.NotFound(w, r)
 			return
@@ -309,7 +353,9 @@ func TestForgeFieldsCannotPassForTheServersLines(t *testing.T) {
 	h, _ := serveForge(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour)
 	pr := args("owner", "acme", "repo", "widgets", "index", 1)
 	lastLineIsServers(t, "get_pull_request", h.call("get_pull_request", pr))
-	for _, tool := range []string{"list_pull_request_reviews", "list_pull_request_comments", "get_commit_status"} {
+	// A job's log, too, is a payload written as it is.
+	lastLineIsServers(t, "read_job_log", h.call("read_job_log", args("owner", "acme", "repo", "widgets", "jobId", 71)))
+	for _, tool := range []string{"list_pull_request_reviews", "list_pull_request_comments", "get_commit_status", "list_action_runs"} {
 		res := h.call(tool, pr)
 		if res.IsError {
 			t.Fatalf("%s: %s", tool, textOf(res))

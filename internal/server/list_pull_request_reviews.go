@@ -208,6 +208,9 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 	if err := s.checkThreads(ctx, r, pr, in, kept); err != nil {
 		return nil, nil, reviewSummary{}, err
 	}
+	if err := s.locateThreadParts(ctx, in, kept); err != nil {
+		return nil, nil, reviewSummary{}, err
+	}
 	return reviews, kept, sum, nil
 }
 
@@ -343,9 +346,12 @@ func reviewsText(in listPullRequestReviewsIn, pr *repo.PullRequest, out listPull
 			fmt.Fprintf(&b, "  comment %d by %s, %s:\n", c.ID, text.Name(c.Author), text.Line(c.CreatedAt))
 			writeBody(&b, fmt.Sprintf("comment %d", c.ID), c.longBody)
 		}
-		if t.ShowIn != nil {
+		switch {
+		case t.ShowIn != nil && t.Part > 0:
+			fmt.Fprintf(&b, "  the line, in part %d of the file's patch: get_pull_request_diff %s\n", t.Part, paging.PlainJSON(t.ShowIn.Arguments))
+		case t.ShowIn != nil:
 			b.WriteString("  the file's patch: get_pull_request_diff " + paging.PlainJSON(t.ShowIn.Arguments) + "\n")
-		} else {
+		default:
 			b.WriteString("  the file is no longer in the pull request's diff\n")
 		}
 	}

@@ -151,7 +151,7 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 		steps = append(steps,
 			step{"list_pull_request_reviews", with("index", index, "unresolved", true), "What reviewers said and is not settled: the unresolved threads, by file and line, and each reviewer's verdict. " +
 				"Do not raise again a point a resolved thread settled; an outdated thread's line changed since."},
-			step{"get_commit_status", pr, "The head's checks, failing first: a failing check says where to look first."},
+			step{"get_commit_status", pr, "The head's checks, failing first: a failing check says where to look first. On a forge with Actions, list_action_runs with the same arguments names the failed jobs, and read_job_log reads a failed job's log from its end."},
 			step{"list_pull_request_comments", pr, "The discussion, when the description leaves a decision unclear."})
 	}
 	steps = append(steps, []step{

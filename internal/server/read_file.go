@@ -144,11 +144,21 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 		return reply[readFileOut]{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
-	hidden := text.ScanText(res.Content, out.StartLine)
-	out.Hidden = text.NewHiddenChars(hidden, text.Hidden{})
-	// The text is the header and the lines, the last one ended with "\n"
-	// for what follows; the structured content shares the lines' bytes.
-	head := header(out)
+	var t string
+	t, out.Content, out.Hidden = linesText(header(out), res, out.StartLine, text.Name(path))
+	r0 := reply[readFileOut]{Text: t, Out: out}
+	if out.Truncated {
+		r0.Next = s.readFileNext(in, out.Ref, out.EndLine+1)
+	}
+	return r0, nil
+}
+
+// linesText is the text of a reply of lines: head, the lines of res
+// (from line first) with the last one ended with "\n" for what follows,
+// and the note on their hidden characters, which what names. content is
+// the lines' share of it, which the structured content shares.
+func linesText(head string, res text.Slice, first int, what string) (t, content string, hidden *text.HiddenChars) {
+	found := text.ScanText(res.Content, first)
 	var b strings.Builder
 	b.Grow(len(head) + len(res.Content) + 1)
 	b.WriteString(head)
@@ -156,16 +166,11 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 	if len(res.Content) > 0 && res.Content[len(res.Content)-1] != '\n' {
 		b.WriteByte('\n')
 	}
-	if hidden.Found() {
-		b.WriteString("[" + text.HiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
+	if found.Found() {
+		b.WriteString("[" + text.HiddenNote(what, found, text.Hidden{}, false) + "]\n")
 	}
-	text := b.String()
-	out.Content = text[len(head) : len(head)+len(res.Content)]
-	r0 := reply[readFileOut]{Text: text, Out: out}
-	if out.Truncated {
-		r0.Next = s.readFileNext(in, out.Ref, out.EndLine+1)
-	}
-	return r0, nil
+	t = b.String()
+	return t, t[len(head) : len(head)+len(res.Content)], text.NewHiddenChars(found, text.Hidden{})
 }
 
 // readFileNext is the call that reads on from line from, at the commit read

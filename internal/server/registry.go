@@ -27,6 +27,7 @@ var registry = []*ToolDef{
 	getFileContentTool,
 	getPullRequestTool,
 	getPullRequestDiffTool,
+	listActionRunsTool,
 	listChangedFilesTool,
 	listCommitsTool,
 	listFilesTool,
@@ -35,6 +36,7 @@ var registry = []*ToolDef{
 	listPullRequestReviewsTool,
 	listRepositoriesTool,
 	readFileTool,
+	readJobLogTool,
 	searchCodeTool,
 }
 

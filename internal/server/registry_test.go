@@ -72,6 +72,8 @@ func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
 	continues := map[string][]string{
 		"blame":                      {"a partial reply ends with the call that returns the next lines"},
 		"get_commit_status":          {"a partial reply ends with the call for the next page"},
+		"list_action_runs":           {"a partial reply ends with the call for the next page"},
+		"read_job_log":               {"a partial reply ends with the call that reads on"},
 		"list_pull_request_comments": {"a partial reply ends with the call for the next part, by comment id"},
 		"get_file_content":           {"ask for a range, or use read_file"},
 		"list_repositories":          {"a partial reply ends with the call that returns the next page"},
@@ -157,7 +159,9 @@ func TestRegistryDescriptionsNameTheirSiblings(t *testing.T) {
 		"blame":                      {"list_commits", "get_commit"},
 		"get_pull_request":           {"list_pull_request_files", "get_pull_request_diff", "list_commits"},
 		"list_repositories":          {},
-		"get_commit_status":          {"get_pull_request"},
+		"get_commit_status":          {"get_pull_request", "list_action_runs"},
+		"list_action_runs":           {"read_job_log", "get_commit_status"},
+		"read_job_log":               {"list_action_runs", "read_file"},
 		"list_pull_request_reviews":  {"list_pull_request_comments", "get_pull_request_diff"},
 		"list_pull_request_comments": {"list_pull_request_reviews"},
 	}

@@ -28,7 +28,9 @@ type reviewThread struct {
 	ResolvedBy string `json:"resolvedBy,omitempty"`
 	InDiff     bool   `json:"inDiff" jsonschema:"the file is in the pull request's current diff"`
 	// ShowIn is the call that shows the file's patch, where the line is.
-	ShowIn   *paging.Call    `json:"showIn,omitempty" jsonschema:"the get_pull_request_diff call that shows this file's patch; absent when the file is no longer in the diff"`
+	ShowIn *paging.Call `json:"showIn,omitempty" jsonschema:"the get_pull_request_diff call that shows the thread's line in this file's patch (with the cursor of its part when the patch does not fit one reply); absent when the file is no longer in the diff"`
+	// Part is the part of the file's patch ShowIn gives.
+	Part     int             `json:"part,omitempty" jsonschema:"which part of the file's patch showIn is (1: the first); absent when the whole patch fits one reply, or the line was not found in its first parts"`
 	DiffHunk string          `json:"diffHunk" jsonschema:"the patch the forge kept around the line when it was commented on"`
 	Comments []threadComment `json:"comments" jsonschema:"in order: the first, then the replies"`
 	// commentedOn is the commit the first comment named for its line: git

@@ -1,0 +1,185 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+type readJobLogIn struct {
+	Owner     string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
+	Repo      string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	JobID     int64  `json:"jobId" jsonschema:"the job, as list_action_runs gives it"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to return, 1-based"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line to return, inclusive; default: as far as fits"`
+}
+
+type readJobLogOut struct {
+	JobID      int64  `json:"jobId"`
+	Name       string `json:"name" jsonschema:"the job's name"`
+	Status     string `json:"status" jsonschema:"queued, waiting, in_progress or completed"`
+	Conclusion string `json:"conclusion,omitempty" jsonschema:"when completed: success, failure, cancelled or skipped"`
+	StartLine  int    `json:"startLine"`
+	EndLine    int    `json:"endLine" jsonschema:"last line returned (startLine-1 when none)"`
+	TotalLines int    `json:"totalLines" jsonschema:"the log's lines when it was read (a job still running adds more)"`
+	Bytes      int64  `json:"bytes" jsonschema:"the log's size, as the forge gives it (-1 when it does not)"`
+	Content    string `json:"content" jsonschema:"lines startLine..endLine joined with \\n, as the forge has them (each starts with its time)"`
+	Truncated  bool   `json:"truncated" jsonschema:"true when lines were asked for that did not fit: next reads on"`
+	// Hidden: the bidi controls and invisible characters content holds.
+	Hidden *text.HiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
+	paging.Paged
+}
+
+// readJobLogTool is read_job_log's definition (registry.go).
+var readJobLogTool = defineTool(toolSpec{
+	Name:  "read_job_log",
+	Title: "Read job log",
+	Description: "Read lines of an Actions job's log (1-based, inclusive), as many as fit one reply, with the log's line count: a file's read_file, for CI output. " +
+		"Forge mode only. list_action_runs gives the jobs and their ids. A failure is usually told near a log's end: the first reply gives the line count, so startLine can go there. " +
+		"A reply ends with a note on hidden characters (bidi, zero-width) when there are any; a partial reply ends with the call that reads on.",
+	ForgeOnly: true,
+	Tune: func(in *jsonschema.Schema) {
+		argcheck.SetInt(in, "jobId", 0, 1, 1<<53)
+		argcheck.SetInt(in, "startLine", 1, 1, 1<<31-1)
+		argcheck.SetInt(in, "endLine", 0, 1, 1<<31-1)
+		in.Required = append(in.Required, "jobId")
+	},
+}, (*Server).readJobLog)
+
+// maxJobLogBytes is how much of a log is read: the line count and every
+// line past it are out of reach beyond, and the reply says so.
+const maxJobLogBytes = 256 << 20
+
+func (s *Server) readJobLog(ctx context.Context, in readJobLogIn) (reply[readJobLogOut], error) {
+	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
+		return reply[readJobLogOut]{}, err
+	}
+	if err := forgeRepo(in.Owner, in.Repo); err != nil {
+		return reply[readJobLogOut]{}, err
+	}
+	if in.EndLine != 0 && in.EndLine < in.StartLine {
+		return reply[readJobLogOut]{}, errcode.New(errcode.InvalidArgument, "endLine %d is before startLine %d: endLine must be at least startLine, or left out to read as far as fits", in.EndLine, in.StartLine)
+	}
+	f := s.cfg.Forge
+	job, err := f.Job(ctx, in.Owner, in.Repo, in.JobID)
+	if err != nil {
+		if errcode.Of(err) == errcode.NotFound {
+			return reply[readJobLogOut]{}, errcode.New(errcode.NotFound, "%s/%s has no Actions job %d (list_action_runs lists a commit's jobs)", in.Owner, in.Repo, in.JobID)
+		}
+		return reply[readJobLogOut]{}, err
+	}
+	// A part whose hidden characters' note leaves it over the limit is
+	// read again, in the room the note leaves.
+	room := -1
+	for attempt := 0; ; attempt++ {
+		r, err := s.jobLogPart(ctx, in, job, room)
+		if err != nil {
+			return reply[readJobLogOut]{}, err
+		}
+		if over := s.budget.ReplySize(r.reply) - s.cfg.MaxBytes; over > 0 && r.Out.Hidden != nil && attempt < 3 {
+			room = r.room - over
+			continue
+		}
+		return r.reply, nil
+	}
+}
+
+// jobLogPart is a part of a job's log and the room its content had.
+type jobLogPart struct {
+	reply[readJobLogOut]
+	room int
+}
+
+// jobLogPart is a part of job's log that fits room bytes of content (-1:
+// all the reply leaves for it), with the room it had.
+func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job, room int) (part jobLogPart, _ error) {
+	const tool = "read_job_log"
+	f := s.cfg.Forge
+	body, size, err := f.JobLog(ctx, in.Owner, in.Repo, in.JobID)
+	if err != nil {
+		if errcode.Of(err) == errcode.NotFound {
+			return part, errcode.New(errcode.NotFound, "job %d (%s) has no log: it has not started (status %s), or the forge has cleaned its log up", in.JobID, text.Name(job.Name), actionsWord(job.Status))
+		}
+		return part, err
+	}
+	defer body.Close()
+
+	out := readJobLogOut{JobID: job.ID, Name: job.Name, Status: job.Status, Conclusion: job.Conclusion, StartLine: in.StartLine, Bytes: size}
+	state := actionsWord(job.Status)
+	if job.Conclusion != "" {
+		state = actionsWord(job.Conclusion)
+	}
+	tooLong := size > maxJobLogBytes
+	header := func(o readJobLogOut) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s/%s, job %d %s (%s): ", in.Owner, in.Repo, o.JobID, text.Name(o.Name), state)
+		if o.TotalLines == 0 {
+			b.WriteString("the log is empty: 0 lines")
+		} else {
+			fmt.Fprintf(&b, "lines %d–%d of %d", o.StartLine, o.EndLine, o.TotalLines)
+		}
+		if tooLong {
+			fmt.Fprintf(&b, " (the log is %d bytes: only its first %d MiB can be read here)", size, maxJobLogBytes>>20)
+		} else if job.Status != "completed" {
+			b.WriteString(" so far: the job is still running")
+		}
+		b.WriteString("\n")
+		return b.String()
+	}
+	next := func(from int) *paging.Call {
+		n := in
+		n.StartLine = from
+		return paging.Continue(tool, n)
+	}
+	if room < 0 {
+		probe := out
+		probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
+		room = s.budget.PayloadRoom(reply[readJobLogOut]{Text: header(probe) + "\n", Out: probe, Next: next(1<<31 - 1)}) - 2
+	}
+	part.room = room
+	// A completed job's log no longer changes: its line count is kept,
+	// so that a later part stops reading at its last line.
+	var blob git.Object
+	if job.Status == "completed" && size >= 0 {
+		blob.OID = "job-log " + in.Owner + "/" + in.Repo + " " + strconv.FormatInt(job.ID, 10) + " " + strconv.FormatInt(size, 10)
+	}
+	what := "job " + strconv.FormatInt(job.ID, 10) + "'s log"
+	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, in.StartLine, in.EndLine, room)
+	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+			return part, cause
+		}
+		return part, errcode.New(errcode.Unavailable, "reading %s from the forge failed: %v", what, err)
+	}
+	if res.Binary {
+		return part, errcode.New(errcode.Unavailable, "%s is not text (the forge sent binary data)", what)
+	}
+	if in.StartLine > max(res.Total, 1) {
+		if res.Total == 0 {
+			return part, errcode.New(errcode.InvalidArgument, "%s is empty (0 lines): there is no line %d", what, in.StartLine)
+		}
+		return part, errcode.New(errcode.InvalidArgument, "startLine %d is past the end of %s, which has %s: startLine must be at most %d", in.StartLine, what, lineCount(res.Total), res.Total)
+	}
+	if res.Oversized != 0 && res.Last < res.First {
+		return part, errcode.New(errcode.TooLarge, "line %d of %s alone is larger than one reply holds (%d bytes)", res.Oversized, what, s.cfg.MaxBytes)
+	}
+	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
+	var t string
+	t, out.Content, out.Hidden = linesText(header(out), res, out.StartLine, "the log")
+	part.reply = reply[readJobLogOut]{Text: t, Out: out}
+	if out.Truncated {
+		part.Next = next(out.EndLine + 1)
+	}
+	return part, nil
+}
