@@ -180,6 +180,9 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	budget, each := env.ShareMemory(uint64(o.gitMemoryBudget)<<20, uint64(o.maxGitMemory)<<20)
 	limits := fmt.Sprintf("%d commands (%d searches) and %d cat-file readers at once; memory %d MiB in all, %d MiB each",
 		o.maxGit, max(1, o.maxGit/2), env.MaxProcesses()-o.maxGit, budget>>20, each>>20)
+	if !git.CapsMemory {
+		limits += " (not applied: the cap is a child's RLIMIT_DATA, which only Linux sets)"
+	}
 	var served *repo.Served
 	var fc *forge.Client
 	switch {
