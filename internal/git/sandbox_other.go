@@ -14,7 +14,7 @@ import (
 // --sandbox required refuses to start.
 type sandbox struct{}
 
-var errNoLandlock = errors.New("Landlock is Linux-only and this is " + runtime.GOOS + ": git runs without an OS sandbox (the command-line settings still apply)")
+var errNoLandlock = errors.New("no sandbox on " + runtime.GOOS + ": Landlock is Linux-only; git runs without an OS sandbox (the command-line settings still apply)")
 
 func newSandbox(string) (*sandbox, error) { return nil, errNoLandlock }
 

@@ -13,7 +13,7 @@ func statOf(fi os.FileInfo) (statInfo, bool) {
 		return statInfo{}, false
 	}
 	return statInfo{
-		dev: uint64(st.Dev), ino: st.Ino, nlink: uint64(st.Nlink), uid: st.Uid, gid: st.Gid,
+		dev: uint64(st.Dev), ino: st.Ino, uid: st.Uid, gid: st.Gid,
 		mtime: [2]int64{st.Mtim.Sec, st.Mtim.Nsec}, ctime: [2]int64{st.Ctim.Sec, st.Ctim.Nsec},
 	}, true
 }
