@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 )
 
 // gitRunner runs plain git the way a person would on the command line, with
@@ -68,9 +67,7 @@ func (g gitRunner) discard(repo string, args ...string) (printed, maxRSS int64, 
 	c.Stdout = cw
 	err = c.Run()
 	if c.ProcessState != nil {
-		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			maxRSS = ru.Maxrss << 10 // kilobytes on Linux
-		}
+		maxRSS = peakRSS(c.ProcessState)
 	}
 	if err != nil {
 		return cw.n, maxRSS, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -204,16 +203,6 @@ func (s *session) rss() (cur, peak int64, err error) {
 // cpuTime is the CPU time the server process has used so far (user +
 // system, from /proc/<pid>/stat; its git children are not included).
 func (s *session) cpuTime() (time.Duration, error) { return processCPU(s.cmd.Process.Pid) }
-
-// ownCPU is the CPU time this process has used, user and system, to the
-// microsecond (getrusage).
-func ownCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // processCPU is the CPU time, user and system, process pid has used
 // (its children's not included).

@@ -19,7 +19,7 @@ func connect(ctx context.Context, a *app) (*mcp.ClientSession, error) {
 	if _, err := a.srv.MCP().Connect(ctx, st, nil); err != nil {
 		return nil, err
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-repo-tools-cli", Version: version()}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-repo-tools-cli", Version: shortVersion()}, nil)
 	return client.Connect(ctx, ct, nil)
 }
 

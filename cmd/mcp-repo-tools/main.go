@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -57,7 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "tools":
 		err = listTools(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "mcp-repo-tools", version())
+		_, line := buildVersion()
+		fmt.Fprintln(stdout, line)
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
@@ -88,23 +88,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
-
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" {
-			v += " " + s.Value[:min(12, len(s.Value))]
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+dirty"
-		}
-	}
-	return v
-}
 
 func newLogger(level string, w io.Writer) (*slog.Logger, error) {
 	var l slog.Level
@@ -180,6 +163,9 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	budget, each := env.ShareMemory(uint64(o.gitMemoryBudget)<<20, uint64(o.maxGitMemory)<<20)
 	limits := fmt.Sprintf("%d commands (%d searches) and %d cat-file readers at once; memory %d MiB in all, %d MiB each",
 		o.maxGit, max(1, o.maxGit/2), env.MaxProcesses()-o.maxGit, budget>>20, each>>20)
+	if !git.CapsMemory {
+		limits += " (not applied: the cap is a child's RLIMIT_DATA, which only Linux sets)"
+	}
 	var served *repo.Served
 	var fc *forge.Client
 	switch {
@@ -203,7 +189,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		Timeout:  o.timeout,
 		Policy:   policy,
 		BaseURL:  o.baseURL,
-		Version:  version(),
+		Version:  shortVersion(),
 		Logger:   log,
 		Forge:    fc,
 

@@ -9,11 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // Env is the process-wide setting every git child runs with: its own HOME and
@@ -130,31 +126,6 @@ func (e *Env) ShareMemory(budget, perProcess uint64) (total, each uint64) {
 	}
 	e.memory = each
 	return budget, each
-}
-
-// MachineMemory is the memory this process may use: the machine's, or
-// its cgroup's limit when lower.
-func MachineMemory() uint64 {
-	var si unix.Sysinfo_t
-	if unix.Sysinfo(&si) != nil {
-		return 0
-	}
-	total := uint64(si.Totalram) * uint64(si.Unit)
-	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if limit, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64); err == nil && limit < total {
-			total = limit
-		}
-	}
-	return total
-}
-
-// capMemory applies the memory cap to a started process. The few
-// microseconds before it applies are spent starting git, not working.
-func (e *Env) capMemory(pid int) error {
-	if e.memory == 0 {
-		return nil
-	}
-	return unix.Prlimit(pid, unix.RLIMIT_DATA, &unix.Rlimit{Cur: e.memory, Max: e.memory}, nil)
 }
 
 // acquire waits for a process slot (a search also for a search slot);

@@ -276,12 +276,6 @@ func readProc(pid int) (proc, bool) {
 	return proc{pid: pid, ppid: ppid, state: f[0][0], cmdline: strings.ReplaceAll(string(cmdline), "\x00", " ")}, true
 }
 
-// alive reports whether pid is a live process (not gone, not a zombie).
-func alive(pid int) bool {
-	p, ok := readProc(pid)
-	return ok && p.state != 'Z' && p.state != 'X'
-}
-
 // catFiles lists the live `git cat-file` children of this test process that
 // read gitDir.
 func catFiles(t testing.TB, gitDir string) []proc {
@@ -307,16 +301,4 @@ func eventually(d time.Duration, cond func() bool) bool {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// idlePids lists the process ids of the pool's idle readers.
-func idlePids(r *Repo) []int {
-	p := r.objects
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var pids []int
-	for _, c := range p.idle {
-		pids = append(pids, c.proc.cmd.Process.Pid)
-	}
-	return pids
 }

@@ -59,8 +59,8 @@ func (r *Repo) ObjectsStamp(ids ...string) (stamp string, ok bool) {
 		fmt.Fprintf(&b, "%s:", p)
 		if fi, err := os.Stat(p); err == nil {
 			fmt.Fprintf(&b, "%d,%d", fi.ModTime().UnixNano(), fi.Size())
-			if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-				fmt.Fprintf(&b, ",%d", sys.Ino)
+			if sys, ok := statOf(fi); ok {
+				fmt.Fprintf(&b, ",%d", sys.ino)
 			}
 		}
 		b.WriteByte('\n')
@@ -232,7 +232,7 @@ const maxSmallFile = 64 << 10
 // blocking read, a symlink is not followed, and a file larger than 64 KiB
 // is an error. A file that is not a regular one is a *FileError.
 func ReadSmallFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0) //nolint:gosec // G304: a git directory's own file, found by the caller
+	f, err := openNoFollow(path)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, &FileError{Path: path, Name: filepath.Base(path), Kind: "a symlink"}
 	}

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // A branch name costs a cat-file round trip to resolve, and its answer can
@@ -47,15 +45,6 @@ const maxSymrefDepth = 5
 // refRules are git's ref_rev_parse_rules: git tries each in order, and
 // the first that resolves wins.
 var refRules = []string{"%s", "refs/%s", "refs/tags/%s", "refs/heads/%s", "refs/remotes/%s", "refs/remotes/%s/HEAD"}
-
-// localFS are the filesystems whose stat shows a changed file at once. On
-// NFS, SMB or FUSE, stat may answer from an attribute cache (seconds, up
-// to a minute) while git's open() revalidates and reads the new file.
-var localFS = map[int64]bool{
-	unix.EXT4_SUPER_MAGIC: true, unix.XFS_SUPER_MAGIC: true, unix.BTRFS_SUPER_MAGIC: true,
-	unix.TMPFS_MAGIC: true, unix.RAMFS_MAGIC: true, unix.OVERLAYFS_SUPER_MAGIC: true,
-	unix.F2FS_SUPER_MAGIC: true, unix.BCACHEFS_SUPER_MAGIC: true, 0x2fc12fc1: true, // ZFS
-}
 
 type refCache struct {
 	mu      sync.Mutex
@@ -106,34 +95,6 @@ const notDir = 1
 // errUncacheable: git could read the path other than as a plain file (a
 // symlink, a FIFO), or it cannot be stat'ed: the name is left to git.
 var errUncacheable = errors.New("not a path the ref cache can stamp")
-
-func statID(path string, follow bool) (fileID, error) {
-	var st syscall.Stat_t
-	var err error
-	if follow {
-		err = syscall.Stat(path, &st)
-	} else {
-		err = syscall.Lstat(path, &st)
-	}
-	switch {
-	case errors.Is(err, syscall.ENOENT):
-		return fileID{}, nil
-	case errors.Is(err, syscall.ENOTDIR): // git looks in packed-refs only on ENOENT
-		return fileID{mode: notDir}, nil
-	case err != nil:
-		return fileID{}, errUncacheable
-	}
-	mode := st.Mode & syscall.S_IFMT
-	switch {
-	case follow:
-		return fileID{mode: mode, dev: st.Dev, ino: st.Ino}, nil
-	case mode == syscall.S_IFDIR:
-		return fileID{mode: mode}, nil
-	case mode != syscall.S_IFREG:
-		return fileID{}, errUncacheable
-	}
-	return fileID{mode: mode, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, nil
-}
 
 // blockingFile is a *FileError if path is a file that an open for reading
 // waits on (a FIFO) or that is no file at all (a socket, a device), else nil.
@@ -443,8 +404,7 @@ func (b *stampBuilder) local() bool {
 		if s.id.mode != syscall.S_IFREG || checked[s.id.dev] {
 			continue
 		}
-		var fs unix.Statfs_t
-		if unix.Statfs(s.path, &fs) != nil || !localFS[fs.Type] {
+		if !localFileSystem(s.path) {
 			return false
 		}
 		checked[s.id.dev] = true

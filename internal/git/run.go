@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -122,11 +121,7 @@ func (r *Repo) execCmd(ctx context.Context, c *command) *exec.Cmd {
 		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], c.env...) // later entries win
 	}
 	cmd.Dir = r.env.dir // never the repository: git must not discover anything from cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// End the whole group: git may have started helpers of its own.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	ownGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	return cmd
 }

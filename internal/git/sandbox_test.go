@@ -1,3 +1,5 @@
+//go:build unix
+
 package git
 
 // The hostile repositories of the outside review (docs/security.md lists

@@ -16,9 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Index entry flags, as ls-files --debug prints git's ce_flags.
@@ -65,11 +62,15 @@ type indexFileID struct {
 }
 
 func statIndexFile(path string) (indexFileID, bool) {
-	var st unix.Stat_t
-	if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
 		return indexFileID{}, false
 	}
-	return indexFileID{uint64(st.Dev), st.Ino, st.Size, [2]int64{st.Mtim.Sec, st.Mtim.Nsec}, [2]int64{st.Ctim.Sec, st.Ctim.Nsec}}, true
+	st, ok := statOf(fi)
+	if !ok {
+		return indexFileID{}, false
+	}
+	return indexFileID{st.dev, st.ino, fi.Size(), st.mtime, st.ctime}, true
 }
 
 // listIndex is readIndex, kept while the index file stays the same: a
@@ -195,8 +196,8 @@ const statWorkers = 4
 func (r *Repo) markClean(ctx context.Context, entries []indexEntry) error {
 	var indexTime [2]int64
 	if fi, err := os.Lstat(filepath.Join(r.gitDir, "index")); err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			indexTime = [2]int64{st.Mtim.Sec, st.Mtim.Nsec}
+		if st, ok := statOf(fi); ok {
+			indexTime = st.mtime
 		}
 	}
 	work := make(chan int, 1024)
@@ -235,15 +236,15 @@ func (r *Repo) markClean(ctx context.Context, entries []indexEntry) error {
 // sameStat reports whether fi is what the index recorded for e, and not
 // racily so.
 func sameStat(fi os.FileInfo, e *indexEntry, indexTime [2]int64) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	st, ok := statOf(fi)
 	if !ok || !fi.Mode().IsRegular() || (fi.Mode()&0o100 != 0) != (e.mode == "100755") {
 		return false
 	}
-	mtime := [2]int64{st.Mtim.Sec, st.Mtim.Nsec}
+	mtime := st.mtime
 	racy := mtime[0] > indexTime[0] || (mtime[0] == indexTime[0] && mtime[1] >= indexTime[1])
-	return !racy && mtime == e.st.mtime && [2]int64{st.Ctim.Sec, st.Ctim.Nsec} == e.st.ctime &&
-		uint32(st.Dev) == e.st.dev && uint32(st.Ino) == e.st.ino && st.Uid == e.st.uid && st.Gid == e.st.gid &&
-		uint32(st.Size) == e.st.size && st.Size <= 1<<32-1
+	return !racy && mtime == e.st.mtime && st.ctime == e.st.ctime &&
+		uint32(st.dev) == e.st.dev && uint32(st.ino) == e.st.ino && st.uid == e.st.uid && st.gid == e.st.gid &&
+		uint32(fi.Size()) == e.st.size && fi.Size() <= 1<<32-1
 }
 
 // writeIndex writes a private index at path naming the entries' blobs,

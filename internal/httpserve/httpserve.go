@@ -24,7 +24,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -267,16 +266,6 @@ func (s *server) run(ctx context.Context) error {
 		return nil
 	}
 	return err
-}
-
-// fdLimit is the process's open-files limit (Go raises the soft limit to
-// the hard one at start), or 0 if unknown.
-func fdLimit() uint64 {
-	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur >= 1<<62 {
-		return 0
-	}
-	return rl.Cur
 }
 
 func isLoopbackAddr(addr string) bool {

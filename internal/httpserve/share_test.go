@@ -1,3 +1,5 @@
+//go:build unix
+
 package httpserve
 
 // Clients that hold connections (docs/security.md, findings 03 and 04), the

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
@@ -163,8 +162,8 @@ func otherOwner(paths ...string) (int, bool) {
 		if err != nil {
 			return -1, true
 		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != me {
-			return int(st.Uid), true
+		if uid, ok := fileOwner(fi); ok && uid != me {
+			return uid, true
 		}
 	}
 	return 0, false

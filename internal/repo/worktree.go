@@ -115,7 +115,7 @@ func (r *Repository) resolveWorkTreePath(p *Policy, clean string) (string, os.Fi
 	if err != nil {
 		return "", nil, errcode.New(errcode.NotFound, "%q does not exist in the work tree of %s", clean, r.FullName())
 	}
-	if n := linkCount(fi); fi.Mode().IsRegular() && n > 1 {
+	if n := linkCount(filepath.Join(wt, filepath.FromSlash(rel)), fi); fi.Mode().IsRegular() && n > 1 {
 		return "", nil, errcode.New(errcode.PathDenied, "%q is hard-linked (%d names share the file, which may lie outside the repository); read it at a ref", clean, n)
 	}
 	return rel, fi, nil
@@ -163,12 +163,4 @@ func splitPath(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
-}
-
-// linkCount is the number of names a file has.
-func linkCount(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }

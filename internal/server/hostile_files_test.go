@@ -1,3 +1,5 @@
+//go:build unix
+
 package server
 
 // Hostile repositories whose own files (grafts, config keys that name a

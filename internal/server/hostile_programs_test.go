@@ -1,3 +1,5 @@
+//go:build unix
+
 package server
 
 // Hostile repositories that tried to run programs or read host files

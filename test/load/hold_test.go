@@ -1,3 +1,5 @@
+//go:build unix
+
 package load
 
 // Clients that hold the HTTP connection cap (docs/security.md, findings 03

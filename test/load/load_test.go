@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package load drives the server over streamable HTTP the way many agents
 // would, and checks that it neither fails nor leaks: goroutines, file
 // descriptors and git processes return to their idle level afterwards.

@@ -1,0 +1,21 @@
+//go:build unix
+
+package git
+
+// alive reports whether pid is a live process (not gone, not a zombie).
+func alive(pid int) bool {
+	p, ok := readProc(pid)
+	return ok && p.state != 'Z' && p.state != 'X'
+}
+
+// idlePids lists the process ids of the pool's idle readers.
+func idlePids(r *Repo) []int {
+	p := r.objects
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var pids []int
+	for _, c := range p.idle {
+		pids = append(pids, c.proc.cmd.Process.Pid)
+	}
+	return pids
+}
