@@ -24,7 +24,7 @@ import (
 // executable; then unpacks it and runs the linux server the way the host
 // would (resolve), on repo and on a directory holding a copy of it.
 func check(bundle, stage, repo string) error {
-	raw, err := os.ReadFile(filepath.Join(stage, "manifest.json"))
+	raw, err := os.ReadFile(filepath.Join(stage, "manifest.json")) //nolint:gosec // G304: the stage scripts/mcpb names
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func check(bundle, stage, repo string) error {
 		if !ok {
 			return fmt.Errorf("%s holds %s, which the manifest does not run", bundle, f.Name)
 		}
-		staged, err := os.ReadFile(filepath.Join(stage, filepath.FromSlash(f.Name)))
+		staged, err := os.ReadFile(filepath.Join(stage, filepath.FromSlash(f.Name))) //nolint:gosec // G304: a name the manifest declares (want), in the stage
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func check(bundle, stage, repo string) error {
 	// A user who set a directory of repositories, and cleared the
 	// repository field (an empty value, not an absent one).
 	root := filepath.Join(tmp, "root")
-	if out, err := exec.Command("git", "clone", "--quiet", "--bare", repo, filepath.Join(root, "local", "self.git")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("git", "clone", "--quiet", "--bare", repo, filepath.Join(root, "local", "self.git")).CombinedOutput(); err != nil { //nolint:gosec // G204: a copy of the checkout scripts/mcpb names
 		return fmt.Errorf("git clone --bare: %v: %s", err, out)
 	}
 	if err := runBundle(&m, unpacked, tmp, map[string]any{"repo": "", "root": root, "forge": "", "token": ""}, func(ctx context.Context, cs *mcp.ClientSession) error {
@@ -173,7 +173,7 @@ func runBundle(m *manifest, unpacked, tmp string, user map[string]any, then func
 	}
 	fmt.Printf("run %s %s with %v\n", command, strings.Join(args, " "), shown)
 
-	cmd := exec.Command(command, args...)
+	cmd := exec.Command(command, args...) //nolint:gosec // G204: the bundle's own server, the command its manifest names, as the host runs it
 	cmd.Dir = tmp
 	cmd.Stderr = os.Stderr
 	for _, kv := range os.Environ() {

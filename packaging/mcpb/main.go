@@ -25,7 +25,7 @@ func main() {
 	switch args := os.Args[2:]; os.Args[1] {
 	case "universal":
 		if len(args) < 2 {
-			err = fmt.Errorf("usage: universal OUT DARWIN_BINARY...")
+			err = fmt.Errorf("usage: universal OUT DARWIN_BINARY [DARWIN_BINARY]")
 			break
 		}
 		err = writeUniversal(args[0], args[1:])

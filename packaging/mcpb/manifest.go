@@ -71,7 +71,7 @@ func fill(template, stage, version, toolsBinary string, require []string) error 
 	if !semver.MatchString(version) {
 		return fmt.Errorf("version %q is not semver (MAJOR.MINOR.PATCH, no leading v)", version)
 	}
-	raw, err := os.ReadFile(template)
+	raw, err := os.ReadFile(template) //nolint:gosec // G304: the template scripts/mcpb names
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func resolve(m *manifest, platform, dir, home string, user map[string]any) (comm
 			// An argument that is one user value alone becomes as many
 			// arguments as the value has items; an empty or unknown
 			// value leaves the argument as written.
-			if v := vars[strings.TrimSuffix(name, "}")]; len(v) > 0 && !(len(v) == 1 && v[0] == "") {
+			if v := vars[strings.TrimSuffix(name, "}")]; len(v) > 1 || len(v) == 1 && v[0] != "" {
 				outArgs = append(outArgs, v...)
 				continue
 			}

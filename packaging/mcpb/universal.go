@@ -29,7 +29,7 @@ func writeUniversal(out string, in []string) error {
 	}
 	var slices []slice
 	for _, path := range in {
-		data, err := os.ReadFile(path)
+		data, err := os.ReadFile(path) //nolint:gosec // G304: a darwin binary scripts/mcpb names
 		if err != nil {
 			return err
 		}
