@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -122,13 +123,9 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 		return reply[listActionRunsOut]{}, errcode.New(errcode.InvalidArgument, "offset %d is past the %s of %s", in.Offset, text.Count(len(runs), "run"), what)
 	}
 	page := runs[in.Offset:min(len(runs), in.Offset+runsPerPage)]
-	shown := make([]actionRun, len(page))
-	for i, r := range page {
-		jobs, err := f.Jobs(ctx, in.Owner, in.Repo, r.ID)
-		if err != nil {
-			return reply[listActionRunsOut]{}, err
-		}
-		shown[i] = actionRunOf(r, jobs)
+	shown, err := s.runsWithJobs(ctx, in.Owner, in.Repo, page)
+	if err != nil {
+		return reply[listActionRunsOut]{}, err
 	}
 	render := func(n int) reply[listActionRunsOut] {
 		o := out
@@ -174,6 +171,27 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 		return reply[listActionRunsOut]{}, errcode.New(errcode.TooLarge, "the run at offset %d does not fit in one reply (%d bytes); %s", in.Offset, s.cfg.MaxBytes, paging.NoNarrowing)
 	}
 	return rep, nil
+}
+
+// runsWithJobs asks the forge for the jobs of each run, all at once (at
+// most runsPerPage requests in flight).
+func (s *Server) runsWithJobs(ctx context.Context, owner, repo string, runs []forge.Run) ([]actionRun, error) {
+	out := make([]actionRun, len(runs))
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Go(func() {
+			jobs, err := s.cfg.Forge.Jobs(ctx, owner, repo, r.ID)
+			out[i], errs[i] = actionRunOf(r, jobs), err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // checksTarget is the commit whose checks a call asks for, and how to

@@ -72,18 +72,42 @@ func (s *Server) readJobLog(ctx context.Context, in readJobLogIn) (reply[readJob
 		return reply[readJobLogOut]{}, errcode.New(errcode.InvalidArgument, "endLine %d is before startLine %d: endLine must be at least startLine, or left out to read as far as fits", in.EndLine, in.StartLine)
 	}
 	f := s.cfg.Forge
-	job, err := f.Job(ctx, in.Owner, in.Repo, in.JobID)
-	if err != nil {
-		if errcode.Of(err) == errcode.NotFound {
+	// The job (for its name and state) and its log are asked for at once:
+	// one round trip to the forge, not two.
+	type jobAnswer struct {
+		job *forge.Job
+		err error
+	}
+	answer := make(chan jobAnswer, 1)
+	go func() {
+		job, err := f.Job(ctx, in.Owner, in.Repo, in.JobID)
+		answer <- jobAnswer{job, err}
+	}()
+	log, logErr := openJobLog(ctx, f, in)
+	a := <-answer
+	if a.err != nil {
+		if logErr == nil {
+			log.body.Close()
+		}
+		if errcode.Of(a.err) == errcode.NotFound {
 			return reply[readJobLogOut]{}, errcode.New(errcode.NotFound, "%s/%s has no Actions job %d (list_action_runs lists a commit's jobs)", in.Owner, in.Repo, in.JobID)
 		}
-		return reply[readJobLogOut]{}, err
+		return reply[readJobLogOut]{}, a.err
 	}
 	// A part whose hidden characters' note leaves it over the limit is
 	// read again, in the room the note leaves.
 	room := -1
 	for attempt := 0; ; attempt++ {
-		r, err := s.jobLogPart(ctx, in, job, room)
+		if attempt > 0 {
+			log, logErr = openJobLog(ctx, f, in)
+		}
+		if logErr != nil {
+			if errcode.Of(logErr) == errcode.NotFound {
+				return reply[readJobLogOut]{}, errcode.New(errcode.NotFound, "job %d (%s) has no log: it has not started (status %s), or the forge has cleaned its log up", in.JobID, text.Name(a.job.Name), actionsWord(a.job.Status))
+			}
+			return reply[readJobLogOut]{}, logErr
+		}
+		r, err := s.jobLogPart(ctx, in, a.job, log, room)
 		if err != nil {
 			return reply[readJobLogOut]{}, err
 		}
@@ -95,24 +119,29 @@ func (s *Server) readJobLog(ctx context.Context, in readJobLogIn) (reply[readJob
 	}
 }
 
+// jobLog is a job's log, open, and its size (-1: not known).
+type jobLog struct {
+	body io.ReadCloser
+	size int64
+}
+
+func openJobLog(ctx context.Context, f *forge.Client, in readJobLogIn) (jobLog, error) {
+	body, size, err := f.JobLog(ctx, in.Owner, in.Repo, in.JobID)
+	return jobLog{body, size}, err
+}
+
 // jobLogPart is a part of a job's log and the room its content had.
 type jobLogPart struct {
 	reply[readJobLogOut]
 	room int
 }
 
-// jobLogPart is a part of job's log that fits room bytes of content (-1:
-// all the reply leaves for it), with the room it had.
-func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job, room int) (part jobLogPart, _ error) {
+// jobLogPart is a part of job's log, read from log (which it closes), that
+// fits room bytes of content (-1: all the reply leaves for it), with the
+// room it had.
+func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job, log jobLog, room int) (part jobLogPart, _ error) {
 	const tool = "read_job_log"
-	f := s.cfg.Forge
-	body, size, err := f.JobLog(ctx, in.Owner, in.Repo, in.JobID)
-	if err != nil {
-		if errcode.Of(err) == errcode.NotFound {
-			return part, errcode.New(errcode.NotFound, "job %d (%s) has no log: it has not started (status %s), or the forge has cleaned its log up", in.JobID, text.Name(job.Name), actionsWord(job.Status))
-		}
-		return part, err
-	}
+	body, size := log.body, log.size
 	defer body.Close()
 
 	out := readJobLogOut{JobID: job.ID, Name: job.Name, Status: job.Status, Conclusion: job.Conclusion, StartLine: in.StartLine, Bytes: size}
