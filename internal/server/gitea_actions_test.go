@@ -217,6 +217,7 @@ func TestGiteaActions(t *testing.T) {
 		if parts < 10 || strings.Join(got, "\n") != whole {
 			t.Fatalf("%d parts; put together they are not the forge's log (%d lines of %d)", parts, len(got), len(lines))
 		}
+		t.Logf("the %d-line log (%d bytes) in %d parts at the %d-byte limit", len(lines), len(whole), parts, MinMaxBytes)
 		// The log's last line reads like the server's next call (after
 		// the time Gitea puts first): the last line of a reply starts
 		// with the next-call prefix only when the server wrote it.
@@ -311,6 +312,7 @@ func TestGiteaThreadInALargeFile(t *testing.T) {
 		t.Fatalf("the thread on line %d of a large patch names part %d, call %v:\n%s", deep, th.Part, th.ShowIn, text)
 	}
 	want := fmt.Sprintf("+line %d of a large file, as the pull request rewrites it\n", deep)
+	t.Logf("line %d is in part %d of big.txt's patch", deep, th.Part)
 	if part := h.ok(th.ShowIn.Tool, th.ShowIn.Arguments); !strings.Contains(part, want) {
 		t.Fatalf("part %d does not show line %d:\n%.2000s", th.Part, deep, part)
 	}
