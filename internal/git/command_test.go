@@ -194,8 +194,10 @@ func TestArgsAreConstants(t *testing.T) {
 
 // Nothing but this package starts git: outside it, non-test code calls
 // exec.Command or exec.CommandContext only in cmd/bench (which runs plain
-// git as the oracle, the go tool and the server) and internal/testrepo
-// (which builds test repositories with the git CLI). In this package, only
+// git as the oracle, the go tool and the server), internal/testrepo
+// (which builds test repositories with the git CLI) and packaging/mcpb
+// (the bundle's build helper: it runs the bundled server as a host does,
+// on a clone it makes), none of which the server links. In this package, only
 // the runner (run.go) and the sandbox's set-up and self-test
 // (sandbox_linux.go, before any repository is involved) do.
 func TestOnlyPackageGitStartsGit(t *testing.T) {
@@ -210,7 +212,7 @@ func TestOnlyPackageGitStartsGit(t *testing.T) {
 		switch {
 		case rel == "internal/git/run.go", rel == "internal/git/sandbox_linux.go":
 			return true
-		case strings.HasPrefix(rel, "cmd/bench/"), strings.HasPrefix(rel, "internal/testrepo/"):
+		case strings.HasPrefix(rel, "cmd/bench/"), strings.HasPrefix(rel, "internal/testrepo/"), strings.HasPrefix(rel, "packaging/mcpb/"):
 			return true
 		}
 		return false
