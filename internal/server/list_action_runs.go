@@ -98,13 +98,11 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 		return reply[listActionRunsOut]{}, err
 	}
 	runs, more, err := f.Runs(ctx, in.Owner, in.Repo, sha)
-	if c := errcode.Of(err); errors.Is(err, forge.ErrNoActions) || c == errcode.PermissionDenied || (err == nil && len(runs) == 0) {
-		// No runs, or no leave to list them: the repository may have
-		// Actions off, which the forge says in the repository's own
-		// description (and which no run list tells).
-		if fr, rerr := f.Repo(ctx, in.Owner, in.Repo); rerr == nil && fr.HasActions != nil && !*fr.HasActions || errors.Is(err, forge.ErrNoActions) {
-			return reply[listActionRunsOut]{}, errcode.New(errcode.NotFound, "%s/%s has no Actions on this forge (Actions are off for it, or the forge is older than Gitea 1.24); get_commit_status shows the checks other CI set", in.Owner, in.Repo)
-		}
+	// No runs, or no leave to list them: the repository may have Actions
+	// off, which no run list tells but its own description does.
+	noRuns := err == nil && len(runs) == 0 || errcode.Of(err) == errcode.PermissionDenied
+	if errors.Is(err, forge.ErrNoActions) || noRuns && actionsOff(ctx, f, in.Owner, in.Repo) {
+		return reply[listActionRunsOut]{}, errcode.New(errcode.NotFound, "%s/%s has no Actions on this forge (Actions are off for it, or the forge is older than Gitea 1.24); get_commit_status shows the checks other CI set", in.Owner, in.Repo)
 	}
 	if err != nil {
 		return reply[listActionRunsOut]{}, err
@@ -171,6 +169,12 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 		return reply[listActionRunsOut]{}, errcode.New(errcode.TooLarge, "the run at offset %d does not fit in one reply (%d bytes); %s", in.Offset, s.cfg.MaxBytes, paging.NoNarrowing)
 	}
 	return rep, nil
+}
+
+// actionsOff: the forge says the repository has Actions off.
+func actionsOff(ctx context.Context, f *forge.Client, owner, repo string) bool {
+	fr, err := f.Repo(ctx, owner, repo)
+	return err == nil && fr.HasActions != nil && !*fr.HasActions
 }
 
 // runsWithJobs asks the forge for the jobs of each run, all at once (at
