@@ -39,6 +39,18 @@ func (s *Server) locateThreadParts(ctx context.Context, in listPullRequestReview
 		}
 		byFile[t.Path] = append(byFile[t.Path], t)
 	}
+	if len(files) == 0 {
+		return nil
+	}
+	// A pull request whose whole diff fits one reply has no file whose
+	// patch does not: one diff tells, rather than one per file.
+	whole, err := s.getPullRequestDiff(ctx, getPullRequestDiffIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, ContextLines: defaultContextLines})
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if err == nil && whole.Next == nil {
+		return nil
+	}
 	for _, path := range files[:min(len(files), maxLocatedFiles)] {
 		call := getPullRequestDiffIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, FilePath: path, ContextLines: defaultContextLines}
 		left := byFile[path]
