@@ -2,8 +2,10 @@ package forge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -75,11 +77,11 @@ type jobJSON struct {
 var ErrNoActions = errors.New("the forge has no Actions for this repository")
 
 // actionsPage is how many runs or jobs are asked for at once; MaxRuns
-// bounds the runs of one commit read, maxJobs the jobs of one run.
+// bounds the runs of one commit read, MaxJobs the jobs of one run.
 const (
 	actionsPage = 50
 	MaxRuns     = 100
-	maxJobs     = 200
+	MaxJobs     = 200
 )
 
 // Runs lists the Actions runs of commit sha, newest first (GET
@@ -87,53 +89,49 @@ const (
 // tells there were more. ErrNoActions when the forge has none here.
 func (c *Client) Runs(ctx context.Context, owner, repo, sha string) (runs []Run, more bool, err error) {
 	defer c.secrets.clean(&err)
-	for page := 1; ; page++ {
-		q := url.Values{"head_sha": {sha}, "page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(actionsPage)}}
+	q := url.Values{"head_sha": {sha}}
+	runs, more, err = readPages(ctx, c, repoPath(owner, repo)+"/actions/runs", q, actionsPage, MaxRuns, func(data []byte, _ http.Header) ([]Run, int, error) {
 		var resp struct {
 			Runs  []runJSON `json:"workflow_runs"`
 			Total int       `json:"total_count"`
 		}
-		if err := c.getJSON(ctx, repoPath(owner, repo)+"/actions/runs", q, &resp); err != nil {
-			if page == 1 && errcode.Of(err) == errcode.NotFound {
-				return nil, false, ErrNoActions
-			}
-			return nil, false, err
+		if err := json.Unmarshal(data, &resp); err != nil {
+			return nil, 0, err
 		}
-		for _, r := range resp.Runs {
-			if len(runs) == MaxRuns {
-				return runs, true, nil
-			}
-			runs = append(runs, Run{ID: r.ID, Number: r.Number, Title: r.Title, Workflow: r.Path, Event: r.Event,
+		page := make([]Run, len(resp.Runs))
+		for i, r := range resp.Runs {
+			page[i] = Run{ID: r.ID, Number: r.Number, Title: r.Title, Workflow: r.Path, Event: r.Event,
 				Status: r.Status, Conclusion: r.Conclusion, HeadSHA: r.HeadSHA,
-				Started: setTime(r.Started), Completed: setTime(r.Completed), URL: r.HTMLURL})
+				Started: setTime(r.Started), Completed: setTime(r.Completed), URL: r.HTMLURL}
 		}
-		if len(resp.Runs) == 0 || page*actionsPage >= resp.Total {
-			return runs, false, nil
-		}
+		return page, resp.Total, nil
+	})
+	if errcode.Of(err) == errcode.NotFound {
+		return nil, false, ErrNoActions
 	}
+	return runs, more, err
 }
 
 // Jobs lists the jobs of run id (GET
-// /repos/{owner}/{repo}/actions/runs/{run}/jobs), at most maxJobs.
-func (c *Client) Jobs(ctx context.Context, owner, repo string, run int64) (jobs []Job, err error) {
+// /repos/{owner}/{repo}/actions/runs/{run}/jobs), at most MaxJobs; more
+// tells there were more.
+func (c *Client) Jobs(ctx context.Context, owner, repo string, run int64) (jobs []Job, more bool, err error) {
 	defer c.secrets.clean(&err)
-	for page := 1; len(jobs) < maxJobs; page++ {
-		q := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(actionsPage)}}
+	jobs, more, err = readPages(ctx, c, repoPath(owner, repo)+"/actions/runs/"+strconv.FormatInt(run, 10)+"/jobs", nil, actionsPage, MaxJobs, func(data []byte, _ http.Header) ([]Job, int, error) {
 		var resp struct {
 			Jobs  []jobJSON `json:"jobs"`
 			Total int       `json:"total_count"`
 		}
-		if err := c.getJSON(ctx, repoPath(owner, repo)+"/actions/runs/"+strconv.FormatInt(run, 10)+"/jobs", q, &resp); err != nil {
-			return nil, err
+		if err := json.Unmarshal(data, &resp); err != nil {
+			return nil, 0, err
 		}
-		for _, j := range resp.Jobs {
-			jobs = append(jobs, jobFrom(j))
+		page := make([]Job, len(resp.Jobs))
+		for i, j := range resp.Jobs {
+			page[i] = jobFrom(j)
 		}
-		if len(resp.Jobs) == 0 || page*actionsPage >= resp.Total {
-			break
-		}
-	}
-	return jobs, nil
+		return page, resp.Total, nil
+	})
+	return jobs, more, err
 }
 
 // Job is one job (GET /repos/{owner}/{repo}/actions/jobs/{id}).

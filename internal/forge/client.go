@@ -194,9 +194,14 @@ func (c *Client) getJSONHeader(ctx context.Context, path string, query url.Value
 		return nil, err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return nil, errcode.New(errcode.Unavailable, "the forge's answer to %s is not the JSON expected: %v", path, err)
+		return nil, jsonError(path, err)
 	}
 	return h, nil
+}
+
+// jsonError: the forge's answer to path is not the JSON expected.
+func jsonError(path string, err error) error {
+	return errcode.New(errcode.Unavailable, "the forge's answer to %s is not the JSON expected: %v", path, err)
 }
 
 // getRaw reads a bounded answer whole, with its headers.

@@ -2,7 +2,8 @@ package forge
 
 import (
 	"context"
-	"net/url"
+	"encoding/json"
+	"net/http"
 	"sort"
 	"strconv"
 
@@ -112,27 +113,26 @@ const (
 // forge counts.
 func (c *Client) PullReviews(ctx context.Context, owner, repo string, index int) (_ []Review, err error) {
 	defer c.secrets.clean(&err)
-	var out []Review
 	path := repoPath(owner, repo) + "/pulls/" + strconv.Itoa(index) + "/reviews"
-	for page := 1; ; page++ {
-		q := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(reviewPage)}}
+	out, more, err := readPages(ctx, c, path, nil, reviewPage, maxReviews, func(data []byte, h http.Header) ([]Review, int, error) {
 		var list []reviewJSON
-		h, err := c.getJSONHeader(ctx, path, q, &list)
-		if err != nil {
-			return nil, err
+		if err := json.Unmarshal(data, &list); err != nil {
+			return nil, 0, err
 		}
-		for _, r := range list {
-			out = append(out, Review{ID: r.ID, User: login(r.User), State: r.State, Dismissed: r.Dismissed, Stale: r.Stale,
-				Official: r.Official, Body: r.Body, CommitID: r.CommitID, Comments: r.Comments, Submitted: r.Submitted, URL: r.HTMLURL})
+		page := make([]Review, len(list))
+		for i, r := range list {
+			page[i] = Review{ID: r.ID, User: login(r.User), State: r.State, Dismissed: r.Dismissed, Stale: r.Stale,
+				Official: r.Official, Body: r.Body, CommitID: r.CommitID, Comments: r.Comments, Submitted: r.Submitted, URL: r.HTMLURL}
 		}
-		total, _ := strconv.Atoi(h.Get("X-Total-Count"))
-		switch {
-		case len(list) == 0, page*reviewPage >= total:
-			return out, nil
-		case len(out) >= maxReviews:
-			return nil, errcode.New(errcode.TooLarge, "pull request #%d has more than %d reviews; the server reads at most %d", index, maxReviews, maxReviews)
-		}
+		return page, headerTotal(h), nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case more:
+		return nil, errcode.New(errcode.TooLarge, "pull request #%d has more than %d reviews; the server reads at most %d", index, maxReviews, maxReviews)
 	}
+	return out, nil
 }
 
 // ReviewComments lists the inline comments of one review (GET

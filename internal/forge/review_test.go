@@ -89,3 +89,51 @@ func TestCombinedStatusOverPages(t *testing.T) {
 		}
 	}
 }
+
+// A list past the server's bound on it is cut at the bound and says so,
+// never silently: a commit's contexts (MaxStatuses), a run's jobs
+// (MaxJobs), a commit's runs (MaxRuns); the reviews of a pull request
+// past theirs are refused.
+func TestListsPastTheirBoundSaySo(t *testing.T) {
+	const over = 1234
+	page := func(r *http.Request, size int, item func(i int) string) string {
+		n, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		var items []string
+		for i := (n-1)*size + 1; i <= min(n*size, over); i++ {
+			items = append(items, item(i))
+		}
+		return strings.Join(items, ",")
+	}
+	srv := fakeForge(t, "1.26.0", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Total-Count", strconv.Itoa(over))
+		switch r.URL.Path {
+		case "/api/v1/repos/acme/widgets/commits/abc/status":
+			fmt.Fprintf(w, `{"sha":"abc","statuses":[%s]}`, page(r, statusPage, func(i int) string { return fmt.Sprintf(`{"context":"c%d","status":"success"}`, i) }))
+		case "/api/v1/repos/acme/widgets/actions/runs/7/jobs":
+			fmt.Fprintf(w, `{"total_count":%d,"jobs":[%s]}`, over, page(r, actionsPage, func(i int) string { return fmt.Sprintf(`{"id":%d,"name":"j%d"}`, i, i) }))
+		case "/api/v1/repos/acme/widgets/actions/runs":
+			fmt.Fprintf(w, `{"total_count":%d,"workflow_runs":[%s]}`, over, page(r, actionsPage, func(i int) string { return fmt.Sprintf(`{"id":%d}`, i) }))
+		case "/api/v1/repos/acme/widgets/pulls/1/reviews":
+			fmt.Fprintf(w, `[%s]`, page(r, reviewPage, func(i int) string { return fmt.Sprintf(`{"id":%d,"state":"COMMENT"}`, i) }))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	c, err := New(context.Background(), srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if cs, err := c.CombinedStatus(ctx, "acme", "widgets", "abc"); err != nil || len(cs.Statuses) != MaxStatuses || !cs.More || cs.Statuses[MaxStatuses-1].Context != fmt.Sprintf("c%d", MaxStatuses) {
+		t.Errorf("statuses: %v, more %v, %v", len(cs.Statuses), cs.More, err)
+	}
+	if jobs, more, err := c.Jobs(ctx, "acme", "widgets", 7); err != nil || len(jobs) != MaxJobs || !more {
+		t.Errorf("jobs: %d, more %v, %v", len(jobs), more, err)
+	}
+	if runs, more, err := c.Runs(ctx, "acme", "widgets", "abc"); err != nil || len(runs) != MaxRuns || !more {
+		t.Errorf("runs: %d, more %v, %v", len(runs), more, err)
+	}
+	if _, err := c.PullReviews(ctx, "acme", "widgets", 1); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d reviews", maxReviews)) {
+		t.Errorf("reviews past the bound: %v", err)
+	}
+}

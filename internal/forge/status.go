@@ -2,8 +2,9 @@ package forge
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/url"
-	"strconv"
 )
 
 // CombinedStatus is a commit's checks as the forge sums them up: the
@@ -14,6 +15,9 @@ type CombinedStatus struct {
 	SHA      string
 	State    string
 	Statuses []Status
+	// More: the commit has more contexts than the MaxStatuses read (State
+	// and Statuses are those of the ones read).
+	More bool
 }
 
 // Status is the latest status a context (a CI job, say) set on a commit.
@@ -39,11 +43,11 @@ type combinedJSON struct {
 	} `json:"statuses"`
 }
 
-// statusPage is how many contexts are asked for at once; maxStatuses
+// statusPage is how many contexts are asked for at once; MaxStatuses
 // bounds the contexts read.
 const (
 	statusPage  = 50
-	maxStatuses = 500
+	MaxStatuses = 500
 )
 
 // CombinedStatus is the checks of ref (a commit id, branch or tag): GET
@@ -56,22 +60,22 @@ func (c *Client) CombinedStatus(ctx context.Context, owner, repo, ref string) (_
 		return nil, err
 	}
 	out := &CombinedStatus{}
-	for page := 1; len(out.Statuses) < maxStatuses; page++ {
-		q := url.Values{"page": {strconv.Itoa(page)}, "limit": {strconv.Itoa(statusPage)}}
-		var cs combinedJSON
-		h, err := c.getJSONHeader(ctx, repoPath(owner, repo)+"/commits/"+url.PathEscape(ref)+"/status", q, &cs)
-		if err != nil {
-			return nil, err
-		}
-		out.SHA = cs.SHA
-		for _, s := range cs.Statuses {
-			out.Statuses = append(out.Statuses, Status{Context: s.Context, State: s.Status, Description: s.Description,
-				TargetURL: s.TargetURL, Creator: login(s.Creator), Created: s.Created})
-		}
-		total, _ := strconv.Atoi(h.Get("X-Total-Count"))
-		if len(cs.Statuses) == 0 || page*statusPage >= total {
-			break
-		}
+	out.Statuses, out.More, err = readPages(ctx, c, repoPath(owner, repo)+"/commits/"+url.PathEscape(ref)+"/status", nil, statusPage, MaxStatuses,
+		func(data []byte, h http.Header) ([]Status, int, error) {
+			var cs combinedJSON
+			if err := json.Unmarshal(data, &cs); err != nil {
+				return nil, 0, err
+			}
+			out.SHA = cs.SHA
+			page := make([]Status, len(cs.Statuses))
+			for i, s := range cs.Statuses {
+				page[i] = Status{Context: s.Context, State: s.Status, Description: s.Description,
+					TargetURL: s.TargetURL, Creator: login(s.Creator), Created: s.Created}
+			}
+			return page, headerTotal(h), nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	out.State = combinedState(out.Statuses)
 	return out, nil

@@ -28,7 +28,8 @@ type getCommitStatusIn struct {
 type getCommitStatusOut struct {
 	SHA   string `json:"sha" jsonschema:"the commit whose checks these are"`
 	State string `json:"state" jsonschema:"the checks together: failure (one is error, failure or warning), success (all are success or skipped) or pending (one is pending, or none is set)"`
-	Total int    `json:"total" jsonschema:"how many contexts set a status"`
+	Total int    `json:"total" jsonschema:"how many contexts set a status (of the first 500 read)"`
+	More  bool   `json:"more,omitempty" jsonschema:"the commit has more contexts than the 500 read; state and the counts are those of the ones read"`
 	// Failing counts the contexts whose state is error, failure or warning.
 	Failing    int            `json:"failing"`
 	Pending    int            `json:"pending"`
@@ -73,7 +74,7 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 		return reply[getCommitStatusOut]{}, err
 	}
 	all := checksFirstFailing(cs.Statuses)
-	out := getCommitStatusOut{SHA: cs.SHA, State: cs.State, Total: len(all), Offset: in.Offset, Statuses: []commitStatus{}}
+	out := getCommitStatusOut{SHA: cs.SHA, State: cs.State, Total: len(all), More: cs.More, Offset: in.Offset, Statuses: []commitStatus{}}
 	out.Failing, out.Pending = cs.Count()
 	if in.Offset > len(all) {
 		return reply[getCommitStatusOut]{}, errcode.New(errcode.InvalidArgument, "offset %d is past the %s of %s", in.Offset, text.Count(len(all), "check"), what)
@@ -89,6 +90,9 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 			b.WriteString(": no check has set a status\n")
 		default:
 			fmt.Fprintf(&b, ", %d failing, %d pending of %d", out.Failing, out.Pending, len(all))
+			if cs.More {
+				fmt.Fprintf(&b, " (the first %d contexts read: the forge has more)", forge.MaxStatuses)
+			}
 			if n < len(page) || in.Offset > 0 {
 				b.WriteString("; " + text.ShownRange(in.Offset, n, len(all), "check"))
 			}

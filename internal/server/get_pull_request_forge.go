@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -193,7 +194,11 @@ func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head s
 		if sum.Total == 0 {
 			b.WriteString("Checks: none set a status on the head\n")
 		} else {
-			fmt.Fprintf(&b, "Checks: %s, %d failing of %d: get_commit_status %s\n", sum.State, sum.Failing, sum.Total, paging.PlainJSON(checksCall.Arguments))
+			of := strconv.Itoa(sum.Total)
+			if cs.More {
+				of = fmt.Sprintf("the first %d read (the forge has more)", sum.Total)
+			}
+			fmt.Fprintf(&b, "Checks: %s, %d failing of %s: get_commit_status %s\n", sum.State, sum.Failing, of, paging.PlainJSON(checksCall.Arguments))
 		}
 	}
 	return b.String()

@@ -55,6 +55,7 @@ type actionRun struct {
 	Completed  string      `json:"completedAt,omitempty"`
 	URL        string      `json:"url"`
 	Jobs       []actionJob `json:"jobs"`
+	MoreJobs   bool        `json:"moreJobs,omitempty" jsonschema:"the run has more jobs than the 200 read"`
 }
 
 type actionJob struct {
@@ -185,8 +186,9 @@ func (s *Server) runsWithJobs(ctx context.Context, owner, repo string, runs []fo
 	var wg sync.WaitGroup
 	for i, r := range runs {
 		wg.Go(func() {
-			jobs, err := s.cfg.Forge.Jobs(ctx, owner, repo, r.ID)
+			jobs, more, err := s.cfg.Forge.Jobs(ctx, owner, repo, r.ID)
 			out[i], errs[i] = actionRunOf(r, jobs), err
+			out[i].MoreJobs = more
 		})
 	}
 	wg.Wait()
@@ -287,6 +289,9 @@ func writeRun(b *strings.Builder, r actionRun) {
 		fmt.Fprintf(b, "  job %d %s: %s", j.ID, state, text.Name(j.Name))
 		writeSpan(b, j.Started, j.Completed)
 		b.WriteString("\n")
+	}
+	if r.MoreJobs {
+		fmt.Fprintf(b, "  (the first %d jobs: the run has more)\n", forge.MaxJobs)
 	}
 }
 
