@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
@@ -20,10 +21,13 @@ type options struct {
 	allowOtherOwners bool
 	http             string
 	maxBytes         int
-	timeout          time.Duration
-	deny             listFlag
-	baseURL          string
-	logLevel         string
+	clientLimits     listFlag // --client-limit NAME=BYTES
+	// clients is the budget of each client (set by validate).
+	clients  *clients.Table
+	timeout  time.Duration
+	deny     listFlag
+	baseURL  string
+	logLevel string
 	// quietFailedCalls: the call command prints a failed call's error
 	// itself, so the server's warning about it is not logged.
 	quietFailedCalls bool
@@ -92,6 +96,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.BoolVar(&o.allowOtherOwners, "allow-other-owners", false, "with --root: also serve repositories owned by other users than the server's (git itself refuses them: \"dubious ownership\")")
 	fs.StringVar(&o.name, "name", "", "name the single served repository `OWNER/REPO` (default: from its origin remote, else local/DIRNAME)")
 	fs.IntVar(&o.maxBytes, "max-bytes", server.DefaultMaxBytes, "reply limit in `bytes`, over the whole tool result")
+	fs.Var(&o.clientLimits, "client-limit", "send the client called `NAME=BYTES` (its clientInfo.name) replies of at most BYTES, in place of what the server knows of it (docs/clients.md; repeatable or comma-separated; within --max-bytes)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-call deadline")
 	fs.Var(&o.deny, "deny", "hide paths matching `GLOB` in addition to the default secrets list (repeatable, or comma-separated)")
 	fs.StringVar(&o.baseURL, "base-url", "", "web address of the forge hosting the repositories (`URL`), used for links in get_file_content metadata")
@@ -199,6 +204,18 @@ func (o *options) validate() error {
 	if o.maxBytes < server.MinMaxBytes {
 		return fmt.Errorf("--max-bytes %d is below the minimum %d", o.maxBytes, server.MinMaxBytes)
 	}
+	limits := map[string]int{}
+	for _, v := range o.clientLimits {
+		name, n, err := clients.ParseLimit(v)
+		if err != nil {
+			return err
+		}
+		if n < server.MinMaxBytes {
+			return fmt.Errorf("--client-limit %s=%d is below the minimum %d", name, n, server.MinMaxBytes)
+		}
+		limits[name] = n
+	}
+	o.clients = clients.NewTable(o.maxBytes, limits)
 	if o.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive")
 	}

@@ -186,6 +186,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	}
 	srv := server.New(served, server.Config{
 		MaxBytes: o.maxBytes,
+		Clients:  o.clients,
 		Timeout:  o.timeout,
 		Policy:   policy,
 		BaseURL:  o.baseURL,

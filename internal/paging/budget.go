@@ -6,8 +6,10 @@ package paging
 // measure; docs/architecture.md, "Reply budget", explains them.
 
 import (
+	"context"
 	"encoding/json"
 	"math"
+	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -41,10 +43,18 @@ const (
 // would make the reply smaller: only the operator's limit can help.
 const NoNarrowing = "no argument makes it smaller: the server's reply limit (--max-bytes) is too small for it"
 
-// Budget is the reply limit and what a reply is measured with.
+// Budget is the reply limit of one call and what a reply is measured with.
 type Budget struct {
-	// MaxBytes is the server's reply limit (--max-bytes).
+	// MaxBytes is the call's reply limit: what the client that reads the
+	// reply passes whole (internal/clients), within --max-bytes, or less
+	// when the call asks for less (maxBytes).
 	MaxBytes int
+	// MaxLines, when not 0, is the most lines a reply's text may have.
+	MaxLines int
+	// Ceiling is what a part may take that holds one item larger than
+	// MaxBytes alone (a long line, a long name): the client's own budget
+	// when the call asked for less, else MaxBytes.
+	Ceiling int
 	// Structured: replies of tools with structured output send it
 	// (--structured), beside the text.
 	Structured bool
@@ -69,8 +79,61 @@ type Wirer interface{ Wire() Wire }
 func (b Budget) ErrorRoom() int { return min(b.MaxBytes-ErrorReserve, MaxErrorChars) / 2 }
 
 // ReplySize measures a reply as it would be sent, with room for notes: the
-// size tools fit their replies to.
-func (b Budget) ReplySize(r Wirer) int { return b.WireSize(r.Wire()) + NoteReserve }
+// size tools fit their replies to. A reply with more lines than MaxLines
+// measures over the limit, by as many bytes as its lines take beyond it,
+// so that a tool fitting it by size gives it fewer lines.
+func (b Budget) ReplySize(r Wirer) int {
+	w := r.Wire()
+	n := b.WireSize(w) + NoteReserve
+	if b.MaxLines > 0 {
+		if lines := LineCount(w) + NoteLines; lines > b.MaxLines {
+			// Each line beyond takes at least its escaped newline.
+			n = max(n, n/b.MaxLines*lines, b.MaxBytes+2*(lines-b.MaxLines))
+		}
+	}
+	return n
+}
+
+// NoteLines is what a reply's line count keeps free for its notes: within
+// NoteReserve bytes, each note a line of at least 9 ("\n[note: ]").
+const NoteLines = NoteReserve / 9
+
+// LineCount is the number of lines of w's text as sent, its last lines
+// included.
+func LineCount(w Wire) int {
+	return strings.Count(w.Text, "\n") + strings.Count(LastLines(w.Text, w.Next), "\n") + 1
+}
+
+// LineRoom is how many lines a payload may have beside a reply's other
+// lines (head of them); 0 when lines are not limited.
+func (b Budget) LineRoom(head int) int {
+	if b.MaxLines == 0 {
+		return 0
+	}
+	return max(1, b.MaxLines-NoteLines-head)
+}
+
+// Widened is the budget of a part that holds one item larger than
+// MaxBytes alone: its Ceiling.
+func (b Budget) Widened() Budget {
+	b.MaxBytes = max(b.MaxBytes, b.Ceiling)
+	return b
+}
+
+type budgetKey struct{}
+
+// WithBudget is ctx carrying the call's budget (internal/toolcall sets it).
+func WithBudget(ctx context.Context, b Budget) context.Context {
+	return context.WithValue(ctx, budgetKey{}, b)
+}
+
+// BudgetOf is the call's budget that ctx carries, else fallback.
+func BudgetOf(ctx context.Context, fallback Budget) Budget {
+	if b, ok := ctx.Value(budgetKey{}).(Budget); ok {
+		return b
+	}
+	return fallback
+}
 
 // Fits: r, measured as sent, is within the limit.
 func (b Budget) Fits(r Wirer) bool { return b.ReplySize(r) <= b.MaxBytes }
@@ -118,3 +181,16 @@ func (b Budget) PayloadRoom(probe Wirer) int {
 	}
 	return room
 }
+
+// ReplyLimit is the maxBytes argument of every paged tool whose parts are
+// not a patch's (those have their own: the patch bytes of a part): a call
+// that wants smaller replies than its client is sent. internal/toolcall
+// applies it to the call's budget, within the client's and at least
+// toolcall.MinReplyBytes; an item larger than it still comes whole, in a
+// part of its own up to the client's budget.
+type ReplyLimit struct {
+	MaxBytes int `json:"maxBytes,omitempty" jsonschema:"most bytes of one reply; less than the client's budget (the default) for smaller parts"`
+}
+
+// ReplyBytes is the reply limit the call asks for (0: none).
+func (l ReplyLimit) ReplyBytes() int { return l.MaxBytes }

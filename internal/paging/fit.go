@@ -68,6 +68,14 @@ func FitPart[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, 
 	if err != nil || whole {
 		return r, err
 	}
+	if wide := b.Widened(); wide.MaxBytes > b.MaxBytes {
+		// The call asked for less than its client is sent, and what the
+		// part left out is larger than that: it comes whole, in the room
+		// the client's budget leaves.
+		if w, whole, err := fitPartOnce(wide, room+wide.MaxBytes-b.MaxBytes, maxBytes, read, notes, build); err == nil && whole {
+			return w, nil
+		}
+	}
 	terse := func(room int) (*Part, error) {
 		p, err := read(room)
 		if p != nil {
@@ -113,7 +121,13 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		if large >= 0 && small >= 0 {
 			next = small + (large-small)/2
 		}
-		next = patchRoom(next, maxBytes)
+		if lost {
+			// A line or a file's header lines longer than maxBytes
+			// come whole, in the room the reply has.
+			next = max(next, MinPartRoom)
+		} else {
+			next = patchRoom(next, maxBytes)
+		}
 		if refit == maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
 			if best == nil {
 				return r, false, nil // the backstop refuses it (toolcall)

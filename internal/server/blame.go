@@ -33,6 +33,7 @@ type blameIn struct {
 	Ref       string `json:"ref,omitempty" jsonschema:"branch, tag or commit whose file is blamed; default HEAD (the default branch of a forge's repository); the work tree is not blamed"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to blame, 1-based"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to blame, inclusive; default and past the end: the file's last line. At most 500 lines come per call; next goes on"`
+	paging.ReplyLimit
 }
 
 type blameLineOut struct {
@@ -225,9 +226,9 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		}
 		return rep
 	}
-	rep := paging.FitList(s.budget, len(outLines), render)
+	rep := paging.FitList(s.budget(ctx), len(outLines), render)
 	if len(rep.Out.Lines) == 0 {
-		return reply[blameOut]{}, errcode.New(errcode.TooLarge, "line %d of %q with its commit does not fit in one reply (%d bytes)", start, path, s.cfg.MaxBytes)
+		return reply[blameOut]{}, errcode.New(errcode.TooLarge, "line %d of %q with its commit does not fit in one reply (%d bytes)", start, path, s.budget(ctx).MaxBytes)
 	}
 	return rep, nil
 }

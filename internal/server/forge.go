@@ -102,7 +102,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	next := in
 	next.Cursor = strings.Repeat("x", 400)
-	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
+	room := s.budget(ctx).PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
 	first := in.Cursor == ""
 	part, err := paging.ReadStreamPart(src, paging.StreamRequest{
 		Start: cur.Start(), Split: paging.SplitOf(cur),
@@ -118,7 +118,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	switch {
 	case path != "" && len(page.Files) == 0 && first:
-		return textReply{}, pathNotFound(near, name, "no file differs between its head and its merge base with its base", in, s.budget.ErrorRoom())
+		return textReply{}, pathNotFound(near, name, "no file differs between its head and its merge base with its base", in, s.budget(ctx).ErrorRoom())
 	case path != "" && hidden:
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	case first && page.Next == nil && !paging.NeedsNotes(page):
@@ -196,8 +196,8 @@ func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path
 			data = compact.Bytes()
 		}
 		out := textReply{Text: string(data)}
-		if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
-			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.cfg.MaxBytes)
+		if n := s.budget(ctx).ReplySize(out); n > s.budget(ctx).MaxBytes {
+			return textReply{}, errcode.New(errcode.TooLarge, "the forge's ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.budget(ctx).MaxBytes)
 		}
 		return out, nil
 	}
@@ -230,7 +230,7 @@ func (b forgeBackend) fileContent(ctx context.Context, in getFileContentIn, path
 		return textReply{}, err
 	}
 	defer body.Close()
-	return s.sliceFile(path, -1, body, in)
+	return s.sliceFile(ctx, path, -1, body, in)
 }
 
 // hideDenied drops from a directory listing (a JSON array) the entries the

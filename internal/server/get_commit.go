@@ -147,7 +147,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	}
 	// A commit's parents and message, longer than a part holds, go on in
 	// the parts before its patch.
-	stage := commitStage{s: s, in: in, digest: digest, r: r, c: c, out: out, cur: cur}
+	stage := commitStage{s: s, b: s.budget(ctx), in: in, digest: digest, r: r, c: c, out: out, cur: cur}
 	switch {
 	case cur.Parent > 0:
 		return stage.parentsPart()
@@ -161,7 +161,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	// patch and notes.
 	roomAfter := func(preamble string, out getCommitOut) int {
 		probe := reply[getCommitOut]{Text: preamble + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe}
-		return s.budget.PayloadRoom(probe)
+		return s.budget(ctx).PayloadRoom(probe)
 	}
 	var preamble string
 	if first {
@@ -174,7 +174,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		// has the rest.
 		out.Message = new(string)
 		bare := histPreamble(r.FullName(), c, out, against, total)
-		avail := s.budget.PayloadRoom(reply[getCommitOut]{Text: bare + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe})
+		avail := s.budget(ctx).PayloadRoom(reply[getCommitOut]{Text: bare + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe})
 		// Parents past the first histListParents may take a quarter.
 		out.Parents = c.Parents[:min(len(c.Parents), histListParents+max(0, avail/4/(len(sha)+4)))]
 		shown, left := paging.CutText(histMessage(c), avail/3, indentedCost)
@@ -222,7 +222,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		return commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
 			deferred: first && paging.LostToRoom(part.Page), patchBytes: patchBytes}, r, out, part, partNotes)
 	}
-	return paging.FitPart(s.budget, room, in.MaxBytes, read, notes, build)
+	return paging.FitPart(s.budget(ctx), room, in.MaxBytes, read, notes, build)
 }
 
 // commitPart is what a get_commit part's reply is made of, besides the

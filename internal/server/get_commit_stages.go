@@ -24,6 +24,7 @@ import (
 // when none); Files, the files the patch holds, counted for the first part.
 type commitStage struct {
 	s      *Server
+	b      paging.Budget // the call's
 	in     getCommitIn
 	digest string
 	r      *repo.Repository
@@ -93,9 +94,9 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 		}
 		return reply[getCommitOut]{Text: b.String(), Out: out, Next: next}
 	}
-	res := paging.FitList(st.s.budget, len(all)-from, render)
+	res := paging.FitList(st.b, len(all)-from, render)
 	if len(res.Out.Parents) == 0 {
-		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", git.Short(st.c.SHA), from+1, st.s.cfg.MaxBytes, paging.NoNarrowing)
+		return reply[getCommitOut]{}, errcode.New(errcode.TooLarge, "commit %s's parent %d does not fit in one reply of %d bytes; %s", git.Short(st.c.SHA), from+1, st.b.MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
 }
@@ -126,10 +127,10 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	}
 	probe := render("", 0)
 	probe.Text += strings.Repeat("x", 300+len(st.r.FullName()))
-	room := st.s.budget.PayloadRoom(probe)
+	room := st.b.PayloadRoom(probe)
 	for attempt := 0; ; attempt++ {
 		res := render(paging.CutText(msg[from:], room, indentedCost))
-		if over := st.s.budget.ReplySize(res) - st.s.cfg.MaxBytes; over > 0 && attempt < 3 {
+		if over := st.b.ReplySize(res) - st.b.MaxBytes; over > 0 && attempt < 3 {
 			room -= over
 			continue
 		}

@@ -23,6 +23,7 @@ type getCommitStatusIn struct {
 	Index  int    `json:"index,omitempty" jsonschema:"a pull request: the checks of its head, instead of ref"`
 	Ref    string `json:"ref,omitempty" jsonschema:"a commit SHA, branch or tag, instead of index"`
 	Offset int    `json:"offset,omitempty" jsonschema:"skip this many checks (failing first, then pending, then passing, each by context); a partial reply's next call gives it"`
+	paging.ReplyLimit
 }
 
 type getCommitStatusOut struct {
@@ -131,9 +132,9 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 		}
 		return r
 	}
-	r := paging.FitList(s.budget, len(page), render)
+	r := paging.FitList(s.budget(ctx), len(page), render)
 	if len(r.Out.Statuses) == 0 && len(page) > 0 {
-		return reply[getCommitStatusOut]{}, errcode.New(errcode.TooLarge, "the check at offset %d does not fit in one reply (%d bytes); %s", in.Offset, s.cfg.MaxBytes, paging.NoNarrowing)
+		return reply[getCommitStatusOut]{}, errcode.New(errcode.TooLarge, "the check at offset %d does not fit in one reply (%d bytes); %s", in.Offset, s.budget(ctx).MaxBytes, paging.NoNarrowing)
 	}
 	return r, nil
 }

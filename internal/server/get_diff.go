@@ -184,7 +184,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		out.PatchBytes = patchBytes
 		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), empty, part, partNotes))
 	}
-	res, err := paging.FitPart(s.budget, s.budget.PayloadRoom(probe), in.MaxBytes, read, notes, build)
+	res, err := paging.FitPart(s.budget(ctx), s.budget(ctx).PayloadRoom(probe), in.MaxBytes, read, notes, build)
 	switch {
 	case err != nil:
 		return res, err
@@ -229,7 +229,7 @@ func (s *Server) withOmitted(ctx context.Context, q paging.Request, head string,
 		if i++; i <= r.Out.after {
 			return nil
 		}
-		if size += paging.PathBytes(c); len(later) == maxOmittedListed || size > s.cfg.MaxBytes {
+		if size += paging.PathBytes(c); len(later) == maxOmittedListed || size > s.budget(ctx).MaxBytes {
 			return git.ErrStop
 		}
 		later = append(later, c)
@@ -253,7 +253,7 @@ func (s *Server) withOmitted(ctx context.Context, q paging.Request, head string,
 		entries[i] = diffFile{changedFile: f, PatchOmitted: ptr(why)}
 	}
 	listed := r.Out.Files
-	return paging.FitList(s.budget, len(entries), func(n int) reply[getDiffOut] {
+	return paging.FitList(s.budget(ctx), len(entries), func(n int) reply[getDiffOut] {
 		out := r
 		out.Out.Files = append(slices.Clip(listed), entries[:n]...)
 		out.Out.OmittedNotListed = total - r.Out.after - n

@@ -81,7 +81,7 @@ func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path
 	var out textReply
 	err = r.ReadAt(ctx, commit, in.Ref, path, func(blob git.Object, body io.Reader) error {
 		var err error
-		out, err = s.sliceFile(path, blob.Size, body, in)
+		out, err = s.sliceFile(ctx, path, blob.Size, body, in)
 		return err
 	})
 	return out, err
@@ -91,10 +91,10 @@ func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path
 // whole file, or lines start_line..end_line (split on "\n", clamped), as
 // docs/contracts.md ("get_file_content") says; refused with TOO_LARGE when
 // it does not fit. size is the file's size when known, else -1.
-func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileContentIn) (textReply, error) {
+func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io.Reader, in getFileContentIn) (textReply, error) {
 	ranged := in.StartLine != 0 || in.EndLine != 0
 	// What the reply can hold: the limit less the envelope of an empty reply.
-	room := s.cfg.MaxBytes - s.budget.ReplySize(textReply{}) - 2
+	room := s.budget(ctx).MaxBytes - s.budget(ctx).ReplySize(textReply{}) - 2
 	from, to := 1, 0
 	if ranged {
 		from, to = max(in.StartLine, 1), max(in.EndLine, 0)
@@ -119,12 +119,12 @@ func (s *Server) sliceFile(path string, size int64, body io.Reader, in getFileCo
 			return textReply{}, inversionAfterClamp(path, from, last, res.Total)
 		}
 		if res.Stopped {
-			return textReply{}, rangeTooLarge(path, from, last, res, s.cfg.MaxBytes)
+			return textReply{}, rangeTooLarge(path, from, last, res, s.budget(ctx).MaxBytes)
 		}
 		return textReply{Text: string(res.Content)}, nil
 	}
 	if res.Stopped {
-		return textReply{}, fileTooLarge(path, res, s.cfg.MaxBytes)
+		return textReply{}, fileTooLarge(path, res, s.budget(ctx).MaxBytes)
 	}
 	content := res.Content
 	if res.EndsWithNewline {
@@ -195,7 +195,7 @@ func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error
 
 // metadataReply answers with_metadata=true.
 func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, commit, path string) (textReply, error) {
-	v, err := forge.GitContents{BaseURL: s.cfg.BaseURL, Denied: s.cfg.Policy.Denied, MaxBytes: s.cfg.MaxBytes}.ContentsFromGit(ctx, r, ref, commit, path)
+	v, err := forge.GitContents{BaseURL: s.cfg.BaseURL, Denied: s.cfg.Policy.Denied, MaxBytes: s.budget(ctx).MaxBytes}.ContentsFromGit(ctx, r, ref, commit, path)
 	if err != nil {
 		return textReply{}, err
 	}
@@ -207,8 +207,8 @@ func (s *Server) metadataReply(ctx context.Context, r *repo.Repository, ref, com
 		return textReply{}, err
 	}
 	out := textReply{Text: strings.TrimSuffix(buf.String(), "\n")}
-	if n := s.budget.ReplySize(out); n > s.cfg.MaxBytes {
-		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.cfg.MaxBytes)
+	if n := s.budget(ctx).ReplySize(out); n > s.budget(ctx).MaxBytes {
+		return textReply{}, errcode.New(errcode.TooLarge, "the ContentsResponse for %q is %d bytes as JSON, over the %d-byte reply limit; without with_metadata, start_line/end_line return the text in ranges", repo.DisplayPath(path), n, s.budget(ctx).MaxBytes)
 	}
 	return out, nil
 }

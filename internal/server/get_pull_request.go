@@ -19,6 +19,7 @@ type getPullRequestIn struct {
 	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the description (forge) or the commits (local) go on, at the same head"`
+	paging.ReplyLimit
 }
 
 // getPullRequestOut is what a reviewer reads first. In forge mode the

@@ -29,6 +29,7 @@ type getPullRequestDiffIn struct {
 	ContextLines     int    `json:"contextLines" jsonschema:"lines of context around each change"`
 	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
 	Cursor           string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same base, head and merge base, so a pull request that moves cannot mix parts"`
+	paging.ReplyLimit
 }
 
 // getPullRequestDiffTool is get_pull_request_diff's definition (registry.go).
@@ -115,7 +116,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// (from the patch cache, which this read filled), and headed by
 		// the size this read counted.
 		whole := q
-		whole.Room, whole.CountRest = s.budget.PayloadRoom(textReply{}), true
+		whole.Room, whole.CountRest = s.budget(ctx).PayloadRoom(textReply{}), true
 		part, err := s.diffs.ReadPart(ctx, whole)
 		if err != nil {
 			return textReply{}, err
@@ -143,7 +144,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		s.flagGenerated(ctx, r, pr.Head, p)
 		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
 	}
-	room := s.budget.PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
+	room := s.budget(ctx).PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
 	part, partNotes, _, err := paging.PartWithNotes(room, 0, read, notes)
 	if err != nil {
 		return textReply{}, err
@@ -192,7 +193,7 @@ func (s *Server) fileNotInPull(ctx context.Context, r *repo.Repository, pr *repo
 	}); err != nil {
 		return err
 	}
-	return pathNotFound(near, fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.budget.ErrorRoom())
+	return pathNotFound(near, fmt.Sprintf("%s#%d", r.FullName(), pr.Index), whyEmpty(pr), in, s.budget(ctx).ErrorRoom())
 }
 
 // pathNotFound is NOT_FOUND for file_path, in the diff of pull request name

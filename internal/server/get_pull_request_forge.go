@@ -105,7 +105,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 		return s.forgePullReply(in, d, header, standing, out, from, share)
 	}
 	rest := d.Body[from:]
-	share := paging.FitText(rest, s.cfg.MaxBytes, func(share string) bool { return s.budget.ReplySize(render(share)) <= s.cfg.MaxBytes })
+	share := paging.FitText(rest, s.budget(ctx).MaxBytes, func(share string) bool { return s.budget(ctx).ReplySize(render(share)) <= s.budget(ctx).MaxBytes })
 	return render(share), nil
 }
 
@@ -179,7 +179,7 @@ func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head s
 	if all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
 		fmt.Fprintf(&b, "Reviews: not known (%s)\n", toolcall.OneLine(errcode.Message(err)))
 	} else {
-		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom()))
+		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom(ctx)))
 		out.Reviews = &sum
 		fmt.Fprintf(&b, "Reviews: %d approved, %d changes requested, %s, %d unresolved: list_pull_request_reviews %s\n",
 			sum.Approved, sum.ChangesRequested, text.Count(sum.Threads, "thread"), sum.Unresolved, paging.PlainJSON(reviewsCall.Arguments))

@@ -91,7 +91,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		return none, err
 	}
 	p.whole = whole
-	res := paging.FitList(s.budget, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
+	res := paging.FitList(s.budget(ctx), len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
 	if len(res.Out.Commits) == 0 && start < whole {
 		// A whole message that does not fit a part (one of control
 		// characters, each escaped in six bytes): from it on, one line each.
@@ -99,7 +99,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		for i := range list {
 			list[i].whole = false
 		}
-		res = paging.FitList(s.budget, len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
+		res = paging.FitList(s.budget(ctx), len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
 	}
 	return res, nil
 }
@@ -129,7 +129,7 @@ func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequ
 			return nil, err
 		}
 		if *whole < 0 {
-			room, used := s.cfg.MaxBytes/wholeShare, 0
+			room, used := s.budget(ctx).MaxBytes/wholeShare, 0
 			if s.cfg.Structured {
 				room /= 2 // the messages are in the structured content too
 			}
@@ -151,7 +151,7 @@ func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequ
 		return list, nil // a part of whole messages, or the last commits
 	}
 	lines, err := g.Log(ctx, git.LogOptions{From: pr.MergeBase, To: pr.Head, Reverse: true, Skip: from,
-		Limit: min(total-from, max(1, s.cfg.MaxBytes/oneLineBytes)), WithFileCount: true, MaxParents: 1})
+		Limit: min(total-from, max(1, s.budget(ctx).MaxBytes/oneLineBytes)), WithFileCount: true, MaxParents: 1})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,7 @@ type listActionRunsIn struct {
 	Index  int    `json:"index,omitempty" jsonschema:"a pull request: the runs of its head, instead of ref"`
 	Ref    string `json:"ref,omitempty" jsonschema:"a commit SHA, branch or tag, instead of index"`
 	Offset int    `json:"offset,omitempty" jsonschema:"skip this many runs (failing first, then unfinished, then the rest, newest first); a partial reply's next call gives it"`
+	paging.ReplyLimit
 }
 
 type listActionRunsOut struct {
@@ -165,9 +166,9 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 		}
 		return rep
 	}
-	rep := paging.FitList(s.budget, len(shown), render)
+	rep := paging.FitList(s.budget(ctx), len(shown), render)
 	if len(rep.Out.Runs) == 0 && len(shown) > 0 {
-		return reply[listActionRunsOut]{}, errcode.New(errcode.TooLarge, "the run at offset %d does not fit in one reply (%d bytes); %s", in.Offset, s.cfg.MaxBytes, paging.NoNarrowing)
+		return reply[listActionRunsOut]{}, errcode.New(errcode.TooLarge, "the run at offset %d does not fit in one reply (%d bytes); %s", in.Offset, s.budget(ctx).MaxBytes, paging.NoNarrowing)
 	}
 	return rep, nil
 }

@@ -23,6 +23,7 @@ type listChangedFilesIn struct {
 	Offset int      `json:"offset,omitempty" jsonschema:"files to skip (nextOffset of the previous call)"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"most files to return"`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commits the first page listed, so a branch that moves cannot shift the pages"`
+	paging.ReplyLimit
 }
 
 type listChangedFilesOut struct {
@@ -117,5 +118,5 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		}
 		return r
 	}
-	return paging.FitList(s.budget, len(files), render), nil
+	return paging.FitList(s.budget(ctx), len(files), render), nil
 }

@@ -31,6 +31,7 @@ type listCommitsIn struct {
 	Offset int      `json:"offset,omitempty" jsonschema:"commits to skip, in the order asked for (nextOffset of the previous call)"`
 	Limit  int      `json:"limit,omitempty" jsonschema:"most commits to return"`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commits the first page listed, so a branch that moves cannot shift the pages"`
+	paging.ReplyLimit
 }
 
 // histPerson is who wrote or committed a commit, as the commit records
@@ -207,9 +208,9 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		}
 		return r
 	}
-	r := paging.FitList(s.budget, len(entries), render)
+	r := paging.FitList(s.budget(ctx), len(entries), render)
 	if len(r.Out.Commits) == 0 && len(entries) > 0 {
-		return reply[listCommitsOut]{}, histTooLarge(entries[0].SHA, len(paths) > 0, s.cfg.MaxBytes)
+		return reply[listCommitsOut]{}, histTooLarge(entries[0].SHA, len(paths) > 0, s.budget(ctx).MaxBytes)
 	}
 	return r, nil
 }

@@ -33,6 +33,7 @@ type listFilesIn struct {
 	Offset    int      `json:"offset,omitempty" jsonschema:"entries to skip (from the next call of the previous reply)"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"most entries to return"`
 	Cursor    string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commit the first page listed, so a branch that moves cannot shift the pages"`
+	paging.ReplyLimit
 }
 
 type fileEntry struct {
@@ -197,9 +198,9 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		}
 		return rep
 	}
-	rep := paging.FitList(s.budget, len(entries), render)
+	rep := paging.FitList(s.budget(ctx), len(entries), render)
 	if len(rep.Out.Entries) == 0 && len(entries) > 0 {
-		return reply[listFilesOut]{}, errcode.New(errcode.TooLarge, "the entry at offset %d (a path of %d bytes) does not fit in one reply (%d bytes)", from, len(entries[0].Path), s.cfg.MaxBytes)
+		return reply[listFilesOut]{}, errcode.New(errcode.TooLarge, "the entry at offset %d (a path of %d bytes) does not fit in one reply (%d bytes)", from, len(entries[0].Path), s.budget(ctx).MaxBytes)
 	}
 	return rep, nil
 }

@@ -25,6 +25,7 @@ type listPullRequestCommentsIn struct {
 	// byte of its body.
 	From       int64 `json:"from,omitempty" jsonschema:"start at the comment with this id; a partial reply's next call gives it"`
 	BodyOffset int   `json:"bodyOffset,omitempty" jsonschema:"start this far (bytes) into that comment's body, which goes on from the previous part; a partial reply's next call gives it"`
+	paging.ReplyLimit
 }
 
 type listPullRequestCommentsOut struct {
@@ -124,7 +125,7 @@ func (s *Server) listPullRequestComments(ctx context.Context, in listPullRequest
 		}
 		return r
 	}
-	r := paging.FitList(s.budget, len(rest), render)
+	r := paging.FitList(s.budget(ctx), len(rest), render)
 	if len(r.Out.Comments) > 0 || len(rest) == 0 {
 		return r, nil
 	}
@@ -133,7 +134,7 @@ func (s *Server) listPullRequestComments(ctx context.Context, in listPullRequest
 	body := c.Body[in.BodyOffset:]
 	probe := reply[listPullRequestCommentsOut]{Text: header(start+1) + strings.Repeat("x", 300+len(c.User)+len(c.URL)), Out: base,
 		Next: remarksNext(tool, in, c.ID, len(c.Body))}
-	room := s.budget.PayloadRoom(probe)
+	room := s.budget(ctx).PayloadRoom(probe)
 	piece, _ := paging.CutText(body, room, indentedCost)
 	out := base
 	var b strings.Builder

@@ -29,6 +29,7 @@ type listPullRequestFilesIn struct {
 	// Cursor pins the commits of the first page, so that pages of a pull
 	// request whose head moves cannot mix.
 	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the pull request's commits as the first page saw them, so a push cannot shift the pages"`
+	paging.ReplyLimit
 }
 
 // pullFile is a file of a pull request: as every file list says it, and
@@ -130,10 +131,10 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		}
 		return res
 	}
-	res := paging.FitList(s.budget, len(files), render)
+	res := paging.FitList(s.budget(ctx), len(files), render)
 	if len(files) > 0 && len(res.Out.Files) == 0 {
 		// Not one file's names fit: a smaller limit cannot help.
-		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.budget.ReplySize(render(1)), s.cfg.MaxBytes, paging.NoNarrowing)
+		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.budget(ctx).ReplySize(render(1)), s.budget(ctx).MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
 }
@@ -166,7 +167,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 	}
 	// Only the files one reply can hold are counted and measured, so that
 	// the time follows what is returned, not the limit asked for.
-	page, total, err := r.Git.ChangedFilesPageFit(ctx, opts, in.Offset, in.Limit, s.fitsOneReply())
+	page, total, err := r.Git.ChangedFilesPageFit(ctx, opts, in.Offset, in.Limit, s.fitsOneReply(ctx))
 	if err != nil {
 		return listPullRequestFilesOut{}, paging.GoneCommit(r, pinned != nil, err)
 	}
@@ -215,14 +216,14 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 // padded status and counts, its path and its old path
 // (changedFile.lineWith), so no more than that many lines fit the reply
 // limit, whatever their counts and sizes.
-func (s *Server) fitsOneReply() func(git.Change) bool {
+func (s *Server) fitsOneReply(ctx context.Context) func(git.Change) bool {
 	const leastLine = len("modified     +0 -0           ") + len("\n")
 	size := 0
 	return func(c git.Change) bool {
 		if size += leastLine + len(c.Path); c.OldPath != c.Path {
 			size += len(" (from )") + len(c.OldPath)
 		}
-		return size <= s.cfg.MaxBytes
+		return size <= s.budget(ctx).MaxBytes
 	}
 }
 

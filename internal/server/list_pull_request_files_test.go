@@ -212,7 +212,7 @@ func TestListPullRequestFiles3550FilesInFiveCalls(t *testing.T) {
 		}
 		// Only the files a reply can hold are counted and measured: a
 		// bound above what the reply lists, well under what is left.
-		measured, _, err := rr.Git.ChangedFilesPageFit(ctx, opts, len(seen), 5000, h.server.fitsOneReply())
+		measured, _, err := rr.Git.ChangedFilesPageFit(ctx, opts, len(seen), 5000, h.server.fitsOneReply(ctx))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,7 @@ type listPullRequestReviewsIn struct {
 	// shows a long one cut, and names this call.
 	BodyOf     int64 `json:"bodyOf,omitempty" jsonschema:"read the whole body of this review or inline comment (its id), in parts, instead of the listing; a listing that cut a long body names the call"`
 	BodyOffset int   `json:"bodyOffset,omitempty" jsonschema:"with bodyOf: start this far (bytes) into the body; a partial reply's next call gives it"`
+	paging.ReplyLimit
 }
 
 type listPullRequestReviewsOut struct {
@@ -79,7 +80,9 @@ type longBody struct {
 const maxListedBody = 4096
 
 // bodyRoom is the most of one body a listing shows at this server's limit.
-func (s *Server) bodyRoom() int { return min(maxListedBody, s.cfg.MaxBytes/8) }
+func (s *Server) bodyRoom(ctx context.Context) int {
+	return min(maxListedBody, s.budget(ctx).MaxBytes/8)
+}
 
 // listed is body as a listing shows it: whole, or cut after a line (inside
 // one only when the first is longer) at room bytes, with the call that
@@ -176,9 +179,9 @@ func (s *Server) listPullRequestReviews(ctx context.Context, in listPullRequestR
 		}
 		return r
 	}
-	res := paging.FitList(s.budget, total-from, render)
+	res := paging.FitList(s.budget(ctx), total-from, render)
 	if n := len(res.Out.Reviews) + len(res.Out.Threads); n == 0 && total > from {
-		return reply[listPullRequestReviewsOut]{}, errcode.New(errcode.TooLarge, "the review or thread at offset %d does not fit in one reply (%d bytes); %s", from, s.cfg.MaxBytes, paging.NoNarrowing)
+		return reply[listPullRequestReviewsOut]{}, errcode.New(errcode.TooLarge, "the review or thread at offset %d does not fit in one reply (%d bytes); %s", from, s.budget(ctx).MaxBytes, paging.NoNarrowing)
 	}
 	return res, nil
 }
@@ -194,10 +197,10 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 	for _, rv := range all {
 		if in.Reviewer == "" || rv.User == in.Reviewer {
 			reviews = append(reviews, prReview{ID: rv.ID, Reviewer: rv.User, State: reviewState(rv.State), Dismissed: rv.Dismissed, Stale: rv.Stale,
-				SubmittedAt: rv.Submitted, CommitID: rv.CommitID, Comments: rv.Comments, URL: rv.URL, longBody: listed(rv.Body, in, rv.ID, s.bodyRoom())})
+				SubmittedAt: rv.Submitted, CommitID: rv.CommitID, Comments: rv.Comments, URL: rv.URL, longBody: listed(rv.Body, in, rv.ID, s.bodyRoom(ctx))})
 		}
 	}
-	threads := threadsOf(comments, in, s.bodyRoom())
+	threads := threadsOf(comments, in, s.bodyRoom(ctx))
 	sum := summarize(all, threads)
 	var kept []reviewThread
 	for _, t := range threads {

@@ -17,6 +17,7 @@ import (
 type listRepositoriesIn struct {
 	Offset int `json:"offset,omitempty" jsonschema:"how many repositories to skip (from nextOffset of the previous call)"`
 	Limit  int `json:"limit,omitempty" jsonschema:"most repositories to return"`
+	paging.ReplyLimit
 }
 
 type listRepositoriesOut struct {
@@ -75,5 +76,5 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 		}
 		return r
 	}
-	return paging.FitList(s.budget, len(page), render), nil
+	return paging.FitList(s.budget(ctx), len(page), render), nil
 }

@@ -142,7 +142,7 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 		return m
 	}
 	head := fmt.Sprintf("refs/pull/%d/head", index)
-	part := partPatchBytes(s.cfg.MaxBytes)
+	part := partPatchBytes(s.budget(ctx).MaxBytes)
 	steps := []step{
 		{"get_pull_request", pr, "What the pull request is for: title, description, base and head SHAs."},
 	}

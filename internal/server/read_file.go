@@ -23,6 +23,7 @@ type readFileIn struct {
 	Ref       string `json:"ref,omitempty" jsonschema:"branch, tag or commit to read from; omit to read the work tree (HEAD for a bare repository)"`
 	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to return, 1-based"`
 	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line to return, inclusive; default: as far as fits"`
+	paging.ReplyLimit
 }
 
 type readFileOut struct {
@@ -104,15 +105,15 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := s.budget.PayloadRoom(reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
+	room := s.budget(ctx).PayloadRoom(reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1)}) - 2
 	// A slice whose hidden characters' note leaves it over the limit is
 	// read again in the room the note leaves.
 	for attempt := 0; ; attempt++ {
-		r0, err := s.readFileSlice(in, out, path, where, header, room, read)
+		r0, err := s.readFileSlice(ctx, in, out, path, where, header, room, read)
 		if err != nil {
 			return reply[readFileOut]{}, err
 		}
-		if over := s.budget.ReplySize(r0) - s.cfg.MaxBytes; over > 0 && r0.Out.Hidden != nil && attempt < 3 {
+		if over := s.budget(ctx).ReplySize(r0) - s.budget(ctx).MaxBytes; over > 0 && r0.Out.Hidden != nil && attempt < 3 {
 			room -= over
 			continue
 		}
@@ -121,7 +122,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 }
 
 // readFileSlice is read_file's reply with the lines that fit room.
-func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where string, header func(readFileOut) string, room int, read func(func(git.Object, io.Reader) error) error) (reply[readFileOut], error) {
+func (s *Server) readFileSlice(ctx context.Context, in readFileIn, out readFileOut, path, where string, header func(readFileOut) string, room int, read func(func(git.Object, io.Reader) error) error) (reply[readFileOut], error) {
 	var res text.Slice
 	var size int64
 	err := read(func(blob git.Object, body io.Reader) error {
@@ -141,7 +142,7 @@ func (s *Server) readFileSlice(in readFileIn, out readFileOut, path, where strin
 		return reply[readFileOut]{}, pastTheEnd(path, "startLine", in.StartLine, res.Total)
 	}
 	if res.Oversized != 0 && res.Last < res.First {
-		return reply[readFileOut]{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.cfg.MaxBytes)
+		return reply[readFileOut]{}, errcode.New(errcode.TooLarge, "line %d of %q alone is larger than one reply holds (%d bytes); search_code can find text inside it", res.Oversized, path, s.budget(ctx).MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
 	var t string

@@ -23,6 +23,7 @@ type readJobLogIn struct {
 	JobID     int64  `json:"jobId" jsonschema:"the job, as list_action_runs gives it"`
 	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to return, 1-based"`
 	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line to return, inclusive; default: as far as fits"`
+	paging.ReplyLimit
 }
 
 type readJobLogOut struct {
@@ -111,7 +112,7 @@ func (s *Server) readJobLog(ctx context.Context, in readJobLogIn) (reply[readJob
 		if err != nil {
 			return reply[readJobLogOut]{}, err
 		}
-		if over := s.budget.ReplySize(r.reply) - s.cfg.MaxBytes; over > 0 && r.Out.Hidden != nil && attempt < 3 {
+		if over := s.budget(ctx).ReplySize(r.reply) - s.budget(ctx).MaxBytes; over > 0 && r.Out.Hidden != nil && attempt < 3 {
 			room = r.room - over
 			continue
 		}
@@ -174,7 +175,7 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 	if room < 0 {
 		probe := out
 		probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-		room = s.budget.PayloadRoom(reply[readJobLogOut]{Text: header(probe) + "\n", Out: probe, Next: next(1<<31 - 1)}) - 2
+		room = s.budget(ctx).PayloadRoom(reply[readJobLogOut]{Text: header(probe) + "\n", Out: probe, Next: next(1<<31 - 1)}) - 2
 	}
 	part.room = room
 	// A completed job's log no longer changes: its line count is kept,
@@ -201,7 +202,7 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 		return part, errcode.New(errcode.InvalidArgument, "startLine %d is past the end of %s, which has %s: startLine must be at most %d", in.StartLine, what, lineCount(res.Total), res.Total)
 	}
 	if res.Oversized != 0 && res.Last < res.First {
-		return part, errcode.New(errcode.TooLarge, "line %d of %s alone is larger than one reply holds (%d bytes)", res.Oversized, what, s.cfg.MaxBytes)
+		return part, errcode.New(errcode.TooLarge, "line %d of %s alone is larger than one reply holds (%d bytes)", res.Oversized, what, s.budget(ctx).MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
 	var t string

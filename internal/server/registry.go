@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,6 +97,9 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 			}
 			if spec.Tune != nil {
 				spec.Tune(in)
+			}
+			if _, ok := in.Properties["maxBytes"]; ok {
+				argcheck.SetInt(in, "maxBytes", 0, 0, 1<<31-1)
 			}
 			if toolcall.IsTextOnly[Out]() {
 				return in, nil, nil

@@ -33,6 +33,8 @@ type searchCodeIn struct {
 	Ref           string   `json:"ref,omitempty" jsonschema:"branch, tag or commit to search; omit to search the work tree (HEAD for a bare repository)"`
 	MaxResults    int      `json:"maxResults,omitempty" jsonschema:"most matches to return"`
 	ContextLines  int      `json:"contextLines,omitempty" jsonschema:"lines of context before and after each match"`
+	Offset        int      `json:"offset,omitempty" jsonschema:"matches to skip, in git grep's order; a partial reply's next call gives it"`
+	paging.ReplyLimit
 }
 
 type searchMatch struct {
@@ -50,6 +52,7 @@ type searchCodeOut struct {
 	Matches      []searchMatch `json:"matches"`
 	Truncated    bool          `json:"truncated" jsonschema:"true when more matches exist than are returned"`
 	SkippedLarge int           `json:"skippedLargeFiles" jsonschema:"files not searched because they are larger than the server's limit (--max-search-file-bytes)"`
+	paging.Paged
 }
 
 // searchCodeTool is search_code's definition (registry.go).
@@ -65,6 +68,7 @@ var searchCodeTool = defineTool(toolSpec{
 		argcheck.SetDefault(in, "caseSensitive", false)
 		argcheck.SetInt(in, "maxResults", 100, 1, 500)
 		argcheck.SetInt(in, "contextLines", 0, 0, 5)
+		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)
 		argcheck.Prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
 		argcheck.Prop(in, "query").MaxLength = ptr(maxQueryLen)
 	},
@@ -99,7 +103,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		}
 		opts.Rev, out.Ref, where = commit, &commit, commit
 	}
-	c := &grepCollector{s: s, r: r, rev: opts.Rev, max: in.MaxResults, matches: []searchMatch{}}
+	c := &grepCollector{s: s, r: r, rev: opts.Rev, skip: in.Offset, max: in.MaxResults, matches: []searchMatch{}}
 	res, err := r.Git.Grep(ctx, opts, c.add)
 	// git's verdict on the pattern itself ("fatal: -e option, 'a(':
 	// Unmatched ( ...") is the caller's to fix; any other failure is not.
@@ -133,7 +137,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		}
 	}
 	out.Truncated, out.SkippedLarge = c.more, res.Skipped
-	rep := s.fitMatches(in, where, out, c.matches)
+	rep := s.fitMatches(ctx, in, where, out, c.matches)
 	if len(globs) > 0 && len(c.matches) == 0 {
 		note, err := globsNote(ctx, r.Git, opts.Rev, globs, opts.Exclude)
 		if err != nil {
@@ -170,8 +174,9 @@ func checkQuery(q string) error {
 type grepCollector struct {
 	s   *Server
 	r   *repo.Repository
-	rev string
-	max int
+	rev  string
+	skip int // matches before the call's offset, left out
+	max  int
 
 	matches []searchMatch
 	more    bool // a match past max exists
@@ -180,6 +185,10 @@ type grepCollector struct {
 func (c *grepCollector) add(m git.GrepMatch) error {
 	if c.s.cfg.Policy.Denied(m.Path) || (c.rev == "" && c.r.InGitDir(m.Path)) {
 		return nil // git's exclusions, checked again
+	}
+	if c.skip > 0 {
+		c.skip--
+		return nil
 	}
 	if len(c.matches) == c.max {
 		c.more = true
@@ -190,7 +199,7 @@ func (c *grepCollector) add(m git.GrepMatch) error {
 }
 
 // fitMatches renders the reply with as many matches as fit.
-func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, all []searchMatch) reply[searchCodeOut] {
+func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, out searchCodeOut, all []searchMatch) reply[searchCodeOut] {
 	for i, m := range all {
 		if h := text.ScanText([]byte(m.Text), m.Line); h.Found() {
 			all[i].Hidden = h.PointNames()
@@ -203,6 +212,17 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 		}
 		o := out
 		o.Truncated = out.Truncated || n < len(all)
+		var next *paging.Call
+		if o.Truncated {
+			// The next call goes on from the first match not shown, at
+			// the same commit.
+			more := in
+			more.Offset += n
+			if o.Ref != nil {
+				more.Ref = *o.Ref
+			}
+			next = paging.Continue("search_code", more)
+		}
 		var b strings.Builder
 		kind := "literal"
 		if in.Regex {
@@ -215,7 +235,9 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 		fmt.Fprintf(&b, "search_code %q (%s, %s) in %s: ", in.Query, kind, sens, where)
 		switch {
 		case o.Truncated:
-			fmt.Fprintf(&b, "%d matches shown; more exist\n", n)
+			fmt.Fprintf(&b, "matches %d–%d shown; more follow\n", in.Offset+1, in.Offset+n)
+		case in.Offset > 0:
+			fmt.Fprintf(&b, "matches %d–%d of %d\n", in.Offset+1, in.Offset+n, in.Offset+n)
 		default:
 			fmt.Fprintf(&b, "%d matches\n", n)
 		}
@@ -240,15 +262,11 @@ func (s *Server) fitMatches(in searchCodeIn, where string, out searchCodeOut, al
 			fmt.Fprintf(&b, "[%d "+files+" not searched; read_file reads it in ranges]\n", o.SkippedLarge, byteSize(s.cfg.MaxSearchFileBytes))
 		}
 		if o.Truncated {
-			b.WriteString("[more matches exist: narrow the search with pathGlobs (e.g. [\"src/**/*.go\"]) or a more specific query")
-			if in.MaxResults < 500 && n == in.MaxResults {
-				b.WriteString(", or raise maxResults (at most 500)")
-			}
-			b.WriteString("]\n")
+			b.WriteString("[more matches follow: the next call goes on; or narrow the search with pathGlobs (e.g. [\"src/**/*.go\"]) or a more specific query]\n")
 		}
-		return reply[searchCodeOut]{Text: b.String(), Out: o}
+		return reply[searchCodeOut]{Text: b.String(), Out: o, Next: next}
 	}
-	return paging.FitList(s.budget, len(all), render)
+	return paging.FitList(s.budget(ctx), len(all), render)
 }
 
 // matchesNote says which of the lines a search shows (matches and their

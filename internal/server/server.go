@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
@@ -55,6 +56,10 @@ type Config struct {
 	// continues another's cursors. None: a random key of this server
 	// alone.
 	CursorKey []byte
+
+	// Clients gives each client the budget it passes whole
+	// (internal/clients); nil: every client gets MaxBytes.
+	Clients *clients.Table
 }
 
 // DefaultPatchCacheBytes is the patch cache's default bound.
@@ -78,10 +83,9 @@ type Server struct {
 	// stdio is the transport RunStdio serves on; tool results go through
 	// its middleware on every transport (internal/splice).
 	stdio *splice.Stdio
-	// calls answers the tool calls (internal/toolcall); budget is its
-	// reply limit and what replies are measured with (internal/paging).
-	calls  *toolcall.Calls
-	budget paging.Budget
+	// calls answers the tool calls (internal/toolcall), each within the
+	// budget of its client (budget).
+	calls *toolcall.Calls
 	// lines pages through blobs' lines, keeping their line counts
 	// (internal/paging).
 	lines paging.Lines
@@ -102,7 +106,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	s.cursors = paging.NewKey(cfg.CursorKey)
 	s.diffs = paging.NewDiffs(cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes))
 	s.calls = toolcall.New(paging.Budget{MaxBytes: cfg.MaxBytes, Structured: cfg.Structured}, cfg.Timeout, cfg.Logger, s.impl)
-	s.budget = s.calls.Budget
+	s.calls.Clients = cfg.Clients
 	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// The SDK reports every session at info level: noise in our logs.
@@ -123,6 +127,12 @@ func New(served *repo.Served, cfg Config) *Server {
 		d.register(s, t, t.InputSchema.(*jsonschema.Schema))
 	}
 	return s
+}
+
+// budget is the call's reply budget: its client's, or less when the call
+// asks for less (internal/toolcall).
+func (s *Server) budget(ctx context.Context) paging.Budget {
+	return paging.BudgetOf(ctx, s.calls.Budget)
 }
 
 // MCP is the underlying MCP server, to run on a transport.

@@ -34,7 +34,7 @@ func TestResultSizeIsExact(t *testing.T) {
 			t.Errorf("%.40q: resultSize %d, encoded %d", r.Text, got, want)
 		}
 		// Measured without building the result, as replySize does.
-		if got, want := s.budget.WireSize(r), len(data)+paging.EnvelopeReserve; got != want {
+		if got, want := s.calls.Budget.WireSize(r), len(data)+paging.EnvelopeReserve; got != want {
 			t.Errorf("%.40q (next: %v): wireSize %d, encoded %d", r.Text, r.Next != nil, got, want)
 		}
 	}

@@ -10,11 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
@@ -25,10 +27,17 @@ import (
 // Calls is how a server answers its tool calls: its reply limit, the
 // deadline of each call, its log, and its name in every result's _meta.
 type Calls struct {
-	Budget  paging.Budget
+	// Budget is the server's: its MaxBytes is --max-bytes. Each call's
+	// is the budget of the client that sends it (Clients), within it.
+	Budget paging.Budget
+	// Clients gives each client its budget; nil: every client gets
+	// Budget.MaxBytes.
+	Clients *clients.Table
 	Timeout time.Duration
 	Logger  *slog.Logger
 	Impl    *mcp.Implementation
+	// logged holds the clients whose budget was logged (once each).
+	logged sync.Map
 }
 
 // New is the Calls of a server, its budget's envelope measured.
@@ -51,7 +60,7 @@ func Add[In any](srv *mcp.Server, c *Calls, t *mcp.Tool, in *jsonschema.Schema, 
 	}
 	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		res, err := callTool(ctx, c, req.Params.Arguments, schema, h)
+		res, err := callTool(ctx, c, c.BudgetFor(req), req.Params.Arguments, schema, h)
 		ms := time.Since(start).Milliseconds()
 		if err != nil {
 			// For operators: which tool failed, how and how fast. Never the
@@ -68,13 +77,18 @@ func Add[In any](srv *mcp.Server, c *Calls, t *mcp.Tool, in *jsonschema.Schema, 
 // FailedCallLog is the message of the warning logged for each failed call.
 const FailedCallLog = "tool call failed"
 
-// callTool answers one call. The error is what made the result an error
-// (nil when it is not), for the log.
-func callTool[In any](ctx context.Context, c *Calls, args json.RawMessage, schema argcheck.Schema, h Handler[In]) (*mcp.CallToolResult, error) {
+// callTool answers one call within budget b, the client's. The error is
+// what made the result an error (nil when it is not), for the log.
+func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.RawMessage, schema argcheck.Schema, h Handler[In]) (*mcp.CallToolResult, error) {
 	in, err := argcheck.Decode[In](args, schema)
 	if err != nil {
-		return c.ErrorResult(err), err
+		return c.errorResult(b, err), err
 	}
+	ctx, remarks := notes.With(ctx)
+	if l, ok := any(in).(interface{ ReplyBytes() int }); ok {
+		b = narrow(ctx, b, l.ReplyBytes())
+	}
+	ctx = paging.WithBudget(ctx, b)
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, c.Timeout,
@@ -89,22 +103,29 @@ func callTool[In any](ctx context.Context, c *Calls, args json.RawMessage, schem
 		stop := context.AfterFunc(req, func() { cancel(errcode.New(errcode.Unavailable, "the client went away")) })
 		defer stop()
 	}
-	ctx, remarks := notes.With(ctx)
 	r, err := h(ctx, in)
+	if errcode.Of(err) == errcode.TooLarge && b.Ceiling > b.MaxBytes {
+		// What the call asked for is too small for one item (a line, an
+		// entry): it comes whole in a reply of its own, within what the
+		// client is sent.
+		b = b.Widened()
+		r, err = h(paging.WithBudget(ctx, b), in)
+	}
 	if err != nil {
 		err = explainGit(ctx, err)
 		// A note can explain an error (a ref missing from a stale mirror).
-		return c.ErrorResult(err, remarks.All()...), err
+		return c.errorResult(b, err, remarks.All()...), err
 	}
 	r.Text += renderNotes(remarks.All())
 	res := c.Result(r)
-	if n := c.ResultSize(res); n > c.Budget.MaxBytes {
+	limit := b.Widened()
+	if n, lines := c.ResultSize(res), resultLines(res); n > limit.MaxBytes || limit.MaxLines > 0 && lines > limit.MaxLines {
 		// Tools fit their replies themselves; this is the backstop that
 		// keeps the promise if one of them gets it wrong. No argument is
 		// known to help: the tool should have cut the reply into parts.
-		c.Logger.Error("reply over the limit", "bytes", n, "limit", c.Budget.MaxBytes)
-		err := errcode.New(errcode.TooLarge, "the reply would be %d bytes, over the server's %d-byte limit, and the tool failed to cut it into parts: a fault of the server, logged for its operator", n, c.Budget.MaxBytes)
-		return c.ErrorResult(err), err
+		c.Logger.Error("reply over the limit", "bytes", n, "limit", limit.MaxBytes, "lines", lines, "maxLines", limit.MaxLines)
+		err := errcode.New(errcode.TooLarge, "the reply would be %d bytes in %d lines, over this client's limit of %d bytes (%d lines; 0: any), and the tool failed to cut it into parts: a fault of the server, logged for its operator", n, lines, limit.MaxBytes, limit.MaxLines)
+		return c.errorResult(b, err), err
 	}
 	if res.IsError { // the structured value could not be encoded
 		return res, errcode.New(errcode.Unavailable, "encoding the result")

@@ -42,13 +42,18 @@ func (c *Calls) Result(r paging.Wire) *mcp.CallToolResult {
 // the reply limit. Tools that list alternatives in an error keep them short
 // themselves (paging.Budget.ErrorRoom) and say which call lists them all.
 func (c *Calls) ErrorResult(err error, remarks ...string) *mcp.CallToolResult {
+	return c.errorResult(c.Budget, err, remarks...)
+}
+
+// errorResult is ErrorResult within the call's budget b.
+func (c *Calls) errorResult(b paging.Budget, err error, remarks ...string) *mcp.CallToolResult {
 	msg := errcode.Message(err)
 	for _, n := range remarks {
 		msg += " (note: " + n + ")"
 	}
 	msg = OneLine(msg)
 	limit := paging.MaxErrorChars
-	if room := c.Budget.MaxBytes - paging.ErrorEnvelope; text.JSONLen(msg) > room {
+	if room := b.MaxBytes - paging.ErrorEnvelope; text.JSONLen(msg) > room {
 		limit = min(limit, room/paging.MaxEscape) // cut by bytes, each escaped at worst
 	}
 	if len(msg) > limit {

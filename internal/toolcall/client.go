@@ -1,0 +1,94 @@
+package toolcall
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ClientName is the name of the client that sent req: the clientInfo of the
+// request's own _meta (protocol 2026-07-28), else of its session's
+// initialize, else, over HTTP, the product of its User-Agent; "" when none
+// says.
+func ClientName(req *mcp.CallToolRequest) string {
+	if info := req.ClientInfo(); info != nil && info.Name != "" {
+		return info.Name
+	}
+	if req.Extra != nil && req.Extra.Header != nil {
+		return clients.FromUserAgent(req.Extra.Header.Get("User-Agent"))
+	}
+	return ""
+}
+
+// BudgetFor is the budget of the client that sent req, logged the first
+// time that client calls.
+func (c *Calls) BudgetFor(req *mcp.CallToolRequest) paging.Budget {
+	b := c.Budget
+	b.Ceiling = b.MaxBytes
+	if c.Clients == nil {
+		return b
+	}
+	name := ClientName(req)
+	cb := c.Clients.For(name)
+	b.MaxBytes, b.MaxLines, b.Ceiling = cb.Bytes, cb.Lines, cb.Bytes
+	if _, seen := c.logged.LoadOrStore(name, true); !seen {
+		level := slog.LevelInfo
+		if name == clients.CommandLine {
+			level = slog.LevelDebug // the call command: no client to tell of
+		}
+		c.Logger.Log(context.Background(), level, "client budget", "client", name, "known", cb.Client != "", "bytes", cb.Bytes, "lines", cb.Lines, "why", cb.Why)
+	}
+	return b
+}
+
+// MinReplyBytes is the least a call's maxBytes can ask for: a header, a
+// next call and a few lines. Less is raised to it, and the reply says so.
+const MinReplyBytes = 2048
+
+// narrow is budget b for a call that asked for at most maxBytes (0: not
+// asked): within the client's budget, at least MinReplyBytes, the reply
+// told of either change. Its Ceiling stays the client's budget, so an item
+// larger than maxBytes still comes whole in a part of its own.
+func narrow(ctx context.Context, b paging.Budget, maxBytes int) paging.Budget {
+	switch {
+	case maxBytes <= 0:
+		return b
+	case maxBytes < MinReplyBytes:
+		notes.Add(ctx, fmt.Sprintf("maxBytes %d is less than a reply needs: raised to %s", maxBytes, bytesWord(MinReplyBytes)))
+		maxBytes = MinReplyBytes
+	case maxBytes > b.MaxBytes:
+		notes.Add(ctx, fmt.Sprintf("maxBytes %d is more than this client is sent whole in one reply: %s used", maxBytes, bytesWord(b.MaxBytes)))
+	}
+	b.MaxBytes = min(maxBytes, b.MaxBytes)
+	return b
+}
+
+// bytesWord is n bytes in words, with thousands separated.
+func bytesWord(n int) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String() + " bytes"
+}
+
+// resultLines is the number of lines of a result's text parts.
+func resultLines(res *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			n += strings.Count(t.Text, "\n") + 1
+		}
+	}
+	return n
+}
