@@ -80,15 +80,16 @@ func (b Budget) ErrorRoom() int { return min(b.MaxBytes-ErrorReserve, MaxErrorCh
 
 // ReplySize measures a reply as it would be sent, with room for notes: the
 // size tools fit their replies to. A reply with more lines than MaxLines
-// measures over the limit, by as many bytes as its lines take beyond it,
-// so that a tool fitting it by size gives it fewer lines.
+// measures over the limit by what a cut in proportion to its lines would
+// drop, so that a tool fitting it by size gives it about as many lines as
+// it may have.
 func (b Budget) ReplySize(r Wirer) int {
 	w := r.Wire()
 	n := b.WireSize(w) + NoteReserve
 	if b.MaxLines > 0 {
 		if lines := LineCount(w) + NoteLines; lines > b.MaxLines {
-			// Each line beyond takes at least its escaped newline.
-			n = max(n, n/b.MaxLines*lines, b.MaxBytes+2*(lines-b.MaxLines))
+			// Over by what a cut in proportion to the lines drops.
+			n = max(n, b.MaxBytes) + n - n*b.MaxLines/lines + 2
 		}
 	}
 	return n

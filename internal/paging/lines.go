@@ -16,13 +16,15 @@ import (
 type Lines struct{ counts lineCache }
 
 // Slice reads the lines from–to of body (to 0: as many as fit) within
-// room bytes of JSON, binary files told, not read. blob is the blob body
-// reads; a work-tree file has no id, and its count is not kept.
-func (l *Lines) Slice(blob git.Object, body io.Reader, from, to, room int) (text.Slice, error) {
-	used := 0
+// room bytes of JSON and, when lines is not 0, that many lines; binary
+// files told, not read. blob is the blob body reads; a work-tree file has
+// no id, and its count is not kept.
+func (l *Lines) Slice(blob git.Object, body io.Reader, from, to, room, lines int) (text.Slice, error) {
+	used, kept := 0, 0
 	slicer := text.Slicer{From: from, To: to, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
 		used += text.JSONLen(line) + 2
-		return used <= room
+		kept++
+		return used <= room && (lines == 0 || kept <= lines)
 	}}
 	total, known := l.counts.get(blob.OID)
 	slicer.StopEarly = known

@@ -144,44 +144,54 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		s.flagGenerated(ctx, r, pr.Head, p)
 		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
 	}
+	build := func(part *paging.Part, partNotes string) pullDiffPart {
+		var b strings.Builder
+		b.Grow(512 + len(name) + len(path) + len(part.Page.Text) + len(partNotes))
+		fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
+		switch {
+		case path != "" && size > 0:
+			fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)
+		case path != "":
+			fmt.Fprintf(&b, "; %s", text.Name(path))
+		case size > 0 && len(opts.Paths) > 0:
+			fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", text.Count(files, "file"), size)
+		case size > 0:
+			fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Count(files, "file"), size)
+		}
+		b.WriteString("; this part: " + part.Range() + "\n")
+		b.Write(part.Page.Text)
+		b.WriteString(partNotes)
+		out := textReply{Text: b.String()}
+		if part.Next != nil {
+			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
+			part.CursorAt(&c)
+			more := next
+			more.Cursor = s.cursors.Encode(c, r.FullName())
+			out.Next = paging.Continue(tool, more)
+		}
+		return pullDiffPart{out, part}
+	}
 	room := s.budget(ctx).PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
-	part, partNotes, _, err := paging.PartWithNotes(room, 0, read, notes)
+	res, err := paging.FitPart(s.budget(ctx), room, 0, read, notes, build)
 	if err != nil {
 		return textReply{}, err
 	}
-	switch {
+	switch part := res.part; {
 	case path != "" && part.Total == 0:
 		return textReply{}, s.fileNotInPull(ctx, r, pr, opts, in, path)
 	case part.Total == 0:
 		return s.emptyPull(ctx, r, pr, opts)
-	}
-	if path != "" && len(part.Page.Files) > 0 && part.Page.Files[0].Hidden {
+	case path != "" && len(part.Page.Files) > 0 && part.Page.Files[0].Hidden:
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	}
-	var b strings.Builder
-	b.Grow(512 + len(name) + len(path) + len(part.Page.Text) + len(partNotes))
-	fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
-	switch {
-	case path != "" && size > 0:
-		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)
-	case path != "":
-		fmt.Fprintf(&b, "; %s", text.Name(path))
-	case size > 0 && len(opts.Paths) > 0:
-		fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", text.Count(files, "file"), size)
-	case size > 0:
-		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Count(files, "file"), size)
-	}
-	b.WriteString("; this part: " + part.Range() + "\n")
-	b.Write(part.Page.Text)
-	b.WriteString(partNotes)
-	out := textReply{Text: b.String()}
-	if part.Next != nil {
-		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
-		part.CursorAt(&c)
-		next.Cursor = s.cursors.Encode(c, r.FullName())
-		out.Next = paging.Continue(tool, next)
-	}
-	return out, nil
+	return res.textReply, nil
+}
+
+// pullDiffPart is a part of a pull request's diff as fitted, with the part
+// it holds.
+type pullDiffPart struct {
+	textReply
+	part *paging.Part
 }
 
 // fileNotInPull: file_path names no file of the pull request's diff.

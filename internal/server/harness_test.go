@@ -42,6 +42,9 @@ func withTimeout(d time.Duration) option { return func(c *Config) { c.Timeout = 
 // check the structured fields the contract names.
 func withTextOnly() option { return func(c *Config) { c.Structured = false } }
 
+// withStructured serves as --structured does.
+func withStructured() option { return func(c *Config) { c.Structured = true } }
+
 func mustPolicy(extra []string) *repo.Policy {
 	p, err := repo.NewPolicy(extra)
 	if err != nil {
@@ -80,12 +83,18 @@ func serve(t testing.TB, r *testrepo.Repo, opts ...option) *harness {
 
 func connectClient(t testing.TB, s *Server, r *testrepo.Repo, maxBytes int) *harness {
 	t.Helper()
+	return connectAs(t, s, r, maxBytes, "test")
+}
+
+// connectAs connects a client that calls itself name (its clientInfo).
+func connectAs(t testing.TB, s *Server, r *testrepo.Repo, maxBytes int, name string) *harness {
+	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: name}, nil)
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)

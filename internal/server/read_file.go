@@ -113,7 +113,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 		if err != nil {
 			return reply[readFileOut]{}, err
 		}
-		if over := s.budget(ctx).ReplySize(r0) - s.budget(ctx).MaxBytes; over > 0 && r0.Out.Hidden != nil && attempt < 3 {
+		if over := s.budget(ctx).ReplySize(r0) - s.budget(ctx).MaxBytes; over > 0 && attempt < 3 {
 			room -= over
 			continue
 		}
@@ -128,7 +128,7 @@ func (s *Server) readFileSlice(ctx context.Context, in readFileIn, out readFileO
 	err := read(func(blob git.Object, body io.Reader) error {
 		size = blob.Size
 		var err error
-		res, err = s.lines.Slice(blob, body, in.StartLine, in.EndLine, room)
+		res, err = s.lines.Slice(blob, body, in.StartLine, in.EndLine, room, s.budget(ctx).LineRoom(linesHead))
 		return err
 	})
 	if err != nil {
@@ -153,6 +153,11 @@ func (s *Server) readFileSlice(ctx context.Context, in readFileIn, out readFileO
 	}
 	return r0, nil
 }
+
+// linesHead is how many lines a reply of lines has besides them: its
+// header and the next call's (a note on hidden characters, longer, makes
+// the reply over its limit and it is read again with fewer lines).
+const linesHead = 3
 
 // linesText is the text of a reply of lines: head, the lines of res
 // (from line first) with the last one ended with "\n" for what follows,

@@ -112,7 +112,7 @@ func (s *Server) readJobLog(ctx context.Context, in readJobLogIn) (reply[readJob
 		if err != nil {
 			return reply[readJobLogOut]{}, err
 		}
-		if over := s.budget(ctx).ReplySize(r.reply) - s.budget(ctx).MaxBytes; over > 0 && r.Out.Hidden != nil && attempt < 3 {
+		if over := s.budget(ctx).ReplySize(r.reply) - s.budget(ctx).MaxBytes; over > 0 && attempt < 3 {
 			room = r.room - over
 			continue
 		}
@@ -185,7 +185,7 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 		blob.OID = "job-log " + in.Owner + "/" + in.Repo + " " + strconv.FormatInt(job.ID, 10) + " " + strconv.FormatInt(size, 10)
 	}
 	what := "job " + strconv.FormatInt(job.ID, 10) + "'s log"
-	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, in.StartLine, in.EndLine, room)
+	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, in.StartLine, in.EndLine, room, s.budget(ctx).LineRoom(linesHead))
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			return part, cause
