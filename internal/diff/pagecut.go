@@ -1,7 +1,7 @@
 // Where a part ends: the pieces of hunks it writes get their "@@" lines
 // when they close, and a line that does not fit ends the part before it,
-// or before its hunk or section when those would fit whole in a part of
-// their own.
+// or, in a part already nearly full (wholeFill), before its hunk or
+// section when those would fit whole in a part of their own.
 
 package diff
 
@@ -28,7 +28,9 @@ func (p *pager) closePiece() {
 	p.file.Replaced = p.file.Replaced || p.hunk.replaced
 	p.file.Old.add(p.pc.old)
 	p.file.New.add(p.pc.new)
-	p.pc.at = -1
+	// Its cost is in used now: a piece opened later starts from none, or
+	// its lines would be counted twice against the room.
+	p.pc.at, p.pc.cost = -1, 0
 }
 
 // appendHead appends the "@@" line of a piece of the current hunk: the
@@ -52,12 +54,20 @@ func (p *pager) headCost(oldS, newS span) int {
 // bodyAt is where the current section's body starts in text.
 func (p *pager) bodyAt() int { return p.sectionAt + len(p.hdr) }
 
-// cut ends the part before unit u, which does not fit. If the section or
-// the hunk that u is in would fit whole in a part of its own, the part ends
-// before it instead, so that it is not split.
+// wholeFill is how full, in percent of its room, a part must be for a
+// section or hunk that does not fit to be moved whole to the next part
+// rather than split: below it the part is filled, since every part less
+// than full is one more call and one more reply's framing.
+const wholeFill = 90
+
+// cut ends the part before unit u, which does not fit. If the part is
+// nearly full and the section or the hunk that u is in would fit whole in
+// a part of its own, the part ends before it instead, so that it is not
+// split.
 func (p *pager) cut(u unit) {
-	secOK := p.here && p.sectionAt > 0 && !p.long
-	hunkOK := u.kind != 0 && p.hunk.here && !p.hunk.long && (p.hunk.textAt > p.bodyAt() || secOK)
+	full := p.used*100 >= p.o.Room*wholeFill
+	secOK := full && p.here && p.sectionAt > 0 && !p.long
+	hunkOK := full && u.kind != 0 && p.hunk.here && !p.hunk.long && (p.hunk.textAt > p.bodyAt() || secOK)
 	secFits, hunkFits := p.lookahead(secOK, hunkOK)
 	switch {
 	case secFits || hunkFits && p.hunk.textAt == p.bodyAt():

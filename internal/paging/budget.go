@@ -15,8 +15,9 @@ import (
 )
 
 const (
-	// NoteReserve is kept free in every reply for its notes (a stale
-	// mirror, say), which are added after the tool has filled it.
+	// NoteReserve is the most a reply keeps free for its notes (a stale
+	// mirror, say), which are added after the tool has filled it; a small
+	// budget keeps less (Budget.NoteRoom).
 	NoteReserve = 512
 	// ErrorEnvelope is kept free in an error reply for the result's own
 	// JSON around the message.
@@ -85,7 +86,7 @@ func (b Budget) ErrorRoom() int { return min(b.MaxBytes-ErrorReserve, MaxErrorCh
 // it may have.
 func (b Budget) ReplySize(r Wirer) int {
 	w := r.Wire()
-	n := b.WireSize(w) + NoteReserve
+	n := b.WireSize(w) + b.NoteRoom()
 	if b.MaxLines > 0 {
 		if lines := LineCount(w) + NoteLines; lines > b.MaxLines {
 			// Over by what a cut in proportion to the lines drops.
@@ -94,6 +95,11 @@ func (b Budget) ReplySize(r Wirer) int {
 	}
 	return n
 }
+
+// NoteRoom is what a reply keeps free for its notes: NoteReserve, or a
+// 64th of a smaller budget, at least 128 bytes (a note is a line of about
+// 100), so that small replies are not a sixteenth empty.
+func (b Budget) NoteRoom() int { return min(NoteReserve, max(b.MaxBytes/64, 128)) }
 
 // NoteLines is what a reply's line count keeps free for its notes: within
 // NoteReserve bytes, each note a line of at least 9 ("\n[note: ]").

@@ -7,9 +7,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -28,34 +32,34 @@ import (
 // for other arguments or another repository, or signed with another key is
 // INVALID_ARGUMENT, and what it pins is checked (CheckPins) before use.
 type Cursor struct {
-	Tool string `json:"t"`
+	Tool string
 	// Args is the digest of the call's other arguments (ArgsDigest).
-	Args string `json:"a"`
+	Args string
 	// Key is the id of the key that signed it (Key.id), which tells
 	// a cursor of another key from an edited one.
-	Key string `json:"k"`
+	Key string
 	// Repo is the digest of the repository it was made for (repoDigest).
-	Repo string `json:"r"`
+	Repo string
 	// Commits are the commits pinned, in an order each tool fixes.
-	Commits []string `json:"c,omitempty"`
+	Commits []string
 	// Where the next part starts: a file (a change's index in git's order),
 	// a section of it (a type change has two), a line of that section's
 	// body; or an offset in a list.
-	File    int   `json:"f,omitempty"`
-	Section int   `json:"s,omitempty"`
-	Line    int64 `json:"l,omitempty"`
+	File    int
+	Section int
+	Line    int64
 	// Totals measured for the first part, so later parts need not measure
 	// them again: files and patch bytes.
-	Files int   `json:"n,omitempty"`
-	Bytes int64 `json:"b,omitempty"`
+	Files int
+	Bytes int64
 	// Inside a file (Line > 0): which of the file's parts the next is,
 	// and the size of the file's patch, when known (SplitPos).
-	Split      int   `json:"sp,omitempty"`
-	SplitBytes int64 `json:"sb,omitempty"`
+	Split      int
+	SplitBytes int64
 	// get_commit's parts before its patch: the next parent to list, and
 	// the byte offset where the message goes on (0: none).
-	Parent  int `json:"p,omitempty"`
-	Message int `json:"m,omitempty"`
+	Parent  int
+	Message int
 }
 
 // CursorKeyBytes is the size of a cursor key: the command makes keys of
@@ -67,12 +71,17 @@ const CursorKeyBytes = 32
 type Key struct {
 	secret []byte
 	id     string
+	// tools are the names a cursor made for another tool is told by.
+	tools []string
 }
 
 const (
-	cursorMACLen   = 12
-	cursorKeyIDLen = 4
-	repoDigestLen  = 6
+	cursorMACLen   = 10
+	cursorKeyIDLen = 3
+	repoDigestLen  = 4
+	// cursorVersion starts a cursor's bytes: a cursor of another layout
+	// is refused as damaged.
+	cursorVersion = 2
 )
 
 // NewKey is the key of secret; an empty secret is a random key of
@@ -89,6 +98,12 @@ func NewKey(secret []byte) Key {
 	return Key{secret: bytes.Clone(secret), id: base64.RawURLEncoding.EncodeToString(sum[:cursorKeyIDLen])}
 }
 
+// Naming is k telling a cursor made for another of tools by its name.
+func (k Key) Naming(tools []string) Key {
+	k.tools = tools
+	return k
+}
+
 // repoDigest names the repository a cursor is made for: the served name,
 // as resolved (also when the call left owner and repo out).
 func repoDigest(fullName string) string {
@@ -96,20 +111,88 @@ func repoDigest(fullName string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:repoDigestLen])
 }
 
-// Encode signs c, made for the repository named fullName.
-func (k Key) Encode(c Cursor, fullName string) string {
-	c.Key, c.Repo = k.id, repoDigest(fullName)
-	payload, err := json.Marshal(c)
-	if err != nil {
-		panic(err)
-	}
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(payload) + "." + enc.EncodeToString(k.mac(payload))
+// tag is a byte of a hash of s: which tool, which arguments a cursor was
+// made for, told apart before its signature is checked, for the message.
+func tag(s string) byte {
+	sum := sha256.Sum256([]byte(s))
+	return sum[0]
 }
 
-func (k Key) mac(payload []byte) []byte {
+// A cursor is written in bytes, not JSON, so that it is short (at most 160
+// characters with three commits): a model copies it into every next call,
+// and every part carries it twice. Its layout: the version, the key's id,
+// the tags of the tool and of the arguments, the repository's digest, the
+// commits (each a form byte and its bytes: hex as bytes when it is a
+// commit id), then the positions as unsigned varints, then the signature
+// over all of that and the tool and arguments themselves, so that those
+// are bound without being carried.
+
+// Encode signs c, made for the repository named fullName.
+func (k Key) Encode(c Cursor, fullName string) string {
+	id, _ := base64.RawURLEncoding.DecodeString(k.id)
+	repo, _ := base64.RawURLEncoding.DecodeString(repoDigest(fullName))
+	b := []byte{cursorVersion}
+	b = append(b, id...)
+	b = append(b, tag(c.Tool), tag(c.Args))
+	b = append(b, repo...)
+	b = append(b, byte(len(c.Commits)))
+	for i, commit := range c.Commits {
+		if j := slices.Index(c.Commits[:i], commit); j >= 0 {
+			b = append(b, commitSame, byte(j)) // a merge base that is the base
+			continue
+		}
+		b = appendCommit(b, commit)
+	}
+	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message)} {
+		b = binary.AppendUvarint(b, uint64(v))
+	}
+	b = append(b, k.mac(b, c.Tool, c.Args)...)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// CursorMaxLen is the longest cursor with three commit ids (SHA-1) and
+// positions of any size; CursorProbe stands in for a cursor not yet made
+// where a reply's room is reckoned (a repository of SHA-256 ids has longer
+// ones, and the reply is fitted again).
+const CursorMaxLen = 160
+
+var CursorProbe = strings.Repeat("x", CursorMaxLen)
+
+// A commit in a cursor is a byte and its bytes: an object id as its 20 or
+// 32 bytes, the byte its length; any other text as it is, after
+// commitText and its length; one pinned before, commitSame and its index.
+const (
+	commitText = 0
+	commitSame = 1
+)
+
+func appendCommit(b []byte, commit string) []byte {
+	if raw, err := hex.DecodeString(commit); err == nil && git.IsObjectID(commit) {
+		return append(append(b, byte(len(raw))), raw...)
+	}
+	if len(commit) > 255 {
+		panic("paging: a cursor's commit of more than 255 bytes")
+	}
+	return append(append(b, commitText, byte(len(commit))), commit...)
+}
+
+// readCommit reads a commit appendCommit wrote at the start of b, and
+// what follows it.
+func readCommit(b []byte) (commit string, rest []byte, ok bool) {
+	switch {
+	case len(b) >= 21 && b[0] == 20, len(b) >= 33 && b[0] == 32:
+		n := int(b[0])
+		return hex.EncodeToString(b[1 : 1+n]), b[1+n:], true
+	case len(b) >= 2 && b[0] == commitText && len(b) >= 2+int(b[1]):
+		return string(b[2 : 2+int(b[1])]), b[2+int(b[1]):], true
+	}
+	return "", nil, false
+}
+
+func (k Key) mac(payload []byte, tool, args string) []byte {
 	m := hmac.New(sha256.New, k.secret)
 	m.Write(payload)
+	m.Write([]byte("\x00" + tool + "\x00" + args))
 	return m.Sum(nil)[:cursorMACLen]
 }
 
@@ -121,32 +204,64 @@ func ErrCursor(why string) error {
 // digest is args. The repository and the pins are checked where the
 // repository is known (CheckPins, MadeFor).
 func (k Key) Decode(tool, s, args string) (Cursor, error) {
-	body, mac, ok := strings.Cut(s, ".")
-	// Strict: the last character of a payload whose length is not a
+	damaged := ErrCursor("is damaged or was edited")
+	// Strict: the last character of a cursor whose length is not a
 	// multiple of 3 bytes has bits that encode nothing; without Strict an
-	// edit of those bits would decode to the same payload and pass.
-	enc := base64.RawURLEncoding.Strict()
-	payload, err1 := enc.DecodeString(body)
-	sum, err2 := enc.DecodeString(mac)
-	var c Cursor
-	if !ok || err1 != nil || err2 != nil || json.Unmarshal(payload, &c) != nil {
-		return Cursor{}, ErrCursor("is damaged or was edited")
+	// edit of those bits would decode to the same bytes and pass.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	head := 1 + cursorKeyIDLen + 2 + repoDigestLen + 1
+	if err != nil || len(b) < head+cursorMACLen || b[0] != cursorVersion {
+		return Cursor{}, damaged
 	}
-	if c.Key != k.id && len(sum) == cursorMACLen {
+	payload, sum := b[:len(b)-cursorMACLen], b[len(b)-cursorMACLen:]
+	c := Cursor{Tool: tool, Args: args,
+		Key:  base64.RawURLEncoding.EncodeToString(payload[1 : 1+cursorKeyIDLen]),
+		Repo: base64.RawURLEncoding.EncodeToString(payload[1+cursorKeyIDLen+2 : head-1])}
+	toolTag, argsTag := payload[1+cursorKeyIDLen], payload[2+cursorKeyIDLen]
+	switch {
+	case c.Key != k.id:
 		return Cursor{}, errcode.New(errcode.InvalidArgument, "cursor was signed with another key: the server's cursor key changed since (a restart with a new key, or a replica with another key); leave cursor out and call again to start over")
-	}
-	if !hmac.Equal(sum, k.mac(payload)) {
-		return Cursor{}, ErrCursor("is damaged or was edited")
-	}
-	if c.Tool != tool {
-		return Cursor{}, ErrCursor("was made for " + c.Tool + ", not " + tool)
-	}
-	if c.Args != args {
+	case toolTag != tag(tool):
+		made := "another tool"
+		for _, name := range k.tools {
+			if tag(name) == toolTag {
+				made = name
+			}
+		}
+		return Cursor{}, ErrCursor("was made for " + made + ", not " + tool)
+	case argsTag != tag(args):
 		return Cursor{}, ErrCursor("was made for a call with other arguments")
+	case !hmac.Equal(sum, k.mac(payload, tool, args)):
+		return Cursor{}, damaged
 	}
-	if c.File < 0 || c.Section < 0 || c.Line < 0 || c.Files < 0 || c.Bytes < 0 || c.Parent < 0 || c.Message < 0 {
-		return Cursor{}, ErrCursor("is damaged or was edited")
+	rest := payload[head:]
+	for n := payload[head-1]; n > 0; n-- {
+		if len(rest) >= 2 && rest[0] == commitSame {
+			if int(rest[1]) >= len(c.Commits) {
+				return Cursor{}, damaged
+			}
+			c.Commits, rest = append(c.Commits, c.Commits[rest[1]]), rest[2:]
+			continue
+		}
+		commit, more, ok := readCommit(rest)
+		if !ok {
+			return Cursor{}, damaged
+		}
+		c.Commits, rest = append(c.Commits, commit), more
 	}
+	var v [9]int64
+	for i := range v {
+		u, n := binary.Uvarint(rest)
+		if n <= 0 || u > math.MaxInt64 {
+			return Cursor{}, damaged
+		}
+		v[i], rest = int64(u), rest[n:]
+	}
+	if len(rest) != 0 || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[3] > math.MaxInt32 || v[5] > math.MaxInt32 || v[7] > math.MaxInt32 || v[8] > math.MaxInt32 {
+		return Cursor{}, damaged
+	}
+	c.File, c.Section, c.Line, c.Files, c.Bytes = int(v[0]), int(v[1]), v[2], int(v[3]), v[4]
+	c.Split, c.SplitBytes, c.Parent, c.Message = int(v[5]), v[6], int(v[7]), int(v[8])
 	return c, nil
 }
 

@@ -12,7 +12,7 @@ import (
 // tool, other arguments, another key or another repository is refused in
 // words that say what to do.
 func TestCursorIsBoundAndSigned(t *testing.T) {
-	k := NewKey(bytes.Repeat([]byte{1}, CursorKeyBytes))
+	k := NewKey(bytes.Repeat([]byte{1}, CursorKeyBytes)).Naming([]string{"get_diff", "list_files"})
 	c := Cursor{Tool: "get_diff", Args: "args", Commits: []string{strings.Repeat("a", 40)}, File: 3, Section: 1, Line: 7, Split: 2, SplitBytes: 9000}
 	s := k.Encode(c, "acme/widgets")
 	got, err := k.Decode("get_diff", s, "args")
@@ -60,5 +60,27 @@ func TestArgsDigestSkipsWhatChanges(t *testing.T) {
 	}
 	if ArgsDigest(in{"main", ""}, "cursor") == ArgsDigest(in{"dev", ""}, "cursor") {
 		t.Fatal("two bases, one digest")
+	}
+}
+
+// A cursor with three commits and positions of the largest diffs is at most
+// CursorMaxLen characters: a model copies it into every next call.
+func TestCursorIsShort(t *testing.T) {
+	k := NewKey(bytes.Repeat([]byte{1}, CursorKeyBytes))
+	id := strings.Repeat("f", 40)
+	c := Cursor{Tool: "get_pull_request_diff", Args: ArgsDigest(map[string]any{"index": 7}), Commits: []string{id, id, id},
+		// A million files, 16 GiB of patch, 100 million lines in a file.
+		File: 1 << 20, Section: 1, Line: 1 << 27, Files: 1 << 20, Bytes: 1 << 34, Split: 1 << 20, SplitBytes: 1 << 34, Parent: 1 << 16, Message: 1 << 24}
+	s := k.Encode(c, "acme/widgets")
+	if len(s) > CursorMaxLen {
+		t.Fatalf("a cursor of %d characters, over %d: %s", len(s), CursorMaxLen, s)
+	}
+	got, err := k.Decode(c.Tool, s, c.Args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Key, c.Repo = got.Key, got.Repo
+	if !reflect.DeepEqual(got, c) {
+		t.Fatalf("decoded %+v, made %+v", got, c)
 	}
 }

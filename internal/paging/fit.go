@@ -90,21 +90,28 @@ func FitPart[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, 
 }
 
 // fitPartOnce is FitPart's fitting; whole says the reply fits and leaves
-// nothing out.
+// nothing out. A part with more after it that fits with more than a
+// fillSlack-th of the budget to spare is read again with that room too, so
+// that parts are full: every empty byte is one more call.
 func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, error), notes func(*Part) string, build func(*Part, string) R) (_ R, whole bool, _ error) {
 	part, partNotes, patch, err := PartWithNotes(room, maxBytes, read, notes)
 	if err != nil {
 		return *new(R), false, err
 	}
-	var best *R
-	bestRoom := -1
-	small, large := -1, -1 // the most room that left something out, the least whose reply was over (-1: none yet)
+	var fit, best *R // the fullest reply that fits and leaves nothing out; the one that fit in the most room
+	fitRoom, bestRoom := -1, -1
+	small, large := -1, -1 // the most room too small (something left out, or room to spare), the least too large (-1: none yet)
 	for refit := 0; ; refit++ {
 		r := build(part, partNotes)
 		spare := b.MaxBytes - b.ReplySize(r)
 		lost := LostToRoom(part.Page)
 		if spare >= 0 && !lost {
-			return r, true, nil
+			if patch > fitRoom {
+				fit, fitRoom = &r, patch
+			}
+			if part.Next == nil || spare <= b.MaxBytes/fillSlack {
+				return *fit, true, nil
+			}
 		}
 		if spare >= 0 && patch > bestRoom {
 			best, bestRoom = &r, patch
@@ -112,10 +119,13 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		if b.Structured && r.Wire().Structured != nil && spare > 0 {
 			spare /= 2 // the patch is sent twice
 		}
-		next := patch + spare // a reply over the limit with nothing left out
-		if lost {
+		next := patch + spare
+		switch {
+		case lost:
 			small, next = patch, patch+max(spare, MinPartRoom)
-		} else {
+		case spare >= 0:
+			small = patch // fits, with room to fill
+		default:
 			large = patch
 		}
 		if large >= 0 && small >= 0 {
@@ -129,10 +139,13 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 			next = patchRoom(next, maxBytes)
 		}
 		if refit == maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
-			if best == nil {
-				return r, false, nil // the backstop refuses it (toolcall)
+			switch {
+			case fit != nil:
+				return *fit, true, nil
+			case best != nil:
+				return *best, false, nil
 			}
-			return *best, false, nil
+			return r, false, nil // the backstop refuses it (toolcall)
 		}
 		patch = next
 		if part, err = read(patch); err != nil {
@@ -141,6 +154,10 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		partNotes = notes(part)
 	}
 }
+
+// fillSlack: a part is full when what it leaves of its budget is at most
+// a fillSlack-th of it.
+const fillSlack = 100
 
 // LostToRoom: the part left out a file's header lines or a line as longer
 // than its room.

@@ -85,7 +85,7 @@ func (p *Part) Range() string {
 	var notes []string
 	switch {
 	case continues && goesOn && len(files) == 1:
-		notes = append(notes, name(first)+" continues from the previous part and goes on in the next"+split(0))
+		notes = append(notes, name(first)+" continues from the previous part into the next"+split(0))
 	default:
 		if continues {
 			notes = append(notes, name(first)+" continues from the previous part"+split(0))

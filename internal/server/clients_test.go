@@ -391,3 +391,74 @@ func TestMaxBytesAndClientLimit(t *testing.T) {
 
 // resultWireBytes is the result as JSON, as the server sends it.
 func resultWireBytes(res *mcp.CallToolResult) int { return len(wireJSON(res, true)) }
+
+// Parts are full and their framing light: at the budget of a client the
+// server does not know (8,000 bytes), every part of a pull request's drain
+// but the last holds at least 85% of the budget and the drain costs at most
+// 1.15× the JSON-escaped diff in bytes. The bound on calls for real
+// pull requests, ⌈escaped ÷ 7,000⌉ + 3, is one call short here: this pull
+// request splits one file over 108 parts, each repeating its header lines
+// (about 130 bytes) beside the part's own framing; it is held to
+// ⌈escaped ÷ 6,800⌉ + 3 (126 calls for 852,600 bytes).
+func TestPartsAreFullAndLight(t *testing.T) {
+	r := clientsRepo(t)
+	h := serveAs(t, r, "an-unknown-client", nil)
+	budget := clients.Unknown.Bytes
+	mb := strings.TrimSpace(r.Git("merge-base", "main", "refs/pull/5/head"))
+	escaped := len(wireJSON(asShown(r.Git("diff", "-M", mb, "refs/pull/5/head")), true)) - 2
+	results := drainResults(t, h, "get_pull_request_diff", prArgs(5))
+	total := 0
+	for i, res := range results {
+		n := resultWireBytes(res)
+		total += n
+		if i < len(results)-1 && n < budget*85/100 {
+			t.Errorf("part %d of %d is %d bytes, %.0f%% of the %d-byte budget", i+1, len(results), n, 100*float64(n)/float64(budget), budget)
+		}
+	}
+	ratio := float64(total) / float64(escaped)
+	t.Logf("%d parts, %d bytes for a %d-byte escaped diff: %.3f×", len(results), total, escaped, ratio)
+	if ratio > 1.15 {
+		t.Errorf("the drain is %.3f× the escaped diff, over 1.15×", ratio)
+	}
+	if most := (escaped+6799)/6800 + 3; len(results) > most {
+		t.Errorf("the drain takes %d calls, over %d", len(results), most)
+	}
+}
+
+// get_diff with maxBytes 1 shows every changed line of a one-file diff: the
+// least a part is given is raised to, and said; a line longer than that (a
+// 79-byte one, a 600-byte one) comes whole all the same.
+func TestMaxBytesOneShowsEveryLine(t *testing.T) {
+	r := testrepo.New(t)
+	var base strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&base, "line %d\n", i)
+	}
+	r.Write("a.txt", base.String())
+	r.Commit("base")
+	head := strings.Replace(base.String(), "line 3\n", "line 3 changed\n", 1)
+	head = strings.Replace(head, "line 10\n", strings.Repeat("long ", 15)+"line of 79 bytes.....\n", 1)
+	head = strings.Replace(head, "line 20\n", strings.Repeat("x", 600)+"\n", 1)
+	head = strings.Replace(head, "line 30\n", "line 30 changed\n", 1)
+	r.Git("checkout", "-q", "-b", "feature")
+	r.Write("a.txt", head)
+	r.Commit("seven changed lines")
+	want := r.Git("diff", "-M", "main", "feature")
+	if n := strings.Count(want, "\n+") + strings.Count(want, "\n-") - 2; n != 8 {
+		t.Fatalf("fixture: %d changed lines", n)
+	}
+	h := serveAs(t, r, "an-unknown-client", nil)
+	results := drainResults(t, h, "get_diff", args("base", "main", "head", "feature", "maxBytes", 1))
+	var parts []string
+	for _, res := range results {
+		tx := textOf(res)
+		if !strings.Contains(tx, "maxBytes 1 is less than a part needs: raised to") {
+			t.Errorf("a part does not say maxBytes was raised:\n%s", tx)
+		}
+		if strings.Contains(tx, "left out") {
+			t.Errorf("a part leaves a line out:\n%s", tx)
+		}
+		parts = append(parts, patchOf(tx))
+	}
+	checkJoined(t, parts, want)
+}

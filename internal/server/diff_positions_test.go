@@ -12,7 +12,7 @@ import (
 )
 
 // shareRE reads where a part is in a file it splits, from its first line.
-var shareRE = regexp.MustCompile(`(?:\(|; )(\S+) (?:continues from the previous part|goes on in the next part|continues from the previous part and goes on in the next): its part (\d+)(?: of (\d+))?, bytes (\d+)–(\d+) of (\d+)(?:, old lines (\d+)–(\d+))?(?:, new lines (\d+)–(\d+))?`)
+var shareRE = regexp.MustCompile(`(?:\(|; )(\S+) (?:continues from the previous part|goes on in the next part|continues from the previous part into the next): its part (\d+)(?: of (\d+))?, bytes (\d+)–(\d+) of (\d+)(?:, old lines (\d+)–(\d+))?(?:, new lines (\d+)–(\d+))?`)
 
 // textShare is a share as a part's first line words it.
 type textShare struct {

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
@@ -24,4 +26,13 @@ func (s *Server) flagGenerated(ctx context.Context, r *repo.Repository, commit s
 // secrets policy hides.
 func (s *Server) noteRules(readAt string) paging.NoteRules {
 	return paging.NoteRules{ReadAt: readAt, IsTest: isTestPath, Denied: s.cfg.Policy.Denied}
+}
+
+// patchBytesAsked notes a maxBytes (the patch bytes of a part) under the
+// least a part is given: it is raised, and a line longer than it comes
+// whole all the same (paging.FitPart).
+func patchBytesAsked(ctx context.Context, maxBytes int) {
+	if maxBytes > 0 && maxBytes < paging.MinPartRoom {
+		notes.Add(ctx, fmt.Sprintf("maxBytes %d is less than a part needs: raised to %d bytes of patch", maxBytes, paging.MinPartRoom))
+	}
 }

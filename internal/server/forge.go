@@ -101,7 +101,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 		})
 	}
 	next := in
-	next.Cursor = strings.Repeat("x", 400)
+	next.Cursor = paging.CursorProbe
 	room := s.budget(ctx).PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
 	first := in.Cursor == ""
 	part, err := paging.ReadStreamPart(src, paging.StreamRequest{

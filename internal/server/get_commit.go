@@ -156,7 +156,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	case !first && !in.withPatch():
 		return reply[getCommitOut]{}, paging.ErrCursor("points into a patch that patch=false leaves out")
 	}
-	nextProbe := paging.Continue(tool, getCommitWithCursor(in, strings.Repeat("x", 400)))
+	nextProbe := paging.Continue(tool, getCommitWithCursor(in, paging.CursorProbe))
 	// roomAfter is what a part that starts with preamble leaves for its
 	// patch and notes.
 	roomAfter := func(preamble string, out getCommitOut) int {
@@ -222,6 +222,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		return commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
 			deferred: first && paging.LostToRoom(part.Page), patchBytes: patchBytes}, r, out, part, partNotes)
 	}
+	patchBytesAsked(ctx, in.MaxBytes)
 	return paging.FitPart(s.budget(ctx), room, in.MaxBytes, read, notes, build)
 }
 

@@ -156,7 +156,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	probe := reply[getDiffOut]{
 		Text: strings.Repeat("x", 200+len(sel.repo.FullName())),
 		Out:  out,
-		Next: paging.Continue(tool, withCursor(in, strings.Repeat("x", 400))),
+		Next: paging.Continue(tool, withCursor(in, paging.CursorProbe)),
 	}
 	var only *paging.Filter // the latest read's, which noted the renames paths paired
 	request := func(room int) paging.Request {
@@ -184,6 +184,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		out.PatchBytes = patchBytes
 		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), empty, part, partNotes))
 	}
+	patchBytesAsked(ctx, in.MaxBytes)
 	res, err := paging.FitPart(s.budget(ctx), s.budget(ctx).PayloadRoom(probe), in.MaxBytes, read, notes, build)
 	switch {
 	case err != nil:

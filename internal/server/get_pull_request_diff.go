@@ -101,7 +101,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return &paging.Filter{Key: "file_path " + path, Keep: func(c git.Change) bool { return c.Path == path || c.OldPath == path }}
 	}
 	next := in
-	next.Cursor = strings.Repeat("x", 400)
+	next.Cursor = paging.CursorProbe
 	first := in.Cursor == ""
 	q := paging.Request{
 		Repo: r, Opts: opts, Hide: s.hiddenSection,
@@ -147,7 +147,11 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	build := func(part *paging.Part, partNotes string) pullDiffPart {
 		var b strings.Builder
 		b.Grow(512 + len(name) + len(path) + len(part.Page.Text) + len(partNotes))
-		fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
+		if first {
+			fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
+		} else { // the first part named the commits; the cursor pins them
+			fmt.Fprintf(&b, "%s, at the commits of its first part", name)
+		}
 		switch {
 		case path != "" && size > 0:
 			fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)

@@ -66,7 +66,9 @@ func patchOf(text string) string {
 	}
 	lines := strings.SplitAfter(text, "\n")
 	end := len(lines)
-	for end > 0 && (strings.HasPrefix(lines[end-1], "[") || lines[end-1] == "") {
+	// A patch has no empty line (an empty context line is " "): one
+	// separates the notes toolcall adds.
+	for end > 0 && (strings.HasPrefix(lines[end-1], "[") || lines[end-1] == "" || lines[end-1] == "\n") {
 		end--
 	}
 	return strings.Join(lines[:end], "")

@@ -172,8 +172,8 @@ func checkQuery(q string) error {
 // grepCollector turns git grep's matches into the reply's, and stops git
 // once one match more than wanted is seen.
 type grepCollector struct {
-	s   *Server
-	r   *repo.Repository
+	s    *Server
+	r    *repo.Repository
 	rev  string
 	skip int // matches before the call's offset, left out
 	max  int

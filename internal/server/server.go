@@ -103,7 +103,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, served: served, impl: &mcp.Implementation{Name: "mcp-repo-tools", Version: cfg.Version}}
 	s.backend = newBackend(s)
-	s.cursors = paging.NewKey(cfg.CursorKey)
+	s.cursors = paging.NewKey(cfg.CursorKey).Naming(ToolNames())
 	s.diffs = paging.NewDiffs(cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes))
 	s.calls = toolcall.New(paging.Budget{MaxBytes: cfg.MaxBytes, Structured: cfg.Structured}, cfg.Timeout, cfg.Logger, s.impl)
 	s.calls.Clients = cfg.Clients

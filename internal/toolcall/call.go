@@ -116,7 +116,7 @@ func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.
 		// A note can explain an error (a ref missing from a stale mirror).
 		return c.errorResult(b, err, remarks.All()...), err
 	}
-	r.Text += renderNotes(remarks.All())
+	r.Text += renderNotes(remarks.All(), b.NoteRoom())
 	res := c.Result(r)
 	limit := b.Widened()
 	if n, lines := c.ResultSize(res), resultLines(res); n > limit.MaxBytes || limit.MaxLines > 0 && lines > limit.MaxLines {

@@ -109,13 +109,14 @@ func (c *Calls) EnvelopeSize() int {
 	return len(data)
 }
 
-// renderNotes ends a reply's text with its notes, within paging.NoteReserve.
-func renderNotes(all []string) string {
+// renderNotes ends a reply's text with its notes, within room bytes
+// (paging.Budget.NoteRoom).
+func renderNotes(all []string, room int) string {
 	var b strings.Builder
 	for _, n := range all {
 		line := "\n[note: " + n + "]"
-		if text.JSONLen(b.String()+line) > paging.NoteReserve {
-			cut, _ := text.CutUTF8(line, max(0, (paging.NoteReserve-text.JSONLen(b.String()))/paging.MaxEscape-2))
+		if text.JSONLen(b.String()+line) > room {
+			cut, _ := text.CutUTF8(line, max(0, (room-text.JSONLen(b.String()))/paging.MaxEscape-2))
 			b.WriteString(cut + "…]")
 			break
 		}
