@@ -49,6 +49,10 @@ type options struct {
 	// selected is what --tools and --exclude-tools leave (set by validate).
 	selected []*server.ToolDef
 
+	// startAnywhere: serve over stdio, started outside any repository,
+	// serves the client's MCP roots instead of exiting.
+	startAnywhere bool
+
 	// serve --http only
 	httpToken            string
 	allowUnauthenticated bool

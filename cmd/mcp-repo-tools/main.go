@@ -179,6 +179,9 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 			path = "."
 		}
 		served, err = repo.ServeOne(ctx, env, path, o.name)
+		if errors.Is(err, repo.ErrNoRepository) && o.repo == "" && o.startAnywhere {
+			served, err = serveNothingYet(env, log)
+		}
 	}
 	if err != nil {
 		env.Close()
@@ -201,6 +204,18 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 		CursorKey:          key,
 	})
 	return &app{srv: srv, served: served, env: env, log: log, sandbox: sandbox, limits: limits}, nil
+}
+
+// serveNothingYet serves, started outside any repository, what the
+// client's MCP roots name: exiting would leave a client with "connection
+// closed" and no reason (stderr is shown by none).
+func serveNothingYet(env *git.Env, log *slog.Logger) (*repo.Served, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	log.Warn("not inside a git repository: serving the client's MCP roots, if it gives any (else start with --repo PATH or --root DIR)", "dir", wd)
+	return repo.ServeNothingYet(env, wd), nil
 }
 
 // patchCacheBytes is --patch-cache in the server's terms (off: negative).

@@ -49,6 +49,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return usageError(err)
 		}
 	}
+	o.startAnywhere = o.http == ""
 	a, err := newApp(ctx, &o, stderr)
 	if err != nil {
 		return err
@@ -57,7 +58,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	a.log.Info("git sandbox", "state", a.sandbox)
 	a.log.Info("git limits", "state", a.limits)
 	if o.http == "" {
-		a.log.Info("serving MCP over stdio", "repositories", describeServed(&o))
+		a.log.Info("serving MCP over stdio", "repositories", describeServed(&o, a))
 		err := a.srv.RunStdio(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -67,7 +68,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	return httpserve.Serve(ctx, a.srv.MCP(), hopts, a.log)
 }
 
-func describeServed(o *options) string {
+func describeServed(o *options, a *app) string {
 	if o.forge != "" {
 		return "the repositories of " + o.forge
 	}
@@ -76,6 +77,9 @@ func describeServed(o *options) string {
 	}
 	if o.repo != "" {
 		return o.repo
+	}
+	if a.served.FollowsRoots() {
+		return "the client's MCP roots (started outside any repository)"
 	}
 	return "the repository containing the working directory"
 }

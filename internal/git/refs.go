@@ -1,6 +1,7 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -109,6 +110,13 @@ func leadingRef(rev string) string {
 func (r *Repo) HasRef(ctx context.Context, ref string) bool {
 	_, err := r.output(ctx, gitCommand("show-ref", "--verify", "--quiet").revs(ref))
 	return err == nil
+}
+
+// HasRefUnder reports whether any ref starts with prefix (a constant such
+// as "refs/pull/"): one ref is read, however many there are.
+func (r *Repo) HasRefUnder(ctx context.Context, prefix arg) bool {
+	out, err := r.output(ctx, gitCommand("for-each-ref", "--count=1", "--format=%(refname)", prefix))
+	return err == nil && len(bytes.TrimSpace(out)) > 0
 }
 
 // DefaultBranch is the branch HEAD points at ("" when HEAD is detached).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -16,24 +17,37 @@ type PullRequest struct {
 	Index      int
 	Base, Head string // commit ids
 	MergeBase  string // where its diff starts, as a forge shows it
+	HeadRef    string // the local ref its head was read from ("" from a forge)
 }
 
-// PullRequest resolves pull request index. Its base is the first parent of
-// refs/pull/N/merge where that ref exists (GitHub keeps it), else the
-// default branch (HEAD). Refs are built only from the integer.
+// PullRequest resolves pull request index: refs/pull/N/head (GitHub, Gitea,
+// Forgejo), else refs/merge-requests/N/head (GitLab). Its base is the first
+// parent of refs/pull/N/merge where that ref exists (GitHub keeps it), else
+// the default branch (HEAD). Refs are built only from the integer.
 func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, error) {
 	if index < 1 {
 		return nil, errcode.New(errcode.InvalidArgument, "pull request index %d: want a positive integer", index)
 	}
-	prefix := "refs/pull/" + strconv.Itoa(index) + "/"
-	head, err := r.resolve(ctx, prefix+"head")
+	n := strconv.Itoa(index)
+	prefix := "refs/pull/" + n + "/"
+	headRef, merge := prefix+"head", prefix+"merge^1"
+	head, err := r.resolve(ctx, headRef)
 	if errors.Is(err, git.ErrMissing) {
-		return nil, errcode.New(errcode.NotFound, "pull request #%d does not exist in %s (no %shead)", index, r.FullName(), prefix)
+		headRef = "refs/merge-requests/" + n + "/head"
+		head, err = r.Git.CommitID(ctx, headRef)
+		merge = "" // GitLab keeps no merge ref: the base is the default branch
+		if errors.Is(err, git.ErrMissing) {
+			return nil, errcode.New(errcode.NotFound, "pull request #%d does not exist in %s: it has neither %shead (GitHub, Gitea, Forgejo) nor refs/merge-requests/%d/head (GitLab). %s",
+				index, r.FullName(), prefix, index, r.fetchHint(ctx, index))
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	base, err := r.Git.CommitID(ctx, prefix+"merge^1")
+	base, err := "", git.ErrMissing
+	if merge != "" {
+		base, err = r.Git.CommitID(ctx, merge)
+	}
 	if errors.Is(err, git.ErrMissing) {
 		base, err = r.Git.CommitID(ctx, "HEAD")
 	}
@@ -43,7 +57,62 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 	if err != nil {
 		return nil, err
 	}
-	return r.withMergeBase(ctx, &PullRequest{Index: index, Base: base, Head: head})
+	return r.withMergeBase(ctx, &PullRequest{Index: index, Base: base, Head: head, HeadRef: headRef})
+}
+
+// PullHeadRef is the ref pull request index's head is read from:
+// refs/pull/N/head unless only GitLab's refs/merge-requests/N/head exists.
+func (r *Repository) PullHeadRef(ctx context.Context, index int) string {
+	n := strconv.Itoa(index)
+	if gl := "refs/merge-requests/" + n + "/head"; !r.Git.HasRef(ctx, "refs/pull/"+n+"/head") && r.Git.HasRef(ctx, gl) {
+		return gl
+	}
+	return "refs/pull/" + n + "/head"
+}
+
+// fetchHint is the command that fetches pull request index from the
+// clone's origin remote: a plain clone has none of them. The remote's URL
+// is read only to tell GitLab's form from the others'.
+func (r *Repository) fetchHint(ctx context.Context, index int) string {
+	n := strconv.Itoa(index)
+	url := r.Git.ConfigValue(ctx, "remote.origin.url")
+	if url == "" {
+		return "It has no origin remote: fetch it from the forge's repository, in the clone: git fetch URL pull/" + n + "/head:refs/pull/" + n + "/head"
+	}
+	if looksGitLab(url) {
+		return "Fetch it from the clone's remote (GitLab), in the clone: git fetch origin merge-requests/" + n + "/head:refs/merge-requests/" + n + "/head"
+	}
+	return "Fetch it from the clone's remote, in the clone: git fetch origin pull/" + n + "/head:refs/pull/" + n + "/head"
+}
+
+// looksGitLab reports whether a remote URL's host names GitLab
+// (gitlab.com, gitlab.example.org); a local path has no host.
+func looksGitLab(url string) bool {
+	var host string
+	if _, rest, ok := strings.Cut(url, "://"); ok {
+		host, _, _ = strings.Cut(rest, "/")
+	} else if h, _, ok := strings.Cut(url, ":"); ok && !strings.Contains(h, "/") {
+		host = h // scp-like user@host:path
+	}
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	host, _, _ = strings.Cut(host, ":")
+	return strings.Contains(strings.ToLower(host), "gitlab")
+}
+
+// PullRefs says where the repository keeps its pull requests'
+// refs ("refs/pull/<n>/head", "refs/merge-requests/<n>/head", both), or ""
+// when it has none (a plain clone).
+func (r *Repository) PullRefs(ctx context.Context) string {
+	var have []string
+	if r.Git.HasRefUnder(ctx, "refs/pull/") {
+		have = append(have, "refs/pull/<n>/head")
+	}
+	if r.Git.HasRefUnder(ctx, "refs/merge-requests/") {
+		have = append(have, "refs/merge-requests/<n>/head")
+	}
+	return strings.Join(have, " and ")
 }
 
 // PullRequestAt is pull request index at the base and head commits (full

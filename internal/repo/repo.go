@@ -5,6 +5,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,9 @@ func CheckRev(rev string) error {
 	return checkRevRegexes(rev)
 }
 
+// ErrNoRepository: the directory is not inside a git repository.
+var ErrNoRepository = errors.New("not inside a git repository")
+
 // findRepository locates the repository containing dir, the way git would
 // but without running git (nothing from the repository's config runs).
 // It returns the absolute git directory and work tree ("" when bare).
@@ -111,7 +115,7 @@ func findRepository(dir string) (gitDir, workTree string, err error) {
 			return d, "", nil
 		}
 		if filepath.Dir(d) == d {
-			return "", "", errors.New("not inside a git repository: " + dir)
+			return "", "", fmt.Errorf("%w: %s", ErrNoRepository, dir)
 		}
 	}
 }

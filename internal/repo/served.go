@@ -18,8 +18,10 @@ import (
 type Served struct {
 	env    *git.Env
 	single *Repository
-	root   string // absolute, symlinks resolved; "" in single mode
-	source Source // repositories fetched from elsewhere (a forge), or nil
+	set    []*Repository // several repositories, each by its own name (the client's roots)
+	rooted *rooted       // started outside any repository: what the client's roots name (served_roots.go)
+	root   string        // absolute, symlinks resolved; "" in single mode
+	source Source        // repositories fetched from elsewhere (a forge), or nil
 	opts   RootOptions
 
 	mu   sync.Mutex
@@ -124,6 +126,12 @@ func ServeSource(env *git.Env, src Source) *Served {
 
 // Close ends every repository's git processes.
 func (s *Served) Close() {
+	if s.rooted != nil {
+		s.rooted.close()
+	}
+	for _, r := range s.set {
+		r.Git.Close()
+	}
 	if s.single != nil {
 		s.single.Git.Close()
 	}
@@ -138,6 +146,13 @@ func (s *Served) Close() {
 // Get finds the repository named owner/repo. When the server serves one
 // repository and required is false, empty names select it.
 func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*Repository, error) {
+	if s.rooted != nil {
+		cur, err := s.rooted.current(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return cur.Get(ctx, owner, repo, required)
+	}
 	if owner == "" && repo == "" && !required {
 		if s.single != nil {
 			return s.single, nil
@@ -155,6 +170,14 @@ func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*R
 	if s.single != nil {
 		if strings.EqualFold(owner, s.single.Owner) && strings.EqualFold(repo, s.single.Name) {
 			return s.single, nil
+		}
+		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
+	}
+	if s.set != nil {
+		for _, r := range s.set {
+			if strings.EqualFold(owner, r.Owner) && strings.EqualFold(repo, r.Name) {
+				return r, nil
+			}
 		}
 		return nil, errcode.New(errcode.NotFound, "repository %s/%s is not served (%s)", owner, repo, s.describe(ctx))
 	}

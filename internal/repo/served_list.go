@@ -51,17 +51,34 @@ type Info struct {
 	Name          string `json:"repo"`
 	Bare          bool   `json:"bare"`
 	DefaultBranch string `json:"defaultBranch"`
+	// PullRequestRefs: where its pull requests are, locally (PullRefs;
+	// "none" in a plain clone); empty in forge mode.
+	PullRequestRefs string `json:"pullRequestRefs,omitempty" jsonschema:"where its pull requests are: refs/pull/<n>/head, refs/merge-requests/<n>/head, or none (a plain clone: get_pull_request's error gives the git fetch command)"`
 }
 
 // List returns every served repository, sorted by name. In root mode it
 // reads the directory tree, not git, at most once per listTTL.
 func (s *Served) List(ctx context.Context) ([]Info, error) {
+	if s.rooted != nil {
+		cur, err := s.rooted.current(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return cur.List(ctx)
+	}
 	if s.source != nil {
 		return s.source.List(ctx)
 	}
 	if s.single != nil {
-		r := s.single
-		return []Info{{Owner: r.Owner, Name: r.Name, Bare: r.Bare(), DefaultBranch: headBranch(r.Git.GitDir())}}, nil
+		return []Info{s.single.info()}, nil
+	}
+	if s.set != nil {
+		list := make([]Info, len(s.set))
+		for i, r := range s.set {
+			list[i] = r.info()
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].Owner+"/"+list[i].Name < list[j].Owner+"/"+list[j].Name })
+		return list, nil
 	}
 	if list, ok := s.listing.fresh(); ok {
 		return list, nil
@@ -137,6 +154,11 @@ func headBranch(gitDir string) string {
 	return ref
 }
 
+// info describes a repository served alone or by the client's roots.
+func (r *Repository) info() Info {
+	return Info{Owner: r.Owner, Name: r.Name, Bare: r.Bare(), DefaultBranch: headBranch(r.Git.GitDir())}
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
@@ -153,6 +175,10 @@ func (s *Served) describe(ctx context.Context) string {
 	if s.single != nil {
 		return "this server serves " + s.single.FullName()
 	}
+	if s.set != nil {
+		list, _ := s.List(ctx)
+		return describeList(list)
+	}
 	// Only a recent listing: an unknown name must not cost a scan of the
 	// root (a hostile client could send nothing else).
 	list, ok := s.listing.fresh()
@@ -162,6 +188,11 @@ func (s *Served) describe(ctx context.Context) string {
 	case len(list) == 0:
 		return "no repositories are served under the root"
 	}
+	return describeList(list)
+}
+
+// describeList names the served repositories, boundedly.
+func describeList(list []Info) string {
 	// At most 20 names and describeRoom bytes of them: names may be long,
 	// and the error this ends must stay short enough to be read whole.
 	names, size := make([]string, 0, min(len(list), 20)), 0

@@ -61,7 +61,7 @@ func (b localBackend) repositoryPage(ctx context.Context, offset, limit int) ([]
 		return nil, 0, err
 	}
 	from := min(offset, len(all))
-	return all[from:min(from+limit, len(all))], len(all), nil
+	return b.s.withPullRefs(ctx, all[from:min(from+limit, len(all))]), len(all), nil
 }
 
 // repositoryPage asks the forge only for the API pages that hold the page

@@ -66,6 +66,9 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	} else if err != nil {
 		return none, err
 	}
+	if pr.HeadRef == "" { // a later part: the cursor pinned the commits, not the ref
+		pr.HeadRef = r.PullHeadRef(ctx, in.Index)
+	}
 	start, whole := 0, -1 // whole: how many of the first commits have their messages shown; -1 until the first part decides
 	if cur != nil {
 		start, whole = cur.File, int(cur.Line)
@@ -78,7 +81,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		seal:   func(c paging.Cursor) string { return s.cursors.Encode(c, r.FullName()) },
 		header: pullHeader(in.Owner, in.Repo, in.Index, files, pr.Base, pr.MergeBase, pr.Head),
 		out: getPullRequestOut{
-			Index: in.Index, Labels: []string{}, BaseRef: baseRef, HeadRef: fmt.Sprintf("refs/pull/%d/head", in.Index),
+			Index: in.Index, Labels: []string{}, BaseRef: baseRef, HeadRef: pr.HeadRef,
 			Base: pr.Base, Head: pr.Head, MergeBase: pr.MergeBase, ChangedFiles: ptr(files), CommitCount: ptr(total),
 		},
 	}

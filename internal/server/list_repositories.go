@@ -66,7 +66,11 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 			}
 			// The branch is always quoted (strconv.Quote, as text.Name does
 			// when it must); a forge's names are written as every name is.
-			fmt.Fprintf(&b, "%s (%s, default branch %q)\n", text.Name(r.Owner+"/"+r.Name), kind, r.DefaultBranch)
+			pulls := ""
+			if r.PullRequestRefs != "" {
+				pulls = "; pull requests: " + r.PullRequestRefs
+			}
+			fmt.Fprintf(&b, "%s (%s, default branch %q%s)\n", text.Name(r.Owner+"/"+r.Name), kind, r.DefaultBranch, pulls)
 		}
 		r := reply[listRepositoriesOut]{Text: b.String(), Out: out}
 		if out.NextOffset != nil {

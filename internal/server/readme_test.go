@@ -11,11 +11,11 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 )
 
-// The README's tool reference ("## Tools") is held to the registry: every
+// The tool reference (docs/tools.md) ("## Tools") is held to the registry: every
 // tool has its "### `name`" section, every parameter of its input schema is
 // named in that section, and no section names a tool that does not exist.
 func TestReadmeToolReference(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/tools.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,21 +23,21 @@ func TestReadmeToolReference(t *testing.T) {
 	for _, d := range Tools() {
 		body, ok := sections[d.Name()]
 		if !ok {
-			t.Errorf("README.md: no \"### `%s`\" section under \"## Tools\"", d.Name())
+			t.Errorf("docs/tools.md: no \"### `%s`\" section under \"## Tools\"", d.Name())
 			continue
 		}
 		delete(sections, d.Name())
 		if !regexp.MustCompile("`mcp-repo-tools call (--[a-z-]+ [^ `]+ )*" + d.Name() + "[ `]").MatchString(body) {
-			t.Errorf("README.md, section %s: no example `mcp-repo-tools call %s ...` line", d.Name(), d.Name())
+			t.Errorf("docs/tools.md, section %s: no example `mcp-repo-tools call %s ...` line", d.Name(), d.Name())
 		}
 		for _, p := range inputParams(t, d) {
 			if !strings.Contains(body, "`"+p+"`") && !regexp.MustCompile("[`, ]"+regexp.QuoteMeta(p)+"[`,}]").MatchString(body) {
-				t.Errorf("README.md, section %s: the parameter %s is not named", d.Name(), p)
+				t.Errorf("docs/tools.md, section %s: the parameter %s is not named", d.Name(), p)
 			}
 		}
 	}
 	for name := range sections {
-		t.Errorf("README.md: a section \"### `%s`\" for a tool that does not exist", name)
+		t.Errorf("docs/tools.md: a section \"### `%s`\" for a tool that does not exist", name)
 	}
 }
 
@@ -47,7 +47,7 @@ func readmeToolSections(t *testing.T, readme string) map[string]string {
 	t.Helper()
 	_, tools, ok := strings.Cut(readme, "\n## Tools\n")
 	if !ok {
-		t.Fatal("README.md has no \"## Tools\" section")
+		t.Fatal("docs/tools.md has no \"## Tools\" section")
 	}
 	if end := strings.Index(tools, "\n## "); end >= 0 {
 		tools = tools[:end]
@@ -56,7 +56,7 @@ func readmeToolSections(t *testing.T, readme string) map[string]string {
 	out := map[string]string{}
 	locs := heading.FindAllStringSubmatchIndex(tools, -1)
 	if len(locs) == 0 {
-		t.Fatal("README.md: no \"### `name`\" sections under \"## Tools\"")
+		t.Fatal("docs/tools.md: no \"### `name`\" sections under \"## Tools\"")
 	}
 	for i, loc := range locs {
 		end := len(tools)
@@ -88,16 +88,16 @@ func inputParams(t *testing.T, d *ToolDef) []string {
 	return names
 }
 
-// The README's "Parameter names" table names every spelling of the alias
+// docs/tools.md's "Parameter names" table names every spelling of the alias
 // table.
 func TestReadmeListsEveryAlias(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/tools.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(data), "\n### Parameter names\n")
 	if !ok {
-		t.Fatal(`README.md has no "### Parameter names" section`)
+		t.Fatal(`docs/tools.md has no "### Parameter names" section`)
 	}
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
@@ -105,7 +105,7 @@ func TestReadmeListsEveryAlias(t *testing.T) {
 	for _, group := range argcheck.AliasGroups {
 		for _, name := range group {
 			if !strings.Contains(section, "`"+name+"`") {
-				t.Errorf("README.md, Parameter names: %s is not named", name)
+				t.Errorf("docs/tools.md, Parameter names: %s is not named", name)
 			}
 		}
 	}

@@ -107,11 +107,13 @@ func New(served *repo.Served, cfg Config) *Server {
 	s.diffs = paging.NewDiffs(cmp.Or(cfg.PatchCacheBytes, DefaultPatchCacheBytes))
 	s.calls = toolcall.New(paging.Budget{MaxBytes: cfg.MaxBytes, Structured: cfg.Structured}, cfg.Timeout, cfg.Logger, s.impl)
 	s.calls.Clients = cfg.Clients
-	s.mcp = mcp.NewServer(s.impl, &mcp.ServerOptions{
-		Instructions: instructions,
+	opts := &mcp.ServerOptions{
+		Instructions: servedInstructions(served),
 		// The SDK reports every session at info level: noise in our logs.
 		Logger: slog.New(quietHandler{cfg.Logger.Handler()}),
-	})
+	}
+	s.followRoots(opts)
+	s.mcp = mcp.NewServer(s.impl, opts)
 	s.stdio = splice.NewStdio()
 	s.mcp.AddReceivingMiddleware(splice.Middleware(s.stdio))
 	tools := cfg.Tools
