@@ -79,6 +79,7 @@ const (
 	cursorMACLen   = 10
 	cursorKeyIDLen = 3
 	repoDigestLen  = 4
+	argsDigestLen  = 8
 	// cursorVersion starts a cursor's bytes: a cursor of another layout
 	// is refused as damaged.
 	cursorVersion = 2
@@ -111,21 +112,31 @@ func repoDigest(fullName string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:repoDigestLen])
 }
 
-// tag is a byte of a hash of s: which tool, which arguments a cursor was
-// made for, told apart before its signature is checked, for the message.
+// tag is a byte of a hash of a tool's name: which tool a cursor was made
+// for, found among the server's tools (Key.Naming) before its signature is
+// checked.
 func tag(s string) byte {
 	sum := sha256.Sum256([]byte(s))
 	return sum[0]
 }
 
+// argsBytes is the digest of the arguments (ArgsDigest) as a cursor carries
+// it; any other text, as tests give, is hashed to as many bytes.
+func argsBytes(args string) []byte {
+	if b, err := base64.RawURLEncoding.DecodeString(args); err == nil && len(b) == argsDigestLen {
+		return b
+	}
+	sum := sha256.Sum256([]byte(args))
+	return sum[:argsDigestLen]
+}
+
 // A cursor is written in bytes, not JSON, so that it is short (at most 160
 // characters with three commits): a model copies it into every next call,
 // and every part carries it twice. Its layout: the version, the key's id,
-// the tags of the tool and of the arguments, the repository's digest, the
-// commits (each a form byte and its bytes: hex as bytes when it is a
-// commit id), then the positions as unsigned varints, then the signature
-// over all of that and the tool and arguments themselves, so that those
-// are bound without being carried.
+// a byte of the tool's name (the names are the server's), the arguments'
+// digest, the repository's digest, the commits (an id as its bytes), the
+// positions as unsigned varints, then the signature over all of that and
+// the tool's name.
 
 // Encode signs c, made for the repository named fullName.
 func (k Key) Encode(c Cursor, fullName string) string {
@@ -133,7 +144,8 @@ func (k Key) Encode(c Cursor, fullName string) string {
 	repo, _ := base64.RawURLEncoding.DecodeString(repoDigest(fullName))
 	b := []byte{cursorVersion}
 	b = append(b, id...)
-	b = append(b, tag(c.Tool), tag(c.Args))
+	b = append(b, tag(c.Tool))
+	b = append(b, argsBytes(c.Args)...)
 	b = append(b, repo...)
 	b = append(b, byte(len(c.Commits)))
 	for i, commit := range c.Commits {
@@ -146,7 +158,7 @@ func (k Key) Encode(c Cursor, fullName string) string {
 	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message)} {
 		b = binary.AppendUvarint(b, uint64(v))
 	}
-	b = append(b, k.mac(b, c.Tool, c.Args)...)
+	b = append(b, k.mac(b, c.Tool)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -189,10 +201,10 @@ func readCommit(b []byte) (commit string, rest []byte, ok bool) {
 	return "", nil, false
 }
 
-func (k Key) mac(payload []byte, tool, args string) []byte {
+func (k Key) mac(payload []byte, tool string) []byte {
 	m := hmac.New(sha256.New, k.secret)
 	m.Write(payload)
-	m.Write([]byte("\x00" + tool + "\x00" + args))
+	m.Write([]byte("\x00" + tool))
 	return m.Sum(nil)[:cursorMACLen]
 }
 
@@ -204,34 +216,48 @@ func ErrCursor(why string) error {
 // digest is args. The repository and the pins are checked where the
 // repository is known (CheckPins, MadeFor).
 func (k Key) Decode(tool, s, args string) (Cursor, error) {
+	c, err := k.Open(s, tool)
+	switch {
+	case err != nil:
+		return Cursor{}, err
+	case c.Tool != tool:
+		return Cursor{}, ErrCursor("was made for " + c.Tool + ", not " + tool)
+	case !bytes.Equal(argsBytes(c.Args), argsBytes(args)):
+		return Cursor{}, ErrCursor("was made for a call with other arguments")
+	}
+	return c, nil
+}
+
+// Open reads a cursor this key signed, for whichever of the server's tools
+// (or tool) it was made.
+func (k Key) Open(s, tool string) (Cursor, error) {
 	damaged := ErrCursor("is damaged or was edited")
 	// Strict: the last character of a cursor whose length is not a
 	// multiple of 3 bytes has bits that encode nothing; without Strict an
 	// edit of those bits would decode to the same bytes and pass.
 	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
-	head := 1 + cursorKeyIDLen + 2 + repoDigestLen + 1
+	const head = 1 + cursorKeyIDLen + 1 + argsDigestLen + repoDigestLen + 1
 	if err != nil || len(b) < head+cursorMACLen || b[0] != cursorVersion {
 		return Cursor{}, damaged
 	}
 	payload, sum := b[:len(b)-cursorMACLen], b[len(b)-cursorMACLen:]
-	c := Cursor{Tool: tool, Args: args,
-		Key:  base64.RawURLEncoding.EncodeToString(payload[1 : 1+cursorKeyIDLen]),
-		Repo: base64.RawURLEncoding.EncodeToString(payload[1+cursorKeyIDLen+2 : head-1])}
-	toolTag, argsTag := payload[1+cursorKeyIDLen], payload[2+cursorKeyIDLen]
-	switch {
-	case c.Key != k.id:
+	at := 1
+	field := func(n int) []byte { at += n; return payload[at-n : at] }
+	enc := base64.RawURLEncoding
+	c := Cursor{Key: enc.EncodeToString(field(cursorKeyIDLen))}
+	toolTag := field(1)[0]
+	c.Args = enc.EncodeToString(field(argsDigestLen))
+	c.Repo = enc.EncodeToString(field(repoDigestLen))
+	if c.Key != k.id {
 		return Cursor{}, errcode.New(errcode.InvalidArgument, "cursor was signed with another key: the server's cursor key changed since (a restart with a new key, or a replica with another key); leave cursor out and call again to start over")
-	case toolTag != tag(tool):
-		made := "another tool"
-		for _, name := range k.tools {
-			if tag(name) == toolTag {
-				made = name
-			}
+	}
+	for _, name := range append([]string{tool}, k.tools...) {
+		if tag(name) == toolTag && hmac.Equal(sum, k.mac(payload, name)) {
+			c.Tool = name
+			break
 		}
-		return Cursor{}, ErrCursor("was made for " + made + ", not " + tool)
-	case argsTag != tag(args):
-		return Cursor{}, ErrCursor("was made for a call with other arguments")
-	case !hmac.Equal(sum, k.mac(payload, tool, args)):
+	}
+	if c.Tool == "" {
 		return Cursor{}, damaged
 	}
 	rest := payload[head:]
@@ -318,5 +344,5 @@ func ArgsDigest(in any, skip ...string) string {
 	}
 	canon, _ := json.Marshal(m) // encoding/json sorts map keys
 	sum := sha256.Sum256(canon)
-	return base64.RawURLEncoding.EncodeToString(sum[:9])
+	return base64.RawURLEncoding.EncodeToString(sum[:argsDigestLen])
 }

@@ -13,9 +13,10 @@ import (
 // words that say what to do.
 func TestCursorIsBoundAndSigned(t *testing.T) {
 	k := NewKey(bytes.Repeat([]byte{1}, CursorKeyBytes)).Naming([]string{"get_diff", "list_files"})
-	c := Cursor{Tool: "get_diff", Args: "args", Commits: []string{strings.Repeat("a", 40)}, File: 3, Section: 1, Line: 7, Split: 2, SplitBytes: 9000}
+	args, otherArgs := ArgsDigest(map[string]any{"base": "main"}), ArgsDigest(map[string]any{"base": "dev"})
+	c := Cursor{Tool: "get_diff", Args: args, Commits: []string{strings.Repeat("a", 40)}, File: 3, Section: 1, Line: 7, Split: 2, SplitBytes: 9000}
 	s := k.Encode(c, "acme/widgets")
-	got, err := k.Decode("get_diff", s, "args")
+	got, err := k.Decode("get_diff", s, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,18 +33,18 @@ func TestCursorIsBoundAndSigned(t *testing.T) {
 	edited := []byte(s)
 	edited[len(edited)/3] ^= 1
 	for _, bad := range []struct{ tool, cursor, args, want string }{
-		{"list_files", s, "args", "was made for get_diff, not list_files"},
-		{"get_diff", s, "other", "other arguments"},
-		{"get_diff", string(edited), "args", "damaged or was edited"},
-		{"get_diff", s + "A", "args", "damaged or was edited"},
-		{"get_diff", "", "args", "damaged or was edited"},
+		{"list_files", s, args, "was made for get_diff, not list_files"},
+		{"get_diff", s, otherArgs, "other arguments"},
+		{"get_diff", string(edited), args, "damaged or was edited"},
+		{"get_diff", s + "A", args, "damaged or was edited"},
+		{"get_diff", "", args, "damaged or was edited"},
 	} {
 		if _, err := k.Decode(bad.tool, bad.cursor, bad.args); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s %q: %v, want %q", bad.tool, bad.cursor, err, bad.want)
 		}
 	}
 	other := NewKey(bytes.Repeat([]byte{2}, CursorKeyBytes))
-	if _, err := other.Decode("get_diff", s, "args"); err == nil || !strings.Contains(err.Error(), "signed with another key") {
+	if _, err := other.Decode("get_diff", s, args); err == nil || !strings.Contains(err.Error(), "signed with another key") {
 		t.Fatalf("another key: %v", err)
 	}
 }
@@ -69,8 +70,9 @@ func TestCursorIsShort(t *testing.T) {
 	k := NewKey(bytes.Repeat([]byte{1}, CursorKeyBytes))
 	id := strings.Repeat("f", 40)
 	c := Cursor{Tool: "get_pull_request_diff", Args: ArgsDigest(map[string]any{"index": 7}), Commits: []string{id, id, id},
-		// A million files, 16 GiB of patch, 100 million lines in a file.
-		File: 1 << 20, Section: 1, Line: 1 << 27, Files: 1 << 20, Bytes: 1 << 34, Split: 1 << 20, SplitBytes: 1 << 34, Parent: 1 << 16, Message: 1 << 24}
+		// A million files, 16 GiB of patch, 100 million lines in a file
+		// (Parent and Message are get_commit's, which pins one commit).
+		File: 1 << 20, Section: 1, Line: 1 << 27, Files: 1 << 20, Bytes: 1 << 34, Split: 1 << 20, SplitBytes: 1 << 34}
 	s := k.Encode(c, "acme/widgets")
 	if len(s) > CursorMaxLen {
 		t.Fatalf("a cursor of %d characters, over %d: %s", len(s), CursorMaxLen, s)

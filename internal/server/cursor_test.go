@@ -2,11 +2,8 @@ package server
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -41,17 +38,11 @@ func randomCursorKey(t *testing.T) []byte {
 // secret: what anyone could read in the source and mint cursors with.
 const publicCursorKey = "mcp-repo-tools cursor v1"
 
-// mintPublic signs payload as cursors were signed with publicCursorKey.
-func mintPublic(t *testing.T, payload map[string]any) string {
-	t.Helper()
-	p, err := json.Marshal(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := hmac.New(sha256.New, []byte(publicCursorKey))
-	m.Write(p)
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(p) + "." + enc.EncodeToString(m.Sum(nil)[:12])
+// mintPublic signs c, for the repository fullName, with a key made of
+// publicCursorKey: what anyone could mint cursors with.
+func mintPublic(c paging.Cursor, fullName string) string {
+	key := sha256.Sum256([]byte(publicCursorKey))
+	return paging.NewKey(key[:]).Encode(c, fullName)
 }
 
 // repoWith is a repository with one commit on main holding files.
@@ -65,19 +56,14 @@ func repoWith(t *testing.T, files map[string]string) *testrepo.Repo {
 	return r
 }
 
-// payloadOf is the JSON payload of a cursor the server made.
-func payloadOf(t *testing.T, cur string) map[string]any {
+// openCursor is a cursor h's server made, read.
+func openCursor(t *testing.T, h *harness, cur string) paging.Cursor {
 	t.Helper()
-	body, _, _ := strings.Cut(cur, ".")
-	p, err := base64.RawURLEncoding.DecodeString(body)
+	c, err := h.server.cursors.Open(cur, "")
 	if err != nil {
 		t.Fatalf("cursor %q: %v", cur, err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(p, &m); err != nil {
-		t.Fatalf("cursor payload %s: %v", p, err)
-	}
-	return m
+	return c
 }
 
 // docs/security.md, finding 06: list_files took the commit its cursor
@@ -94,9 +80,9 @@ func TestCursorForgedListFilesTree(t *testing.T) {
 	})
 	h := serve(t, r, withTextOnly())
 	next := firstNext(t, h, "list_files", args("limit", 1))
-	payload := payloadOf(t, next["cursor"].(string))
-	payload["c"] = []string{strings.TrimSpace(r.Git("rev-parse", "HEAD:.aws"))}
-	forged := with(next, "cursor", mintPublic(t, payload), "offset", 0)
+	c := openCursor(t, h, next["cursor"].(string))
+	c.Commits = []string{strings.TrimSpace(r.Git("rev-parse", "HEAD:.aws"))}
+	forged := with(next, "cursor", mintPublic(c, "acme/widgets"), "offset", 0)
 	res := h.call("list_files", forged)
 	if text := textOf(res); strings.Contains(text, "credentials") || !res.IsError {
 		t.Fatalf("a forged cursor pinning .aws/'s tree was taken: %s", text)
@@ -120,8 +106,8 @@ func TestCursorForgedPullRequestDiff(t *testing.T) {
 	h := serve(t, r, withTextOnly())
 
 	a := prArgs(1, "file_path", "app.js")
-	minted := mintPublic(t, map[string]any{"t": "get_pull_request_diff", "a": paging.ArgsDigest(getPullRequestDiffIn{Owner: "acme", Repo: "widgets", Index: 1, FilePath: "app.js"}, "cursor"),
-		"c": []string{base, base, benign}})
+	minted := mintPublic(paging.Cursor{Tool: "get_pull_request_diff", Args: paging.ArgsDigest(getPullRequestDiffIn{Owner: "acme", Repo: "widgets", Index: 1, FilePath: "app.js"}, "cursor"),
+		Commits: []string{base, base, benign}}, "acme/widgets")
 	res := h.call("get_pull_request_diff", with(a, "cursor", minted))
 	if text := textOf(res); strings.Contains(text, "hello, benign") || !res.IsError {
 		t.Fatalf("a minted cursor showed other commits as pull request #1: %s", text)
@@ -133,20 +119,12 @@ func TestCursorForgedPullRequestDiff(t *testing.T) {
 	}
 }
 
-// resign is cur, as the server made it, with its payload changed by edit
-// and signed again with h's server's own key, for the repository named
-// fullName: a cursor only the server could have made.
+// resign is cur, as the server made it, changed by edit and signed again
+// with h's server's own key, for the repository named fullName: a cursor
+// only the server could have made.
 func resign(t *testing.T, h *harness, cur, fullName string, edit func(*paging.Cursor)) string {
 	t.Helper()
-	body, _, _ := strings.Cut(cur, ".")
-	p, err := base64.RawURLEncoding.DecodeString(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c paging.Cursor
-	if err := json.Unmarshal(p, &c); err != nil {
-		t.Fatal(err)
-	}
+	c := openCursor(t, h, cur)
 	edit(&c)
 	return h.server.cursors.Encode(c, fullName)
 }
@@ -201,7 +179,9 @@ func TestCursorOtherKey(t *testing.T) {
 				t.Errorf("the message does not say the server's cursor key changed: %q", msg)
 			}
 			edited := resign(t, made, next["cursor"].(string), "acme/widgets", func(*paging.Cursor) {})
-			edited = strings.Replace(edited, ".", ".A", 1)[:len(edited)]
+			b := []byte(edited)
+			b[len(b)/2] ^= 'A' ^ 'B' // a commit's bytes, edited
+			edited = string(b)
 			msg = failsLeaveOut(t, made.boundTo(t), c.tool, with(next, "cursor", edited))
 			if !strings.Contains(msg, "damaged or was edited") {
 				t.Errorf("an edited cursor of the server's own key: %q", msg)
@@ -230,7 +210,7 @@ func TestCursorPinsOnlyCommits(t *testing.T) {
 			h := h.boundTo(t)
 			next := firstNext(t, h, c.tool, c.args)
 			cur := next["cursor"].(string)
-			pins := len(payloadOf(t, cur)["c"].([]any))
+			pins := len(openCursor(t, h, cur).Commits)
 			for i := range pins {
 				for _, b := range bad {
 					forged := resign(t, h, cur, "acme/widgets", func(c *paging.Cursor) { c.Commits[i] = b.id })

@@ -70,14 +70,7 @@ func TestDrainedRepliesWithinDeclaredSize(t *testing.T) {
 				opts = append(opts, withTextOnly())
 			}
 			h := serve(t, r, opts...)
-			declared := map[string]int{}
-			for tool, err := range h.cs.Tools(context.Background(), nil) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				n, _ := tool.Meta[MetaKeyMaxResultSize].(float64)
-				declared[tool.Name] = int(n)
-			}
+			declared := declaredSizes(t, h)
 			for _, c := range calls {
 				name := fmt.Sprintf("%s %v, limit %d, structured %v", c.tool, c.args, limit, structured)
 				if declared[c.tool] != limit {
@@ -136,4 +129,19 @@ func resultBytes(t *testing.T, res *mcp.CallToolResult) int {
 		t.Fatal(err)
 	}
 	return len(data)
+}
+
+// declaredSizes is the size each tool declares in tools/list
+// (anthropic/maxResultSizeChars), by name.
+func declaredSizes(t *testing.T, h *harness) map[string]int {
+	t.Helper()
+	declared := map[string]int{}
+	for tool, err := range h.cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := tool.Meta[MetaKeyMaxResultSize].(float64)
+		declared[tool.Name] = int(n)
+	}
+	return declared
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
@@ -109,15 +110,6 @@ func partPatchBytes(maxBytes int) int {
 	return max(1000, maxBytes*85/100/1000*1000)
 }
 
-// thousands writes n with commas: 55000 → "55,000".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 const followNext = "When a reply is partial, its last line (and _meta \"" + paging.MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
 
 func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -159,7 +151,7 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 			"Its first line gives the file count and the total patch bytes: choose the next step from them."},
 		{"get_pull_request_diff", pr, fmt.Sprintf("The whole diff, in parts, when that costs fewer calls than file by file (one call a file at least): a part holds about %s bytes of patch at this server's reply limit, "+
 			"so the whole diff costs the total patch bytes ÷ %s calls, rounded up (e.g. %s bytes: 2 calls). Take it whole when that number is under 3 or under the number of files, "+
-			"or when most files are pure renames (a call each file by file, a few hundred bytes each in the whole diff). ", thousands(part), thousands(part), thousands(2*part)) + followNext},
+			"or when most files are pure renames (a call each file by file, a few hundred bytes each in the whole diff). ", text.Thousands(part), text.Thousands(part), text.Thousands(2*part)) + followNext},
 		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "Otherwise file by file: each file's changes, one call each (more for a large file)."},
 		{"get_pull_request_diff", with("index", index, "paths", []string{"<DIR>/", "<PATH>"}), "Or a directory, or a group of files, in one go: paths takes files and directories (both sides of a rename)."},
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the pull request's head (not the default branch)."},

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"strings"
 	"testing"
 
@@ -92,7 +93,7 @@ func TestReviewPromptChoosesTheCheapWay(t *testing.T) {
 		part     string
 	}{
 		{DefaultMaxBytes, "55,000"},
-		{MinMaxBytes, thousands(partPatchBytes(MinMaxBytes))},
+		{MinMaxBytes, text.Thousands(partPatchBytes(MinMaxBytes))},
 	} {
 		h := serve(t, testrepo.New(t), withMaxBytes(tc.maxBytes))
 		res, err := h.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "review_pull_request", Arguments: map[string]string{"owner": "acme", "repo": "widgets", "index": "7"}})
@@ -118,7 +119,7 @@ func TestReviewPromptChoosesTheCheapWay(t *testing.T) {
 			}
 		}
 	}
-	if got := thousands(partPatchBytes(DefaultMaxBytes)); got != "55,000" {
+	if got := text.Thousands(partPatchBytes(DefaultMaxBytes)); got != "55,000" {
 		t.Errorf("a part at the default limit holds %s bytes of patch, want about 55,000 (measured)", got)
 	}
 }

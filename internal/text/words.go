@@ -2,6 +2,7 @@ package text
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -28,4 +29,13 @@ func ShownRange(from, n, total int, thing string) string {
 		return fmt.Sprintf("no %s from offset %d (there are %d)", Plural(thing), from, total)
 	}
 	return fmt.Sprintf("%s %d–%d of %d shown", Plural(thing), from+1, from+n, total)
+}
+
+// Thousands writes n with commas: 55000 → "55,000".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -69,18 +70,8 @@ func narrow(ctx context.Context, b paging.Budget, maxBytes int) paging.Budget {
 	return b
 }
 
-// bytesWord is n bytes in words, with thousands separated.
-func bytesWord(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String() + " bytes"
-}
+// bytesWord is n bytes in words: "2,048 bytes".
+func bytesWord(n int) string { return text.Thousands(n) + " bytes" }
 
 // resultLines is the number of lines of a result's text parts.
 func resultLines(res *mcp.CallToolResult) int {
