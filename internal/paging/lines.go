@@ -21,7 +21,7 @@ type Lines struct{ counts lineCache }
 func (l *Lines) Slice(blob git.Object, body io.Reader, from, to, room int) (text.Slice, error) {
 	used := 0
 	slicer := text.Slicer{From: from, To: to, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
-		used += text.JSONLen(line) + 2
+		used += text.FramedJSONLen(line) + 2 // as shown: text.FrameBytes
 		return used <= room
 	}}
 	total, known := l.counts.get(blob.OID)

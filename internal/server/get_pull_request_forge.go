@@ -42,7 +42,7 @@ func describeSlice(what string, from, n, total int, noNewline bool) string {
 // writeShare writes a share of a text that may not end with a newline,
 // ending the line.
 func writeShare(b *strings.Builder, share string) {
-	b.WriteString(share)
+	b.WriteString(text.Frame(share))
 	if share != "" && !strings.HasSuffix(share, "\n") {
 		b.WriteString("\n")
 	}
@@ -130,9 +130,9 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 		}
 		fmt.Fprintf(&b, "State: %s\n", text.Line(state))
 		fmt.Fprintf(&b, "Author: %s\n", text.Name(d.Author))
-		fmt.Fprintf(&b, "Base: %s at %s\n", text.Name(d.BaseRef), d.BaseSHA)
-		fmt.Fprintf(&b, "Head: %s at %s\n", text.Name(d.HeadRef), d.HeadSHA)
-		fmt.Fprintf(&b, "Merge base: %s\n", d.MergeBase)
+		fmt.Fprintf(&b, "Base: %s at %s\n", text.Name(d.BaseRef), commitOrUnknown(d.BaseSHA))
+		fmt.Fprintf(&b, "Head: %s at %s\n", text.Name(d.HeadRef), commitOrUnknown(d.HeadSHA))
+		fmt.Fprintf(&b, "Merge base: %s\n", commitOrUnknown(d.MergeBase))
 		labels := "none"
 		if len(d.Labels) > 0 {
 			labels = strings.Join(text.Names(d.Labels), ", ")
@@ -202,4 +202,13 @@ func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head s
 		}
 	}
 	return b.String()
+}
+
+// commitOrUnknown is a commit id the forge gave, or what stands for one it
+// did not give (forge.PullDetails keeps only object ids).
+func commitOrUnknown(id string) string {
+	if id == "" {
+		return "not known (the forge gave no commit id)"
+	}
+	return id
 }
