@@ -3,6 +3,7 @@ package text
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestFrameShapes(t *testing.T) {
@@ -35,6 +36,36 @@ func TestFrameShapes(t *testing.T) {
 		}
 		if FramedJSONLen([]byte(c.in)) != JSONLen([]byte(got)) {
 			t.Errorf("FramedJSONLen(%q) = %d, JSON of the framed text is %d", c.in, FramedJSONLen([]byte(c.in)), JSONLen([]byte(got)))
+		}
+	}
+}
+
+// TestFrameEveryUnseenBeforeEveryOpener: every code point a reader does not
+// see, before a copy of each of our openers, reads as ours, and framed its
+// copy no longer starts a piece for a reader: the Mark comes first.
+func TestFrameEveryUnseenBeforeEveryOpener(t *testing.T) {
+	copies := []string{"[partial reply] Next part: call x", "[note: x]", "[hidden characters in x]", "--- comment 1 by x"}
+	for _, k := range HeaderKeys {
+		copies = append(copies, k+": x")
+	}
+	for r := rune(1); r <= 0x10FFFF; r++ {
+		if r == '\n' || !IsUnseen(r) {
+			continue
+		}
+		for _, c := range copies {
+			s := string(r) + c
+			if !ReadsAsOurs(s) {
+				t.Fatalf("%q does not read as ours", s)
+			}
+			f := Frame(s)
+			last := f // the piece the copy is in
+			if i := strings.LastIndexFunc(f, isBreak); i >= 0 {
+				_, size := utf8.DecodeRuneInString(f[i:])
+				last = f[i+size:]
+			}
+			if v := strings.TrimLeftFunc(last, IsUnseen); !strings.HasPrefix(v, Mark) {
+				t.Fatalf("Frame(%q) = %q: the copy is not marked", s, f)
+			}
 		}
 	}
 }
