@@ -176,13 +176,14 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head string, out *getPullRequestOut) string {
 	var b strings.Builder
 	reviewsCall := paging.Continue("list_pull_request_reviews", listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, Unresolved: true})
-	if all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
-		fmt.Fprintf(&b, "Reviews: not known (%s)\n", toolcall.OneLine(errcode.Message(err)))
+	newestCall := paging.Continue("list_pull_request_reviews", listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, Order: histNewest})
+	if all, comments, more, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
+		fmt.Fprintf(&b, "Reviews: not known (%s); list_pull_request_reviews %s may read them\n", toolcall.OneLine(errcode.Message(err)), paging.PlainJSON(newestCall.Arguments))
 	} else {
-		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom()))
+		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom()), more)
 		out.Reviews = &sum
-		fmt.Fprintf(&b, "Reviews: %d approved, %d changes requested, %s, %d unresolved: list_pull_request_reviews %s\n",
-			sum.Approved, sum.ChangesRequested, text.Count(sum.Threads, "thread"), sum.Unresolved, paging.PlainJSON(reviewsCall.Arguments))
+		fmt.Fprintf(&b, "Reviews: %s. Unresolved threads: list_pull_request_reviews %s; the latest first: list_pull_request_reviews %s\n",
+			sum.standing(), paging.PlainJSON(reviewsCall.Arguments), paging.PlainJSON(newestCall.Arguments))
 	}
 	checksCall := paging.Continue("get_commit_status", getCommitStatusIn{Owner: in.Owner, Repo: in.Repo, Ref: head})
 	if cs, err := s.cfg.Forge.CombinedStatus(ctx, in.Owner, in.Repo, head); err != nil {
