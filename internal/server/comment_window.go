@@ -14,11 +14,11 @@ import (
 // however large it is, a part needs only the comments from where it starts
 // that can fit a reply. The rest is counted as it streams by, not kept.
 type commentWindow struct {
-	total int   // the comments (since since)
-	found bool  // the comment from names was seen (or from is 0)
-	start int   // comments before the part's first, in the order shown
+	total int                  // the comments (since since)
+	found bool                 // the comment from names was seen (or from is 0)
+	start int                  // comments before the part's first, in the order shown
 	kept  []forge.IssueComment // from the part's first on, in the order shown
-	after int64 // the comment after kept, in the order shown; 0: none
+	after int64                // the comment after kept, in the order shown; 0: none
 }
 
 // commentWindow reads the conversation once, keeping about two replies'

@@ -46,9 +46,9 @@ type reviewSummary struct {
 	ChangesRequested   int      `json:"changesRequested" jsonschema:"reviewers whose latest verdict (not dismissed) requests changes"`
 	ChangesRequestedBy []string `json:"changesRequestedBy" jsonschema:"who they are"`
 	Approved           int      `json:"approved" jsonschema:"reviewers whose latest verdict (not dismissed) approves"`
-	Requested        []string `json:"requested" jsonschema:"reviewers asked for a review who have not given one"`
-	Threads          int      `json:"threads"`
-	Unresolved       int      `json:"unresolvedThreads"`
+	Requested          []string `json:"requested" jsonschema:"reviewers asked for a review who have not given one"`
+	Threads            int      `json:"threads"`
+	Unresolved         int      `json:"unresolvedThreads"`
 	// Reviews counts the submitted reviews read; More says the forge has
 	// more than the server reads (forge.MaxReviews), which the counts
 	// leave out.
