@@ -2,6 +2,7 @@ package text
 
 import (
 	"bytes"
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -51,16 +52,29 @@ func isBreak(r rune) bool {
 
 // ReadsAsOurs: some piece of s reads as one of the server's lines.
 func ReadsAsOurs(s string) bool {
-	for {
-		i := strings.IndexFunc(s, isBreak)
-		if i < 0 {
-			return pieceReadsAsOurs(s)
-		}
-		if pieceReadsAsOurs(s[:i]) {
+	for piece := range pieces(s) {
+		if pieceReadsAsOurs(piece) {
 			return true
 		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		s = s[i+size:]
+	}
+	return false
+}
+
+// pieces are s split where a reader may see a line break (isBreak).
+func pieces(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			i := strings.IndexFunc(s, isBreak)
+			if i < 0 {
+				yield(s)
+				return
+			}
+			if !yield(s[:i]) {
+				return
+			}
+			_, size := utf8.DecodeRuneInString(s[i:])
+			s = s[i+size:]
+		}
 	}
 }
 
@@ -105,21 +119,12 @@ func visibleStart(p string) string {
 // a framed line of the repository's that ends a reply is said to be the
 // repository's as well.
 func StartsAs(s, prefix string) bool {
-	for {
-		i := strings.IndexFunc(s, isBreak)
-		piece := s
-		if i >= 0 {
-			piece = s[:i]
-		}
+	for piece := range pieces(s) {
 		if strings.HasPrefix(visibleStart(piece), prefix) {
 			return true
 		}
-		if i < 0 {
-			return false
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		s = s[i+size:]
 	}
+	return false
 }
 
 // isWhiteSpace: r is Unicode White_Space, which a reader sees as a space.
@@ -201,21 +206,13 @@ func FramedJSONLen(b []byte) int {
 
 // Marks is how many Marks Frame adds to s.
 func Marks(s string) int {
-	n, rest := 0, s
-	for {
-		i := strings.IndexFunc(rest, isBreak)
-		if i < 0 {
-			if pieceReadsAsOurs(rest) {
-				n++
-			}
-			return n
-		}
-		if pieceReadsAsOurs(rest[:i]) {
+	n := 0
+	for piece := range pieces(s) {
+		if pieceReadsAsOurs(piece) {
 			n++
 		}
-		_, size := utf8.DecodeRuneInString(rest[i:])
-		rest = rest[i+size:]
 	}
+	return n
 }
 
 // mayReadAsOurs is a fast test: every opener holds "[", ":" or "---".
