@@ -189,7 +189,7 @@ func Frame(s string) string {
 // FrameBytes is Frame of a text of lines, as bytes: b itself when no piece
 // reads as ours.
 func FrameBytes(b []byte) []byte {
-	if !mayReadAsOurs(b) || !ReadsAsOurs(string(b)) {
+	if !mayReadAsOurs(b) || plainLine(b) || !ReadsAsOurs(string(b)) {
 		return b
 	}
 	return []byte(Frame(string(b)))
@@ -198,7 +198,7 @@ func FrameBytes(b []byte) []byte {
 // FramedJSONLen is what b costs in a reply once framed (FrameBytes): its
 // JSON length, and two bytes ("\\" in JSON) for each Mark.
 func FramedJSONLen(b []byte) int {
-	if !mayReadAsOurs(b) {
+	if !mayReadAsOurs(b) || plainLine(b) {
 		return JSONLen(b)
 	}
 	return JSONLen(b) + 2*Marks(string(b))
@@ -213,6 +213,25 @@ func Marks(s string) int {
 		}
 	}
 	return n
+}
+
+// plainLine is a fast test, without a copy, that b cannot read as ours:
+// one line (a "\n" at its end aside) that starts, past spaces and tabs,
+// with an ASCII character no opener starts with, and holds nothing else a
+// reader may take for a line break. Most lines of code are such lines.
+func plainLine(b []byte) bool {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	if i < len(b) {
+		if c := b[i]; c >= utf8.RuneSelf || c < ' ' || c == 0x7f || c == '[' || c == '\\' || c == '-' || (c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return bytes.IndexAny(b, "\n\r\v\f") < 0 && !bytes.Contains(b, []byte("\u0085")) &&
+		!bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029"))
 }
 
 // mayReadAsOurs is a fast test: every opener holds "[", ":" or "---".

@@ -69,3 +69,16 @@ func TestFrameEveryUnseenBeforeEveryOpener(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPlainLine: the fast test never calls plain a line that reads
+// as ours (FuzzFrame's seeds and the shapes above).
+func FuzzPlainLine(f *testing.F) {
+	for _, s := range []string{"x: y", "  a\r[note: x]", "a\u2028[note: x]", "\t[partial reply]", "b\n[note: y]\n", "int main() { return 0; }\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if plainLine(b) && ReadsAsOurs(string(b)) {
+			t.Fatalf("plainLine(%q) but it reads as ours", b)
+		}
+	})
+}
