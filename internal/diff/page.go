@@ -31,6 +31,10 @@ type PageOptions struct {
 	// be at least len: lines longer than Room bytes are never held.
 	// The server passes the JSON-escaped length (text.JSONLen).
 	Cost func([]byte) int
+	// Frame, when set, rewrites each hunk line as it is to be shown (the
+	// server's framing rule, text.FrameBytes) before it is measured and
+	// written; it keeps the line's first byte, git's " ", "+" or "-".
+	Frame func([]byte) []byte
 	// Hide reports a section that must not be shown (secrets policy); it is
 	// not written, costs nothing, and is listed in Page.Files as Hidden.
 	Hide func(Header) bool

@@ -167,6 +167,9 @@ func (p *pager) readUnit(kind byte) (unit, error) {
 		p.fix, u.replaced = appendValid(p.fix[:0], u.text)
 		u.text = p.fix
 	}
+	if p.o.Frame != nil {
+		u.text = p.o.Frame(u.text)
+	}
 	u.cost = p.o.Cost(u.text)
 	return u, nil
 }

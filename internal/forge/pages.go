@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"net/url"
@@ -28,6 +29,9 @@ func readPages[T any](ctx context.Context, c *Client, path string, q url.Values,
 			return nil, false, err
 		}
 		got, total, err := decode(data, h)
+		if errors.Is(err, errEnough) {
+			return items, true, nil
+		}
 		if err != nil {
 			return nil, false, jsonError(path, err)
 		}
@@ -42,6 +46,10 @@ func readPages[T any](ctx context.Context, c *Client, path string, q url.Values,
 		}
 	}
 }
+
+// errEnough, from a decode, stops readPages where it is: what it read is
+// all a caller keeps, and there is more.
+var errEnough = errors.New("enough read")
 
 // headerTotal is the count a list's answer gives in X-Total-Count.
 func headerTotal(h http.Header) int {

@@ -3,6 +3,8 @@ package forge
 import (
 	"context"
 	"strconv"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 )
 
 // PullDetails is what a reviewer reads first about a pull request: the
@@ -74,7 +76,7 @@ func (c *Client) PullDetails(ctx context.Context, owner, repo string, index int)
 	}
 	d := &PullDetails{
 		Title: p.Title, Body: p.Body, State: p.State, Draft: p.Draft, Mergeable: p.Mergeable,
-		MergeBase: p.MergeBase, URL: p.HTMLURL, Created: p.CreatedAt, Updated: p.UpdatedAt,
+		MergeBase: objectID(p.MergeBase), URL: p.HTMLURL, Created: p.CreatedAt, Updated: p.UpdatedAt,
 		Labels: []string{}, ChangedFiles: -1,
 	}
 	if p.Merged {
@@ -84,10 +86,10 @@ func (c *Client) PullDetails(ctx context.Context, owner, repo string, index int)
 		d.Author = p.User.Login
 	}
 	if p.Base != nil {
-		d.BaseRef, d.BaseSHA = p.Base.Ref, p.Base.SHA
+		d.BaseRef, d.BaseSHA = p.Base.Ref, objectID(p.Base.SHA)
 	}
 	if p.Head != nil {
-		d.HeadRef, d.HeadSHA = p.Head.Ref, p.Head.SHA
+		d.HeadRef, d.HeadSHA = p.Head.Ref, objectID(p.Head.SHA)
 	}
 	for _, l := range p.Labels {
 		d.Labels = append(d.Labels, l.Name)
@@ -96,4 +98,14 @@ func (c *Client) PullDetails(ctx context.Context, owner, repo string, index int)
 		d.ChangedFiles = *p.ChangedFiles
 	}
 	return d, nil
+}
+
+// objectID is a commit id the forge gave, or "" when it is not one (hex of
+// an object id's length): the forge's text is never printed where a server
+// line could start with it (docs/security.md, review 3, finding 10).
+func objectID(s string) string {
+	if git.IsObjectID(s) {
+		return s
+	}
+	return ""
 }

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 )
 
 // A pull request's reviews as Gitea and Forgejo give them (API v1): the
@@ -99,22 +97,30 @@ type reviewCommentJSON struct {
 }
 
 // reviewPage is how many reviews are asked for at once (the forge's most,
-// MAX_RESPONSE_ITEMS); maxReviews bounds the reviews of one pull request
-// read, so that a hostile forge cannot make the server read forever.
+// MAX_RESPONSE_ITEMS). MaxReviews and maxReviewBytes bound the reviews of
+// one pull request read, so that a hostile forge cannot make the server
+// read forever: past them the listing says what it read, it is not
+// refused (docs/security.md, review 3, item 7).
 const (
-	reviewPage = 50
-	maxReviews = 1000
+	reviewPage     = 50
+	MaxReviews     = 10000
+	maxReviewBytes = 64 << 20
 )
 
-// PullReviews lists every review of pull request index, oldest first
+// PullReviews lists the reviews of pull request index, oldest first
 // (GET /repos/{owner}/{repo}/pulls/{index}/reviews, page by page). A page
 // can hold fewer than asked (the forge drops pending reviews of others
 // after paging): the listing ends on an empty page, or at the total the
-// forge counts.
-func (c *Client) PullReviews(ctx context.Context, owner, repo string, index int) (_ []Review, err error) {
+// forge counts. more: the forge has more than MaxReviews, or more than
+// maxReviewBytes of them; those read come back.
+func (c *Client) PullReviews(ctx context.Context, owner, repo string, index int) (_ []Review, more bool, err error) {
 	defer c.secrets.clean(&err)
 	path := repoPath(owner, repo) + "/pulls/" + strconv.Itoa(index) + "/reviews"
-	out, more, err := readPages(ctx, c, path, nil, reviewPage, maxReviews, func(data []byte, h http.Header) ([]Review, int, error) {
+	read := 0
+	out, more, err := readPages(ctx, c, path, nil, reviewPage, MaxReviews, func(data []byte, h http.Header) ([]Review, int, error) {
+		if read += len(data); read > maxReviewBytes {
+			return nil, 0, errEnough
+		}
 		var list []reviewJSON
 		if err := json.Unmarshal(data, &list); err != nil {
 			return nil, 0, err
@@ -126,13 +132,10 @@ func (c *Client) PullReviews(ctx context.Context, owner, repo string, index int)
 		}
 		return page, headerTotal(h), nil
 	})
-	switch {
-	case err != nil:
-		return nil, err
-	case more:
-		return nil, errcode.New(errcode.TooLarge, "pull request #%d has more than %d reviews; the server reads at most %d", index, maxReviews, maxReviews)
+	if err != nil {
+		return nil, false, err
 	}
-	return out, nil
+	return out, more, nil
 }
 
 // ReviewComments lists the inline comments of one review (GET

@@ -66,7 +66,7 @@ func (c *Client) CombinedStatus(ctx context.Context, owner, repo, ref string) (_
 			if err := json.Unmarshal(data, &cs); err != nil {
 				return nil, 0, err
 			}
-			out.SHA = cs.SHA
+			out.SHA = objectID(cs.SHA)
 			page := make([]Status, len(cs.Statuses))
 			for i, s := range cs.Statuses {
 				page[i] = Status{Context: s.Context, State: s.Status, Description: s.Description,

@@ -190,7 +190,7 @@ func (q Request) cacheKey() string {
 func (q Request) pageOptions() diff.PageOptions {
 	return diff.PageOptions{
 		Start: diff.Pos{File: q.Start.Section, Line: q.Start.Line},
-		Room:  q.Room, Cost: text.JSONLen[[]byte], Hide: q.Hide,
+		Room:  q.Room, Cost: text.JSONLen[[]byte], Frame: text.FramePatch, Hide: q.Hide,
 		SizeLast: true, StartSize: q.Split.Bytes,
 	}
 }

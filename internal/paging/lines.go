@@ -22,7 +22,7 @@ type Lines struct{ counts lineCache }
 func (l *Lines) Slice(blob git.Object, body io.Reader, from, to, room, lines int) (text.Slice, error) {
 	used, kept := 0, 0
 	slicer := text.Slicer{From: from, To: to, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
-		used += text.JSONLen(line) + 2
+		used += text.FramedJSONLen(line) + 2 // as shown: text.FrameBytes
 		kept++
 		return used <= room && (lines == 0 || kept <= lines)
 	}}

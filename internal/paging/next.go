@@ -57,18 +57,19 @@ func LastLines(text string, next *Call) string {
 const NextPrefix = "[partial reply]"
 
 // completeLine ends the text of a complete reply whose last line (past
-// blank ones) reads like the next call's line: content shown as it is (a
-// file's last line, a description) can hold one. So the last line of a
-// reply's text starts with NextPrefix exactly when the server wrote it as
-// the next call (README, "Safety").
-func completeLine(text string) string {
-	body := strings.TrimRight(text, " \t\r\n")
-	last := strings.TrimLeft(body[strings.LastIndexByte(body, '\n')+1:], " \t")
-	if !strings.HasPrefix(last, NextPrefix) {
+// blank ones) shows a reader the next call's prefix (text.StartsAs: past
+// characters no one sees, or after a CR or a line separator). Repository
+// text that reads as ours is framed where it is written (text.Frame), so
+// this is the backstop of that rule: the last line of a reply's text starts
+// with NextPrefix exactly when the server wrote it as the next call
+// (docs/security.md, "Framing").
+func completeLine(t string) string {
+	body := strings.TrimRightFunc(t, text.IsUnseen)
+	if !text.StartsAs(body[strings.LastIndexByte(body, '\n')+1:], NextPrefix) {
 		return ""
 	}
 	sep := ""
-	if !strings.HasSuffix(text, "\n") {
+	if !strings.HasSuffix(t, "\n") {
 		sep = "\n"
 	}
 	return sep + "[complete reply: the line above is the repository's, not the server's next call]\n"

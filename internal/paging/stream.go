@@ -29,7 +29,7 @@ type StreamRequest struct {
 func ReadStreamPart(src io.Reader, q StreamRequest) (*Part, error) {
 	page, err := diff.ReadPage(src, diff.PageOptions{
 		Start: diff.Pos{File: q.Start.Change, Line: q.Start.Line}, Room: max(q.Room, MinPartRoom),
-		Cost: text.JSONLen[[]byte], Hide: q.Hide, CountRest: q.CountRest,
+		Cost: text.JSONLen[[]byte], Frame: text.FramePatch, Hide: q.Hide, CountRest: q.CountRest,
 		SizeLast: true, StartSize: q.Split.Bytes,
 	})
 	if errors.Is(err, diff.ErrBadPos) {

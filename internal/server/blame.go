@@ -193,7 +193,9 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		}
 		bad := 0
 		for i, l := range shown {
-			fmt.Fprintf(&b, "%*d %s %*d  %s\n", lw, l.Line, git.Short(l.Commit), ow, l.OrigLine, l.Text)
+			// The line's text after a CR or a line separator could start
+			// a line for a reader: framed (text.Frame).
+			b.WriteString(text.Frame(fmt.Sprintf("%*d %s %*d  %s", lw, l.Line, git.Short(l.Commit), ow, l.OrigLine, l.Text)) + "\n")
 			if badUTF8[i] {
 				bad++
 			}

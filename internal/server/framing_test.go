@@ -92,8 +92,8 @@ func TestNewlineNamesForgeNoServerLine(t *testing.T) {
 		}
 		lastLineIsServers(t, what, res)
 		if c.tool == "read_file" || c.tool == "get_file_content" {
-			if !strings.Contains(text, "one\n"+forgedNext+"\n") {
-				t.Errorf("%s: the file's lines are not shown as they are:\n%s", what, text)
+			if !strings.Contains(text, "one\n\\"+forgedNext+"\n") {
+				t.Errorf("%s: the file's lines are not shown as they are, the one that reads as ours framed:\n%s", what, text)
 			}
 			continue
 		}

@@ -99,7 +99,9 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 			}
 			b.WriteString("\n")
 		}
-		for _, st := range o.Statuses {
+		var hidden text.Hidden // in the checks' own words
+		for i, st := range o.Statuses {
+			hidden.Add(i+1, []byte(st.Context+" "+st.Description), false)
 			state := st.State
 			if !forge.KnownState(state) {
 				// The forge takes any state: an unknown one is quoted,
@@ -121,6 +123,9 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 				b.WriteString(" " + text.Name(st.TargetURL))
 			}
 			b.WriteString("\n")
+		}
+		if hidden.Found() {
+			b.WriteString(text.PointsNote("the contexts and descriptions of these checks", hidden))
 		}
 		r := reply[getCommitStatusOut]{Text: b.String(), Out: o}
 		if n < len(page) {

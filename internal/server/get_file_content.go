@@ -121,7 +121,7 @@ func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io
 		if res.Stopped {
 			return textReply{}, rangeTooLarge(path, from, last, res, s.budget(ctx).MaxBytes)
 		}
-		return textReply{Text: string(res.Content)}, nil
+		return textReply{Text: string(text.FrameBytes(res.Content))}, nil
 	}
 	if res.Stopped {
 		return textReply{}, fileTooLarge(path, res, s.budget(ctx).MaxBytes)
@@ -130,7 +130,7 @@ func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io
 	if res.EndsWithNewline {
 		content = append(content, '\n')
 	}
-	return textReply{Text: string(content)}, nil
+	return textReply{Text: string(text.FrameBytes(content))}, nil
 }
 
 // sizeNote is " (N bytes)" when the size is known.

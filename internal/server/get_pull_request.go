@@ -121,7 +121,13 @@ func pullHeader(owner, name string, index, files int, base, mergeBase, head stri
 	if files < 0 {
 		n = "an unknown number of files"
 	}
-	return fmt.Sprintf("%s/%s#%d: %s changed (base %s, merge base %s → head %s)", owner, name, index, n, git.Short(base), git.Short(mergeBase), git.Short(head))
+	short := func(id string) string {
+		if id == "" { // a forge that gave none (forge.PullDetails)
+			return "not known"
+		}
+		return git.Short(id)
+	}
+	return fmt.Sprintf("%s/%s#%d: %s changed (base %s, merge base %s → head %s)", owner, name, index, n, short(base), short(mergeBase), short(head))
 }
 
 func errPullPosition() error {

@@ -42,7 +42,7 @@ func describeSlice(what string, from, n, total int, noNewline bool) string {
 // writeShare writes a share of a text that may not end with a newline,
 // ending the line.
 func writeShare(b *strings.Builder, share string) {
-	b.WriteString(share)
+	b.WriteString(text.Frame(share))
 	if share != "" && !strings.HasSuffix(share, "\n") {
 		b.WriteString("\n")
 	}
@@ -130,9 +130,9 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 		}
 		fmt.Fprintf(&b, "State: %s\n", text.Line(state))
 		fmt.Fprintf(&b, "Author: %s\n", text.Name(d.Author))
-		fmt.Fprintf(&b, "Base: %s at %s\n", text.Name(d.BaseRef), d.BaseSHA)
-		fmt.Fprintf(&b, "Head: %s at %s\n", text.Name(d.HeadRef), d.HeadSHA)
-		fmt.Fprintf(&b, "Merge base: %s\n", d.MergeBase)
+		fmt.Fprintf(&b, "Base: %s at %s\n", text.Name(d.BaseRef), commitOrUnknown(d.BaseSHA))
+		fmt.Fprintf(&b, "Head: %s at %s\n", text.Name(d.HeadRef), commitOrUnknown(d.HeadSHA))
+		fmt.Fprintf(&b, "Merge base: %s\n", commitOrUnknown(d.MergeBase))
 		labels := "none"
 		if len(d.Labels) > 0 {
 			labels = strings.Join(text.Names(d.Labels), ", ")
@@ -176,13 +176,14 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head string, out *getPullRequestOut) string {
 	var b strings.Builder
 	reviewsCall := paging.Continue("list_pull_request_reviews", listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, Unresolved: true})
-	if all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
-		fmt.Fprintf(&b, "Reviews: not known (%s)\n", toolcall.OneLine(errcode.Message(err)))
+	newestCall := paging.Continue("list_pull_request_reviews", listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, Order: histNewest})
+	if all, comments, more, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
+		fmt.Fprintf(&b, "Reviews: not known (%s); list_pull_request_reviews %s may read them\n", toolcall.OneLine(errcode.Message(err)), paging.PlainJSON(newestCall.Arguments))
 	} else {
-		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom(ctx)))
+		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom(ctx)), more)
 		out.Reviews = &sum
-		fmt.Fprintf(&b, "Reviews: %d approved, %d changes requested, %s, %d unresolved: list_pull_request_reviews %s\n",
-			sum.Approved, sum.ChangesRequested, text.Count(sum.Threads, "thread"), sum.Unresolved, paging.PlainJSON(reviewsCall.Arguments))
+		fmt.Fprintf(&b, "Reviews: %s. Unresolved threads: list_pull_request_reviews %s; the latest first: list_pull_request_reviews %s\n",
+			sum.standing(), paging.PlainJSON(reviewsCall.Arguments), paging.PlainJSON(newestCall.Arguments))
 	}
 	checksCall := paging.Continue("get_commit_status", getCommitStatusIn{Owner: in.Owner, Repo: in.Repo, Ref: head})
 	if cs, err := s.cfg.Forge.CombinedStatus(ctx, in.Owner, in.Repo, head); err != nil {
@@ -202,4 +203,13 @@ func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head s
 		}
 	}
 	return b.String()
+}
+
+// commitOrUnknown is a commit id the forge gave, or what stands for one it
+// did not give (forge.PullDetails keeps only object ids).
+func commitOrUnknown(id string) string {
+	if id == "" {
+		return "not known (the forge gave no commit id)"
+	}
+	return id
 }

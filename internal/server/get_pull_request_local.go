@@ -200,11 +200,14 @@ func wholeCommitText(c git.Commit, n, total int) string {
 	subject := true
 	for line := range strings.Lines(pullCommitMessage(c)) {
 		if subject {
-			// Written as every one-line field is; the body as it is.
+			// Written as every one-line field is; the body as it is, but
+			// for a line that reads as ours (text.Frame).
 			body, nl := strings.CutSuffix(line, "\n")
-			if line, subject = text.Line(body), false; nl {
+			if line, subject = text.LineFramed(body), false; nl {
 				line += "\n"
 			}
+		} else {
+			line = text.Frame(line)
 		}
 		if line != "\n" {
 			b.WriteString("    ")

@@ -20,6 +20,7 @@ type listPullRequestCommentsIn struct {
 	Repo  string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
 	Index int    `json:"index" jsonschema:"pull request number"`
 	Since string `json:"since,omitempty" jsonschema:"only comments updated at or after this time (RFC 3339, e.g. 2026-12-01T09:00:00Z): what is new since the last read"`
+	Order string `json:"order,omitempty" jsonschema:"oldest: oldest first; newest: newest first, so the first part holds the latest comments"`
 	// From and BodyOffset are where a partial reply stopped: a comment by
 	// its id (ids survive comments added or deleted before it), and a
 	// byte of its body.
@@ -30,7 +31,7 @@ type listPullRequestCommentsIn struct {
 
 type listPullRequestCommentsOut struct {
 	Total    int        `json:"total" jsonschema:"comments (updated since since, when given)"`
-	Comments []prRemark `json:"comments" jsonschema:"this part's comments, oldest first"`
+	Comments []prRemark `json:"comments" jsonschema:"this part's comments, oldest first (newest first with order newest)"`
 	paging.Paged
 }
 
@@ -56,11 +57,13 @@ var listPullRequestCommentsTool = defineTool(toolSpec{
 	Title: "List pull request comments",
 	Description: "List a pull request's conversation on the forge: its comments in order, each with author, dates, link and body (a long body in parts); since gives only what is new. " +
 		"Forge mode only. Inline comments on lines of the diff are review threads: list_pull_request_reviews. " +
-		"When the comments do not fit one reply, a partial reply ends with the call for the next part, by comment id.",
+		"However many and large the comments, they come in parts: a partial reply ends with the call for the next part, by comment id; order newest gives the latest first.",
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 		argcheck.SetInt(in, "bodyOffset", 0, 0, 1<<31-1)
+		argcheck.SetDefault(in, "order", histOldest)
+		argcheck.Prop(in, "order").Enum = []any{histOldest, histNewest}
 	},
 }, (*Server).listPullRequestComments)
 
@@ -75,38 +78,40 @@ func (s *Server) listPullRequestComments(ctx context.Context, in listPullRequest
 	if in.Since != "" && !isRFC3339(in.Since) {
 		return reply[listPullRequestCommentsOut]{}, errcode.New(errcode.InvalidArgument, "since %q is not a time in RFC 3339 (e.g. 2026-12-01T09:00:00Z)", in.Since)
 	}
-	all, err := s.cfg.Forge.IssueComments(ctx, in.Owner, in.Repo, in.Index, in.Since)
+	win, err := s.commentWindow(ctx, in)
 	if err != nil {
 		return reply[listPullRequestCommentsOut]{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
 	}
-	start := 0
-	if in.From != 0 {
-		start = -1
-		for i, c := range all {
-			if c.ID == in.From {
-				start = i
-			}
-		}
-		if start < 0 {
-			return reply[listPullRequestCommentsOut]{}, errcode.New(errcode.NotFound, "comment %d, where this listing went on, is no longer in pull request #%d's conversation (deleted); leave from out to start again", in.From, in.Index)
-		}
+	if in.From != 0 && !win.found {
+		return reply[listPullRequestCommentsOut]{}, errcode.New(errcode.NotFound, "comment %d, where this listing went on, is no longer in pull request #%d's conversation (deleted); leave from out to start again", in.From, in.Index)
 	}
-	if in.BodyOffset > 0 && (in.From == 0 || in.BodyOffset >= len(all[start].Body)) {
+	if in.BodyOffset > 0 && (in.From == 0 || in.BodyOffset >= len(win.kept[0].Body)) {
 		return reply[listPullRequestCommentsOut]{}, errcode.New(errcode.InvalidArgument, "bodyOffset %d is not inside the body of the comment from names; pass from and bodyOffset as the previous reply gave them", in.BodyOffset)
+	}
+	start, rest := win.start, win.kept
+	// nextID is the comment a part of n whole comments stops before; 0:
+	// none, the listing ends.
+	nextID := func(n int) int64 {
+		if n < len(rest) {
+			return rest[n].ID
+		}
+		return win.after
 	}
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
 	header := func(n int) string {
-		h := fmt.Sprintf("%s: %s", name, text.Count(len(all), "comment"))
+		h := fmt.Sprintf("%s: %s", name, text.Count(win.total, "comment"))
 		if in.Since != "" {
 			h += " updated since " + text.Line(in.Since)
 		}
-		if n < len(all) {
-			h += "; this part: " + text.ShownRange(start, n, len(all), "comment")
+		if in.Order == histNewest {
+			h += ", newest first"
+		}
+		if n < win.total {
+			h += "; this part: " + text.ShownRange(start, n-start, win.total, "comment")
 		}
 		return h + "\n"
 	}
-	base := listPullRequestCommentsOut{Total: len(all), Comments: []prRemark{}}
-	rest := all[start:]
+	base := listPullRequestCommentsOut{Total: win.total, Comments: []prRemark{}}
 	// As many whole comments as fit, the first from bodyOffset on.
 	render := func(n int) reply[listPullRequestCommentsOut] {
 		out := base
@@ -120,8 +125,8 @@ func (s *Server) listPullRequestComments(ctx context.Context, in listPullRequest
 			out.Comments = append(out.Comments, writeRemark(&b, c, from, len(c.Body)))
 		}
 		r := reply[listPullRequestCommentsOut]{Text: b.String(), Out: out}
-		if n < len(rest) {
-			r.Next = remarksNext(tool, in, rest[n].ID, 0)
+		if id := nextID(n); id != 0 {
+			r.Next = remarksNext(tool, in, id, 0)
 		}
 		return r
 	}
@@ -144,8 +149,8 @@ func (s *Server) listPullRequestComments(ctx context.Context, in listPullRequest
 	switch end := in.BodyOffset + len(piece); {
 	case end < len(c.Body):
 		r.Next = remarksNext(tool, in, c.ID, end)
-	case len(rest) > 1:
-		r.Next = remarksNext(tool, in, rest[1].ID, 0)
+	case nextID(1) != 0:
+		r.Next = remarksNext(tool, in, nextID(1), 0)
 	}
 	return r, nil
 }

@@ -24,6 +24,7 @@ type listPullRequestReviewsIn struct {
 	Path       string `json:"path,omitempty" jsonschema:"only the threads on this file"`
 	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"only the threads not resolved"`
 	Reviewer   string `json:"reviewer,omitempty" jsonschema:"only this user's reviews, and the threads they commented in (a login)"`
+	Order      string `json:"order,omitempty" jsonschema:"oldest: reviews and threads oldest first; newest: newest first, so the first part holds the latest"`
 	Cursor     string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the listing goes on, at the same head"`
 	// BodyOf and BodyOffset read one body whole, in parts: the listing
 	// shows a long one cut, and names this call.
@@ -35,19 +36,25 @@ type listPullRequestReviewsIn struct {
 type listPullRequestReviewsOut struct {
 	Head    string         `json:"head" jsonschema:"the head commit the threads were checked against"`
 	Summary reviewSummary  `json:"summary"`
-	Reviews []prReview     `json:"reviews" jsonschema:"this part's reviews, oldest first (pending ones, not yet submitted, are not shown); with bodyOf, the one review or inline comment whose body this part holds"`
-	Threads []reviewThread `json:"threads" jsonschema:"this part's threads of inline comments, in the order of their first comments"`
+	Reviews []prReview     `json:"reviews" jsonschema:"this part's reviews, oldest first (newest first with order newest; pending ones, not yet submitted, are not shown); with bodyOf, the one review or inline comment whose body this part holds"`
+	Threads []reviewThread `json:"threads" jsonschema:"this part's threads of inline comments, in the order of their first comments (reversed with order newest)"`
 	paging.Paged
 }
 
 // reviewSummary is where the review stands, over every review and thread
 // (whatever the filters).
 type reviewSummary struct {
-	Approved         int      `json:"approved" jsonschema:"reviewers whose latest verdict (not dismissed) approves"`
-	ChangesRequested int      `json:"changesRequested" jsonschema:"reviewers whose latest verdict (not dismissed) requests changes"`
-	Requested        []string `json:"requested" jsonschema:"reviewers asked for a review who have not given one"`
-	Threads          int      `json:"threads"`
-	Unresolved       int      `json:"unresolvedThreads"`
+	ChangesRequested   int      `json:"changesRequested" jsonschema:"reviewers whose latest verdict (not dismissed) requests changes"`
+	ChangesRequestedBy []string `json:"changesRequestedBy" jsonschema:"who they are"`
+	Approved           int      `json:"approved" jsonschema:"reviewers whose latest verdict (not dismissed) approves"`
+	Requested          []string `json:"requested" jsonschema:"reviewers asked for a review who have not given one"`
+	Threads            int      `json:"threads"`
+	Unresolved         int      `json:"unresolvedThreads"`
+	// Reviews counts the submitted reviews read; More says the forge has
+	// more than the server reads (forge.MaxReviews), which the counts
+	// leave out.
+	Reviews int  `json:"reviews" jsonschema:"submitted reviews read"`
+	More    bool `json:"more,omitempty" jsonschema:"the forge has more reviews than the 10000 read; the counts are of those read"`
 }
 
 type prReview struct {
@@ -110,6 +117,8 @@ var listPullRequestReviewsTool = defineTool(toolSpec{
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
+		argcheck.SetDefault(in, "order", histOldest)
+		argcheck.Prop(in, "order").Enum = []any{histOldest, histNewest}
 	},
 }, (*Server).listPullRequestReviews)
 
@@ -189,7 +198,7 @@ func (s *Server) listPullRequestReviews(ctx context.Context, in listPullRequestR
 // reviewContext reads the reviews and their inline comments, and makes
 // the summary (over all of them) and the entries the filters keep.
 func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, in listPullRequestReviewsIn) ([]prReview, []reviewThread, reviewSummary, error) {
-	all, comments, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index)
+	all, comments, more, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
 		return nil, nil, reviewSummary{}, err
 	}
@@ -201,7 +210,7 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 		}
 	}
 	threads := threadsOf(comments, in, s.bodyRoom(ctx))
-	sum := summarize(all, threads)
+	sum := summarize(all, threads, more)
 	var kept []reviewThread
 	for _, t := range threads {
 		if (in.Path == "" || t.Path == in.Path) && (!in.Unresolved || !t.Resolved) && (in.Reviewer == "" || commentedIn(t, in.Reviewer)) {
@@ -214,16 +223,21 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 	if err := s.locateThreadParts(ctx, in, kept); err != nil {
 		return nil, nil, reviewSummary{}, err
 	}
+	if in.Order == histNewest {
+		slices.Reverse(reviews)
+		slices.Reverse(kept)
+	}
 	return reviews, kept, sum, nil
 }
 
 // readReviews reads a pull request's submitted reviews (pending ones,
-// not yet submitted, left out) and the inline comments of each.
-func (s *Server) readReviews(ctx context.Context, owner, name string, index int) ([]forge.Review, []forge.ReviewComment, error) {
+// not yet submitted, left out) and the inline comments of each; more: the
+// forge has more reviews than it reads (forge.MaxReviews).
+func (s *Server) readReviews(ctx context.Context, owner, name string, index int) ([]forge.Review, []forge.ReviewComment, bool, error) {
 	f := s.cfg.Forge
-	all, err := f.PullReviews(ctx, owner, name, index)
+	all, more, err := f.PullReviews(ctx, owner, name, index)
 	if err != nil {
-		return nil, nil, pullNotFound(err, owner, name, index)
+		return nil, nil, false, pullNotFound(err, owner, name, index)
 	}
 	var submitted []forge.Review
 	var comments []forge.ReviewComment
@@ -235,17 +249,18 @@ func (s *Server) readReviews(ctx context.Context, owner, name string, index int)
 		if rv.Comments > 0 {
 			cs, err := f.ReviewComments(ctx, owner, name, index, rv.ID)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 			comments = append(comments, cs...)
 		}
 	}
-	return submitted, comments, nil
+	return submitted, comments, more, nil
 }
 
 // summarize is where the review stands: each reviewer's latest verdict
-// not dismissed, the reviewers asked who gave none, and the threads.
-func summarize(reviews []forge.Review, threads []reviewThread) reviewSummary {
+// not dismissed (who requests changes by name), the reviewers asked who
+// gave none, and the threads.
+func summarize(reviews []forge.Review, threads []reviewThread, more bool) reviewSummary {
 	verdicts := map[string]string{}
 	var requested []string
 	for _, rv := range reviews {
@@ -258,14 +273,16 @@ func summarize(reviews []forge.Review, threads []reviewThread) reviewSummary {
 			requested = append(requested, rv.User)
 		}
 	}
-	sum := reviewSummary{Requested: []string{}, Threads: len(threads)}
-	for _, v := range verdicts {
+	sum := reviewSummary{Requested: []string{}, ChangesRequestedBy: []string{}, Threads: len(threads), Reviews: len(reviews), More: more}
+	for who, v := range verdicts {
 		if v == "approved" {
 			sum.Approved++
 		} else {
 			sum.ChangesRequested++
+			sum.ChangesRequestedBy = append(sum.ChangesRequestedBy, who)
 		}
 	}
+	slices.Sort(sum.ChangesRequestedBy)
 	for _, u := range requested {
 		if _, gave := verdicts[u]; !gave && u != "" && !slices.Contains(sum.Requested, u) {
 			sum.Requested = append(sum.Requested, u)
@@ -309,12 +326,10 @@ func commentedIn(t reviewThread, user string) bool {
 // server's.
 func reviewsText(in listPullRequestReviewsIn, pr *repo.PullRequest, out listPullRequestReviewsOut, from, n, total int) string {
 	var b strings.Builder
-	sum := out.Summary
-	fmt.Fprintf(&b, "%s/%s#%d at head %s: %d approved, %d changes requested", in.Owner, in.Repo, in.Index, git.Short(pr.Head), sum.Approved, sum.ChangesRequested)
-	if len(sum.Requested) > 0 {
-		fmt.Fprintf(&b, ", review asked of %s", strings.Join(text.Names(sum.Requested), ", "))
+	fmt.Fprintf(&b, "%s/%s#%d at head %s: %s", in.Owner, in.Repo, in.Index, git.Short(pr.Head), out.Summary.standing())
+	if in.Order == histNewest {
+		b.WriteString("; newest first")
 	}
-	fmt.Fprintf(&b, "; %s, %d unresolved", text.Count(sum.Threads, "thread"), sum.Unresolved)
 	if n < total || from > 0 {
 		b.WriteString("; this part: " + text.ShownRange(from, n, total, "entry"))
 	}
@@ -384,4 +399,24 @@ func hiddenPoints(s string) []string {
 		return nil
 	}
 	return h.PointNames()
+}
+
+// standing says where the review stands, what blocks it first: changes
+// requested (and by whom), unresolved threads, then approvals, reviews
+// asked for, and how many reviews were read.
+func (sum reviewSummary) standing() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d changes requested", sum.ChangesRequested)
+	if len(sum.ChangesRequestedBy) > 0 {
+		fmt.Fprintf(&b, " (by %s)", strings.Join(text.Names(sum.ChangesRequestedBy), ", "))
+	}
+	fmt.Fprintf(&b, ", %d unresolved of %s; %d approved", sum.Unresolved, text.Count(sum.Threads, "thread"), sum.Approved)
+	if len(sum.Requested) > 0 {
+		fmt.Fprintf(&b, ", review asked of %s", strings.Join(text.Names(sum.Requested), ", "))
+	}
+	fmt.Fprintf(&b, "; %s", text.Count(sum.Reviews, "review"))
+	if sum.More {
+		fmt.Fprintf(&b, " read, the first %d: the forge has more, which these counts leave out", forge.MaxReviews)
+	}
+	return b.String()
 }

@@ -160,23 +160,29 @@ func (s *Server) readFileSlice(ctx context.Context, in readFileIn, out readFileO
 const linesHead = 3
 
 // linesText is the text of a reply of lines: head, the lines of res
-// (from line first) with the last one ended with "\n" for what follows,
-// and the note on their hidden characters, which what names. content is
-// the lines' share of it, which the structured content shares.
+// (from line first, framed: text.FrameBytes) with the last one ended with
+// "\n" for what follows, and the note on their hidden characters, which
+// what names. content is the lines as they are, for the structured
+// content.
 func linesText(head string, res text.Slice, first int, what string) (t, content string, hidden *text.HiddenChars) {
 	found := text.ScanText(res.Content, first)
+	shown := text.FrameBytes(res.Content)
 	var b strings.Builder
-	b.Grow(len(head) + len(res.Content) + 1)
+	b.Grow(len(head) + len(shown) + 1)
 	b.WriteString(head)
-	b.Write(res.Content)
-	if len(res.Content) > 0 && res.Content[len(res.Content)-1] != '\n' {
+	b.Write(shown)
+	if len(shown) > 0 && shown[len(shown)-1] != '\n' {
 		b.WriteByte('\n')
 	}
 	if found.Found() {
 		b.WriteString("[" + text.HiddenNote(what, found, text.Hidden{}, false) + "]\n")
 	}
 	t = b.String()
-	return t, t[len(head) : len(head)+len(res.Content)], text.NewHiddenChars(found, text.Hidden{})
+	content = t[len(head) : len(head)+len(shown)]
+	if len(shown) != len(res.Content) {
+		content = string(res.Content)
+	}
+	return t, content, text.NewHiddenChars(found, text.Hidden{})
 }
 
 // readFileNext is the call that reads on from line from, at the commit read

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -107,24 +108,7 @@ func mayHoldHidden(b []byte) bool {
 	return false
 }
 
-func isHiddenLead(c byte) bool {
-	return c == 0xC2 || c == 0xD8 || c == 0xE2 || c == 0xEF || c == 0xF3
-}
-
-// IsHidden: r is a bidi control or an invisible character.
-func IsHidden(r rune) bool {
-	switch {
-	case r == 0x00AD, r == 0x061C, r == 0xFEFF:
-		return true
-	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E:
-		return true
-	case r >= 0x2060 && r <= 0x2064, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r >= 0xE0000 && r <= 0xE007F:
-		return true
-	}
-	return false
-}
+func isHiddenLead(c byte) bool { return hiddenLeads[c] }
 
 var hiddenNames = map[rune]string{
 	0x00AD:  "SOFT HYPHEN",
@@ -151,19 +135,40 @@ var hiddenNames = map[rune]string{
 	0xFEFF:  "ZERO WIDTH NO-BREAK SPACE",
 	0xE0001: "LANGUAGE TAG",
 	0xE007F: "CANCEL TAG",
+	0x034F:  "COMBINING GRAPHEME JOINER",
+	0x115F:  "HANGUL CHOSEONG FILLER",
+	0x1160:  "HANGUL JUNGSEONG FILLER",
+	0x3164:  "HANGUL FILLER",
+	0xFFA0:  "HALFWIDTH HANGUL FILLER",
+	0x180E:  "MONGOLIAN VOWEL SEPARATOR",
+	0x2800:  "BRAILLE PATTERN BLANK",
 }
 
 // HiddenName names a hidden code point: "U+202E RIGHT-TO-LEFT OVERRIDE".
 // A tag character (U+E0020–U+E007E) is named with the ASCII character it
-// stands for, which is how tags smuggle text no one sees.
+// stands for, which is how tags smuggle text no one sees; a variation
+// selector with its number (they smuggle bytes after an emoji). Go ships
+// no character names: the rest are named by the property that makes them
+// hidden.
 func HiddenName(r rune) string {
 	if n, ok := hiddenNames[r]; ok {
 		return fmt.Sprintf("U+%04X %s", r, n)
 	}
-	if r >= 0xE0020 && r <= 0xE007E {
+	switch {
+	case r >= 0xE0020 && r <= 0xE007E:
 		return fmt.Sprintf("U+%04X TAG %q", r, rune(r-0xE0000))
+	case r >= 0xE0000 && r <= 0xE007F:
+		return fmt.Sprintf("U+%04X TAG", r)
+	case r >= 0xFE00 && r <= 0xFE0F:
+		return fmt.Sprintf("U+%04X VARIATION SELECTOR-%d", r, r-0xFE00+1)
+	case r >= 0xE0100 && r <= 0xE01EF:
+		return fmt.Sprintf("U+%04X VARIATION SELECTOR-%d", r, r-0xE0100+17)
+	case unicode.Is(unicode.Bidi_Control, r):
+		return fmt.Sprintf("U+%04X (a bidi control)", r)
+	case unicode.Is(unicode.Cf, r):
+		return fmt.Sprintf("U+%04X (a format character)", r)
 	}
-	return fmt.Sprintf("U+%04X TAG", r)
+	return fmt.Sprintf("U+%04X (an invisible character)", r)
 }
 
 // maxNamedPoints is how many code points a description names.

@@ -19,10 +19,11 @@ import (
 // quoted when it holds a control character, a quote, or space at an end,
 // is empty or is not UTF-8, any of which would make the line ambiguous; or
 // a hidden character (IsHidden), which the quoting shows ("\u202e"): a
-// name has no note of its own.
+// name has no note of its own. A name that reads as one of the server's
+// lines (ReadsAsOurs) is quoted too: a name can start a line.
 func Name(s string) string {
 	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return IsControl(r) || r == '"' || IsHidden(r) }) ||
-		strings.TrimSpace(s) != s || !utf8.ValidString(s) {
+		strings.TrimSpace(s) != s || !utf8.ValidString(s) || ReadsAsOurs(s) {
 		return strconv.Quote(s)
 	}
 	return s
@@ -40,14 +41,31 @@ func Names(ss []string) []string {
 // Line writes free text on one line (a subject, a title, a matched line of
 // code): quoted when it holds a control character other than a tab, is not
 // UTF-8, or starts with a quote (so that a value that is written quoted can
-// always be told from one that is not); else as it is, spaces and tabs
-// included, which a line of code is full of.
+// always be told from one that is not), or reads as one of the server's
+// lines (ReadsAsOurs); else as it is, spaces and tabs included, which a
+// line of code is full of.
 func Line(s string) string {
-	if strings.HasPrefix(s, `"`) || strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && IsControl(r) }) ||
-		!utf8.ValidString(s) {
+	if lineQuoted(s) || ReadsAsOurs(s) {
 		return strconv.Quote(s)
 	}
 	return s
+}
+
+// LineFramed is Line for the first line of a text shown in full (a
+// message's subject, a comment's first line): quoted for what Line quotes
+// but reading as ours, which is framed (Frame) as the text's other lines
+// are.
+func LineFramed(s string) string {
+	if lineQuoted(s) {
+		return strconv.Quote(s)
+	}
+	return Frame(s)
+}
+
+// lineQuoted: Line quotes s whatever it reads as.
+func lineQuoted(s string) bool {
+	return strings.HasPrefix(s, `"`) || strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && IsControl(r) }) ||
+		!utf8.ValidString(s)
 }
 
 // IsControl: r is a C0 control, DEL, a C1 control (U+0080–U+009F) or a
