@@ -53,7 +53,9 @@ var readJobLogTool = defineTool(toolSpec{
 		argcheck.SetInt(in, "jobId", 0, 1, 1<<53)
 		argcheck.SetInt(in, "startLine", 1, 1, 1<<31-1)
 		argcheck.SetInt(in, "endLine", 0, 1, 1<<31-1)
-		in.Required = append(in.Required, "jobId")
+		// jobId is required already (its json tag has no omitempty):
+		// naming it again made "required" hold a duplicate, which JSON
+		// Schema forbids.
 	},
 }, (*Server).readJobLog)
 
