@@ -58,10 +58,6 @@ type ToolDef struct {
 	register func(s *Server, t *mcp.Tool, in *jsonschema.Schema)
 }
 
-// atPullHead ends the description of every tool that reads at a ref: how to
-// read a pull request's files rather than the default branch's.
-const atPullHead = " To read a pull request's version, pass ref=refs/pull/<index>/head (or the head SHA list_pull_request_files gives)."
-
 // toolSpec is what a tool file says about its tool.
 type toolSpec struct {
 	Name, Title, Description string

@@ -12,6 +12,14 @@ import (
 	metaschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
+// Most bytes of the tools/list result (issue 32, item 6): a client sends
+// the definitions with every request to its model, so they are paid for in
+// every turn.
+const (
+	maxToolsListLocal = 16 * 1024
+	maxToolsListForge = 22 * 1024
+)
+
 // wireToolsList is the result of tools/list as a client reads it from the
 // transport, byte for byte, with the tools of local mode (forge false) or
 // of forge mode, started with or without --structured.
@@ -21,7 +29,8 @@ func wireToolsList(t *testing.T, forge, structured bool) json.RawMessage {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(nil, Config{MaxBytes: DefaultMaxBytes, Structured: structured, Tools: defs})
+	// A release's version, as the server names itself in the result's _meta.
+	s := New(nil, Config{MaxBytes: DefaultMaxBytes, Structured: structured, Tools: defs, Version: "v1.10.0"})
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	// What the client reads, logged as the client received it: the
@@ -65,6 +74,21 @@ func wireToolsList(t *testing.T, forge, structured bool) json.RawMessage {
 	}
 	t.Fatal("no tools/list result among the messages the client read")
 	return nil
+}
+
+// The tools/list result fits its bound in local and in forge mode.
+func TestToolsListSize(t *testing.T) {
+	for _, c := range []struct {
+		mode  string
+		forge bool
+		most  int
+	}{{"local", false, maxToolsListLocal}, {"forge", true, maxToolsListForge}} {
+		got := len(wireToolsList(t, c.forge, false))
+		t.Logf("tools/list in %s mode: %d bytes (at most %d); with --structured: %d", c.mode, got, c.most, len(wireToolsList(t, c.forge, true)))
+		if got > c.most {
+			t.Errorf("tools/list in %s mode is %d bytes, over %d", c.mode, got, c.most)
+		}
+	}
 }
 
 // Every input and output schema a client lists is a valid JSON Schema
