@@ -20,7 +20,7 @@ import (
 type getCommitIn struct {
 	Owner    string `json:"owner,omitempty" jsonschema:"repository owner"`
 	Repo     string `json:"repo,omitempty" jsonschema:"repository name"`
-	Ref      string `json:"ref" jsonschema:"the commit"`
+	Ref      string `json:"ref" jsonschema:"commit SHA, branch or tag"`
 	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
