@@ -196,7 +196,7 @@ func (b Budget) PayloadRoom(probe Wirer) int {
 // toolcall.MinReplyBytes; an item larger than it still comes whole, in a
 // part of its own up to the client's budget.
 type ReplyLimit struct {
-	MaxBytes int `json:"maxBytes,omitempty" jsonschema:"most bytes of one reply; less than the client's budget (the default) for smaller parts"`
+	MaxBytes int `json:"maxBytes,omitempty" jsonschema:"most bytes a reply"`
 }
 
 // ReplyBytes is the reply limit the call asks for (0: none).

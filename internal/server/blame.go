@@ -27,12 +27,12 @@ import (
 const maxBlameLines = 500
 
 type blameIn struct {
-	Owner     string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo      string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Path      string `json:"path" jsonschema:"file path relative to the repository root"`
-	Ref       string `json:"ref,omitempty" jsonschema:"branch, tag or commit whose file is blamed; default HEAD (the default branch of a forge's repository); the work tree is not blamed"`
-	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to blame, 1-based"`
-	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to blame, inclusive; default and past the end: the file's last line. At most 500 lines come per call; next goes on"`
+	Owner     string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo      string `json:"repo,omitempty" jsonschema:"repository name"`
+	Path      string `json:"path" jsonschema:"file path"`
+	Ref       string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line (inclusive)"`
 	paging.ReplyLimit
 }
 
@@ -72,9 +72,9 @@ type blameOut struct {
 var blameTool = defineTool(toolSpec{
 	Name:  "blame",
 	Title: "Blame lines",
-	Description: "Blame lines start_line..end_line (1-based, inclusive) of a file at a ref: for each line the commit that last changed it and its line number there, each commit's author, date and summary once, and the file's older name across a rename. " +
-		"Use it for who changed given lines and why; list_commits with paths lists a file's whole history, get_commit shows a commit." + omittedRef +
-		" At most 500 lines per call, fewer when they do not fit one reply: a partial reply ends with the call that returns the next lines (at the same commit); a reply ends with notes on hidden characters and bytes not UTF-8." + atPullHead,
+	Description: "Blame lines start_line..end_line of a file at ref: each line's last commit and its line number there, with the commit's author, date and summary. " +
+		"Use it for who changed given lines and why; list_commits gives a file's history, get_commit a commit's patch. Up to 500 lines a call." +
+		partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "start_line", 1, 1, 1<<31-1)
 		argcheck.SetInt(in, "end_line", 0, 1, 1<<31-1)

@@ -30,9 +30,12 @@ type clientRule struct {
 
 var clientRules = []clientRule{
 	// Claude Code: the structured content when there is one (as
-	// JSON.stringify writes it), else the text; over the declared size, a
-	// file and a preview.
+	// JSON.stringify writes it), else the text; over the declared size
+	// (50,000 UTF-16 units when none is declared), a file and a preview.
 	{"claude-code", func(res *mcp.CallToolResult, declared int) string {
+		if declared == 0 {
+			declared = 50_000
+		}
 		if n := utf16Len(claudeKept(res)); n > declared {
 			return fmt.Sprintf("%d UTF-16 units, over the declared %d: filed, 2,000 shown", n, declared)
 		}

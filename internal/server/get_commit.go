@@ -18,19 +18,19 @@ import (
 )
 
 type getCommitIn struct {
-	Owner    string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo     string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Ref      string `json:"ref" jsonschema:"the commit: a SHA, a branch or a tag"`
-	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes in one part; can't exceed what the server's reply limit leaves (larger values are clamped)"`
+	Owner    string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo     string `json:"repo,omitempty" jsonschema:"repository name"`
+	Ref      string `json:"ref" jsonschema:"commit SHA, branch or tag"`
+	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
-	ContextLines int `json:"contextLines" jsonschema:"lines of context around each change of the patch"`
+	ContextLines int `json:"contextLines" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
-	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
+	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
 	// Patch is nil when left out, which means true: a next call then
 	// carries it only when false.
-	Patch  *bool  `json:"patch,omitempty" jsonschema:"false leaves the patch out: the message, parents and file list only; true when left out"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts (message, parents or patch), at the same commit"`
+	Patch  *bool  `json:"patch,omitempty" jsonschema:"false: no patch"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 }
 
 type getCommitOut struct {
@@ -61,10 +61,9 @@ type getCommitOut struct {
 var getCommitTool = defineTool(toolSpec{
 	Name:  "get_commit",
 	Title: "Get commit",
-	Description: "Get one commit by SHA, branch or tag: its message, author, committer, parents, changed files and patch against its first parent (a root commit against the empty tree), as git diff prints it. " +
-		"list_commits finds commits (with index, a pull request's); for a range use get_diff, for a whole pull request get_pull_request_diff. " +
-		"patch=false gives the message and file list only; contextLines and ignoreWhitespace shape the hunks. " +
-		"The first part holds the message and the first files; a long message, many parents and a large patch go on in parts, the patch split between hunks as get_diff's." + partEnds,
+	Description: "Get one commit by ref (SHA, branch or tag): message, author, parents, changed files and patch against its first parent (patch=false: none). " +
+		"Use list_commits to find commits, get_diff for a range, get_pull_request_diff for a pull request." +
+		partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "maxBytes", 0, 0, 1<<31-1)
 		argcheck.SetInt(in, "contextLines", defaultContextLines, 0, 10000)

@@ -18,11 +18,11 @@ import (
 )
 
 type getCommitStatusIn struct {
-	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Index  int    `json:"index,omitempty" jsonschema:"a pull request: the checks of its head, instead of ref"`
-	Ref    string `json:"ref,omitempty" jsonschema:"a commit SHA, branch or tag, instead of index"`
-	Offset int    `json:"offset,omitempty" jsonschema:"skip this many checks (failing first, then pending, then passing, each by context); a partial reply's next call gives it"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name"`
+	Index  int    `json:"index,omitempty" jsonschema:"pull request number"`
+	Ref    string `json:"ref,omitempty" jsonschema:"commit, branch or tag instead; neither: the default branch"`
+	Offset int    `json:"offset,omitempty" jsonschema:"checks to skip"`
 	paging.ReplyLimit
 }
 
@@ -53,9 +53,9 @@ type commitStatus struct {
 var getCommitStatusTool = defineTool(toolSpec{
 	Name:  "get_commit_status",
 	Title: "Get commit status",
-	Description: "Get the checks (commit statuses: CI jobs and the like) of a pull request's head (index) or of a commit, branch or tag (ref) on the forge: their state together, how many fail, and each context's latest status with its description, link and date, failing first. " +
-		"Forge mode only. Read it before reviewing a pull request (get_pull_request says how the checks stand): a failing check says where to look first. On a forge with Actions, list_action_runs gives the runs and jobs behind them and read_job_log a job's log." + omittedRef +
-		" When the checks do not fit one reply, a partial reply ends with the call for the next page.",
+	Description: "Get the CI checks of a pull request's head (index) or a commit (ref) on the forge: combined state, failing count, each context's latest status, link and description, failing first. " +
+		"Read it before a review (get_pull_request only counts them); for Actions, list_action_runs names the jobs, read_job_log reads a log." +
+		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)

@@ -17,17 +17,17 @@ import (
 )
 
 type getDiffIn struct {
-	Owner        string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo         string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Base         string   `json:"base" jsonschema:"base ref, e.g. main or a SHA"`
-	Head         string   `json:"head,omitempty" jsonschema:"head ref; defaults to HEAD"`
-	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base diffs from where head branched off base (what a pull request shows, like base...head); direct diffs the two commits as they are (base..head)"`
-	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs); one side of a rename brings its other side, so the rename is seen as one"`
-	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes in one part; can't exceed what the server's reply limit leaves (larger values are clamped)"`
-	ContextLines int      `json:"contextLines,omitempty" jsonschema:"lines of context around each change"`
+	Owner        string   `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo         string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Base         string   `json:"base" jsonschema:"base ref"`
+	Head         string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
+	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base (base...head) or direct (base..head)"`
+	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
+	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part"`
+	ContextLines int      `json:"contextLines,omitempty" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
-	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
-	Cursor           string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same commits, so a branch that moves cannot mix parts"`
+	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 }
 
 // diffFile is one file of a diff with its patch.
@@ -102,11 +102,10 @@ type getDiffOut struct {
 var getDiffTool = defineTool(toolSpec{
 	Name:  "get_diff",
 	Title: "Get diff",
-	Description: "Get the unified diff between two commits, split per file, as git diff prints it. " +
-		"Defaults to pull-request semantics: the changes on head since it branched from base (mode=direct: the two commits as they are). " +
-		"For a pull request by number use get_pull_request_diff, for one commit get_commit; list_changed_files lists files only. " +
-		"paths keeps files or directories (literal; search_code and list_files take globs); contextLines and ignoreWhitespace shape the hunks." + omittedRef +
-		" Output is capped (maxBytes, at most the server's limit): files that don't fit have patchOmitted: \"size_limit\" and come in later parts." + partEnds,
+	Description: "Get the unified diff from base to head, per file: by default (merge-base) head's changes since it branched from base. " +
+		"Use get_pull_request_diff for a pull request, get_commit for one commit, list_changed_files for the file list. " +
+		wholeDiff +
+		partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "head", "HEAD")
 		argcheck.SetDefault(in, "mode", modeMergeBase)

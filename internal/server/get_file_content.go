@@ -21,22 +21,21 @@ import (
 )
 
 type getFileContentIn struct {
-	Owner        string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo         string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Ref          string `json:"ref,omitempty" jsonschema:"branch, tag or commit; default: the default branch (HEAD)"`
-	FilePath     string `json:"filePath" jsonschema:"path of the file, relative to the repository root"`
-	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line, 1-based, inclusive (text mode only); values below 1 clamp to 1"`
-	EndLine      int    `json:"end_line,omitempty" jsonschema:"last line, inclusive (text mode only); values past the end clamp to the last line"`
-	WithMetadata bool   `json:"with_metadata,omitempty" jsonschema:"return Gitea's ContentsResponse JSON (base64 content, sha, size, links) instead of text; ignores start_line/end_line"`
+	Owner        string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo         string `json:"repo,omitempty" jsonschema:"repository name"`
+	Ref          string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the default branch"`
+	FilePath     string `json:"filePath" jsonschema:"file path"`
+	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line"`
+	EndLine      int    `json:"end_line,omitempty" jsonschema:"last line (inclusive)"`
+	WithMetadata bool   `json:"with_metadata,omitempty" jsonschema:"JSON instead of text"`
 }
 
 // getFileContentTool is get_file_content's definition (registry.go).
 var getFileContentTool = defineTool(toolSpec{
 	Name:  "get_file_content",
 	Title: "Get file content",
-	Description: "Get a file's content at a ref as plain text, whole or lines start_line..end_line (1-based, inclusive, split on \\n), as Gitea's API does; with_metadata=true returns Gitea's ContentsResponse JSON instead (base64 content, sha, size; a directory gives its listing). " +
-		"A file too large for one reply is refused with its size and line count: ask for a range, or use read_file, which pages by itself and can read the work tree; a binary file is refused unless with_metadata." + omittedRef +
-		" A reply ends with a note when the text holds hidden characters (bidi, zero-width)." + atPullHead,
+	Description: "Get a file's content at a ref as Gitea's API does: text, whole or lines start_line..end_line, or ContentsResponse JSON (with_metadata). " +
+		"Refuses a file too large for one reply and a binary one without with_metadata; read_file pages by itself and is for reading code.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "with_metadata", false)
 	},

@@ -15,10 +15,10 @@ import (
 )
 
 type getPullRequestIn struct {
-	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
-	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the description (forge) or the commits (local) go on, at the same head"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
 
@@ -85,9 +85,9 @@ type prCommit struct {
 var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
-	Description: "Get a pull request's overview by number: base, head and merge base commits, branches and files changed; from a forge also title, description, author, state, labels, mergeability, dates, URL, and how the reviews and the checks stand (list_pull_request_reviews, get_commit_status show them); for a local pull request (refs/pull/N/head) its commits and their messages, oldest first. " +
-		"Call it first in a review, then list_pull_request_files for the files and get_pull_request_diff for the changes; list_commits with index lists the commits, get_commit shows one. " +
-		"A description or commit list larger than one reply comes in parts: a partial reply ends with the call for the next part (see cursor).",
+	Description: "Get a pull request's overview by number (index): base, head, merge base, files changed; from a forge also title, description, author, state, labels, reviews and checks; locally its commits, in parts when long. " +
+		"Call it first in a review; then list_pull_request_files, get_pull_request_diff, list_commits. " +
+		wholeDiff,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 	},

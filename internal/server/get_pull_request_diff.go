@@ -18,17 +18,17 @@ import (
 )
 
 type getPullRequestDiffIn struct {
-	Owner    string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo     string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Owner    string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo     string `json:"repo,omitempty" jsonschema:"repository name"`
 	Index    int    `json:"index" jsonschema:"pull request number"`
-	FilePath string `json:"file_path,omitempty" jsonschema:"return only this file's diff --git section (either side of a rename matches); omit for the whole diff"`
+	FilePath string `json:"file_path,omitempty" jsonschema:"one file (either side of a rename)"`
 	// Paths, ContextLines and IgnoreWhitespace are get_diff's.
-	Paths []string `json:"paths,omitempty" jsonschema:"only these files or directories of the diff (literal paths, not globs), as get_diff's paths: one side of a rename brings its other side; not with file_path, which names one file"`
+	Paths []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
-	ContextLines     int    `json:"contextLines" jsonschema:"lines of context around each change"`
-	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"ignore changes in whitespace, as git diff -w (GitHub's ?w=1): lines that differ only in spaces or tabs are not changes; a file whose changes are all whitespace is counted but has no patch"`
-	Cursor           string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the next part starts and pins the same base, head and merge base, so a pull request that moves cannot mix parts"`
+	ContextLines     int    `json:"contextLines" jsonschema:"context lines"`
+	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
 
@@ -36,10 +36,10 @@ type getPullRequestDiffIn struct {
 var getPullRequestDiffTool = defineTool(toolSpec{
 	Name:  "get_pull_request_diff",
 	Title: "Get pull request diff",
-	Description: "Get a pull request's unified diff by number, from the merge base of its base and head as the forge shows it: the whole diff, one file (file_path, either side of a rename), or files and directories (paths). " +
-		"Read list_pull_request_files first: from its total patch bytes, fewer than 3 parts (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff than file by file. " +
-		"For two refs use get_diff, for one commit get_commit. contextLines and ignoreWhitespace shape the hunks. " +
-		"What fits comes exactly as git prints it; a larger diff comes in parts, each headed by the base, head and merge base, a big file's patch split between hunks with valid @@ headers." + partEnds,
+	Description: "Get a pull request's unified diff by number, from the merge base as the forge shows it: whole, one file (file_path) or some (paths). " +
+		wholeDiff +
+		" Use get_diff for two refs, get_commit for one commit, list_pull_request_files for the file list." +
+		partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 		argcheck.SetInt(in, "contextLines", defaultContextLines, 0, 10000)

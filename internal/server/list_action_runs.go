@@ -20,11 +20,11 @@ import (
 )
 
 type listActionRunsIn struct {
-	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Index  int    `json:"index,omitempty" jsonschema:"a pull request: the runs of its head, instead of ref"`
-	Ref    string `json:"ref,omitempty" jsonschema:"a commit SHA, branch or tag, instead of index"`
-	Offset int    `json:"offset,omitempty" jsonschema:"skip this many runs (failing first, then unfinished, then the rest, newest first); a partial reply's next call gives it"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name"`
+	Index  int    `json:"index,omitempty" jsonschema:"pull request number"`
+	Ref    string `json:"ref,omitempty" jsonschema:"commit, branch or tag instead; neither: the default branch"`
+	Offset int    `json:"offset,omitempty" jsonschema:"runs to skip"`
 	paging.ReplyLimit
 }
 
@@ -78,9 +78,9 @@ const runsPerPage = 10
 var listActionRunsTool = defineTool(toolSpec{
 	Name:  "list_action_runs",
 	Title: "List Actions runs",
-	Description: "List the forge's Actions runs (Gitea/Forgejo Actions: CI workflows) of a pull request's head (index) or of a commit, branch or tag (ref), failing first: each run's workflow, event, status and conclusion, and its jobs with their conclusion and id. " +
-		"Forge mode only; a forge with Actions off says so. read_job_log reads a job's log by line range; get_commit_status shows every check, Actions' and other CI's." + omittedRef +
-		" When the runs do not fit one reply, a partial reply ends with the call for the next page.",
+	Description: "List the Actions runs of a pull request's head (index) or a commit (ref) on the forge, failing first: each run's workflow, event and conclusion, and its jobs with id and conclusion. " +
+		"Use read_job_log for a failed job's log, get_commit_status for all checks. A forge with Actions off says so." +
+		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)

@@ -14,15 +14,15 @@ import (
 )
 
 type listChangedFilesIn struct {
-	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo   string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Base   string   `json:"base" jsonschema:"base ref, e.g. main or a SHA"`
-	Head   string   `json:"head,omitempty" jsonschema:"head ref; defaults to HEAD"`
-	Mode   string   `json:"mode,omitempty" jsonschema:"merge-base (what a pull request shows) or direct"`
-	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal paths, not globs)"`
-	Offset int      `json:"offset,omitempty" jsonschema:"files to skip (nextOffset of the previous call)"`
-	Limit  int      `json:"limit,omitempty" jsonschema:"most files to return"`
-	Cursor string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commits the first page listed, so a branch that moves cannot shift the pages"`
+	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo   string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Base   string   `json:"base" jsonschema:"base ref"`
+	Head   string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
+	Mode   string   `json:"mode,omitempty" jsonschema:"as get_diff's"`
+	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
+	Offset int      `json:"offset,omitempty" jsonschema:"files to skip"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"most files"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
 
@@ -42,9 +42,8 @@ type listChangedFilesOut struct {
 var listChangedFilesTool = defineTool(toolSpec{
 	Name:  "list_changed_files",
 	Title: "List changed files",
-	Description: "List the files changed between two commits, without patches: path, previous path, status, lines added and deleted, binary, test and generated flags. " +
-		"The same selection as get_diff (base, head, mode, paths): read it to choose the patches to ask get_diff for. For a pull request by number use list_pull_request_files; for a file's history, list_commits." + omittedRef +
-		" Files come in git's order, renames detected over the whole range, those the secrets policy hides by name and status only; paged with offset and limit (up to 5,000, cut to fit one reply): a partial reply ends with the call for the next page (see cursor).",
+	Description: "List the files changed between two commits, selected as by get_diff (base, head, mode, paths), without patches: status, path, lines added and deleted, test and generated marks. " +
+		"Use it to pick what get_diff should show; list_pull_request_files for a pull request. Policy-hidden files show name and status only.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "head", "HEAD")
 		argcheck.SetDefault(in, "mode", modeMergeBase)

@@ -18,19 +18,19 @@ import (
 )
 
 type listCommitsIn struct {
-	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo   string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Ref    string   `json:"ref,omitempty" jsonschema:"list the history of this branch, tag or commit (default HEAD); leave out when giving base and head, or index"`
-	Base   string   `json:"base,omitempty" jsonschema:"list the commits of a range instead: its base ref, e.g. main"`
-	Head   string   `json:"head,omitempty" jsonschema:"the range's head ref; defaults to HEAD (with base only)"`
-	Mode   string   `json:"mode,omitempty" jsonschema:"for a range: merge-base lists the commits on head since it branched off base (what a pull request shows); direct lists those reachable from head and not from base (git log base..head)"`
-	Index  int      `json:"index,omitempty" jsonschema:"list a pull request's commits instead (refs/pull/<index>/head since its merge base with its base); of one already merged into its base, the commits its merge commit brought in (since that merge's first parent), or why they cannot be told (a fast-forward)"`
-	Paths  []string `json:"paths,omitempty" jsonschema:"only commits touching these files or directories (literal paths, not globs)"`
-	Follow bool     `json:"follow,omitempty" jsonschema:"with exactly one file in paths: go on through its renames to the commits of its older names, as git log --follow does; without it, a reply whose file was renamed says at which commit and from which name"`
-	Order  string   `json:"order,omitempty" jsonschema:"newest first (git log's order) or oldest first (a pull request's order)"`
-	Offset int      `json:"offset,omitempty" jsonschema:"commits to skip, in the order asked for (nextOffset of the previous call)"`
-	Limit  int      `json:"limit,omitempty" jsonschema:"most commits to return"`
-	Cursor string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commits the first page listed, so a branch that moves cannot shift the pages"`
+	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo   string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Ref    string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
+	Base   string   `json:"base,omitempty" jsonschema:"range base"`
+	Head   string   `json:"head,omitempty" jsonschema:"range head"`
+	Mode   string   `json:"mode,omitempty" jsonschema:"as get_diff's"`
+	Index  int      `json:"index,omitempty" jsonschema:"pull request number"`
+	Paths  []string `json:"paths,omitempty" jsonschema:"only commits touching these paths"`
+	Follow bool     `json:"follow,omitempty" jsonschema:"follow one path across renames"`
+	Order  string   `json:"order,omitempty" jsonschema:"newest or oldest first"`
+	Offset int      `json:"offset,omitempty" jsonschema:"commits to skip"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"most commits"`
+	Cursor string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
 
@@ -90,9 +90,8 @@ const (
 var listCommitsTool = defineTool(toolSpec{
 	Name:  "list_commits",
 	Title: "List commits",
-	Description: "List commits (SHA, date, author, subject, files changed; merges marked): the history of ref, a range (base, head, mode as get_diff), or a pull request's commits (index; order=oldest as the pull request lists them). " +
-		"paths keeps the commits touching those files or directories; with one file the reply says where a rename stops its history, and follow=true goes on through renames (git log --follow). " +
-		"get_commit shows one commit's message and patch; blame tells who last changed given lines." + omittedRef + seeCursor,
+	Description: "List commits (SHA, date, author, subject, files): a ref's history, a range (base, head) or a pull request's (index); paths filters, follow=true follows one file's renames. " +
+		"Use get_commit for a commit's patch, blame for who changed given lines.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "mode", modeMergeBase)
 		argcheck.Prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}

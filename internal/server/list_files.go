@@ -24,15 +24,15 @@ import (
 const maxCountedDirs = 100
 
 type listFilesIn struct {
-	Owner     string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo      string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Path      string   `json:"path,omitempty" jsonschema:"directory to list, relative to the repository root; default the root"`
-	Ref       string   `json:"ref,omitempty" jsonschema:"branch, tag or commit to list; default HEAD (the commit checked out: uncommitted changes in the work tree are not listed)"`
-	Recursive bool     `json:"recursive,omitempty" jsonschema:"list every file, symlink and submodule below path (directories themselves are not listed), not only path's own entries"`
-	PathGlobs []string `json:"pathGlobs,omitempty" jsonschema:"only the entries these globs select, matched on the path from the repository root and read as .gitignore lines, as search_code's pathGlobs: without / a pattern matches a name at any depth (*.c, Makefile); with / it is anchored at the root (src/*.go, /Makefile); * stays within a directory, ** crosses directories (src/**/*_test.go); a trailing / selects a directory (docs/). With pathGlobs the listing is recursive"`
-	Offset    int      `json:"offset,omitempty" jsonschema:"entries to skip (from the next call of the previous reply)"`
-	Limit     int      `json:"limit,omitempty" jsonschema:"most entries to return"`
-	Cursor    string   `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor and its offset included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the commit the first page listed, so a branch that moves cannot shift the pages"`
+	Owner     string   `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo      string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Path      string   `json:"path,omitempty" jsonschema:"directory; omit for the root"`
+	Ref       string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
+	Recursive bool     `json:"recursive,omitempty" jsonschema:"every file below path"`
+	PathGlobs []string `json:"pathGlobs,omitempty" jsonschema:"gitignore-style globs (*.c at any depth, src/**/*.go)"`
+	Offset    int      `json:"offset,omitempty" jsonschema:"entries to skip"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"most entries"`
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
 
@@ -58,11 +58,9 @@ type listFilesOut struct {
 var listFilesTool = defineTool(toolSpec{
 	Name:  "list_files",
 	Title: "List files",
-	Description: "List a directory's entries at a ref: path, type (file, dir, symlink, submodule), a file's size and a directory's entry count. " +
-		"recursive lists every file below it; pathGlobs (also glob) selects paths at any depth (*.c, src/**/*.go) and lists recursively. " +
-		"Use it to find files by name; search_code finds text inside files, read_file reads one. Files the secrets policy hides are never listed." + omittedRef + seeCursor + atPullHead,
+	Description: "List a directory's entries at a ref (path, type, size); recursive or pathGlobs list all below. " +
+		"Use it to find files by name; search_code finds text, read_file reads a file. Policy-hidden secrets are never listed.",
 	Tune: func(in *jsonschema.Schema) {
-		argcheck.SetDefault(in, "recursive", false)
 		argcheck.Prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
 		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)
 		argcheck.SetInt(in, "limit", 200, 1, 2000)

@@ -16,16 +16,16 @@ import (
 )
 
 type listPullRequestCommentsIn struct {
-	Owner string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo  string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Owner string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo  string `json:"repo,omitempty" jsonschema:"repository name"`
 	Index int    `json:"index" jsonschema:"pull request number"`
-	Since string `json:"since,omitempty" jsonschema:"only comments updated at or after this time (RFC 3339, e.g. 2026-12-01T09:00:00Z): what is new since the last read"`
-	Order string `json:"order,omitempty" jsonschema:"oldest: oldest first; newest: newest first, so the first part holds the latest comments"`
+	Since string `json:"since,omitempty" jsonschema:"only comments updated since (RFC 3339)"`
 	// From and BodyOffset are where a partial reply stopped: a comment by
 	// its id (ids survive comments added or deleted before it), and a
 	// byte of its body.
-	From       int64 `json:"from,omitempty" jsonschema:"start at the comment with this id; a partial reply's next call gives it"`
-	BodyOffset int   `json:"bodyOffset,omitempty" jsonschema:"start this far (bytes) into that comment's body, which goes on from the previous part; a partial reply's next call gives it"`
+	From       int64  `json:"from,omitempty" jsonschema:"start at this comment id"`
+	BodyOffset int    `json:"bodyOffset,omitempty" jsonschema:"bytes to skip in that comment's body"`
+	Order      string `json:"order,omitempty" jsonschema:"oldest (default) or newest first"`
 	paging.ReplyLimit
 }
 
@@ -55,9 +55,9 @@ type prRemark struct {
 var listPullRequestCommentsTool = defineTool(toolSpec{
 	Name:  "list_pull_request_comments",
 	Title: "List pull request comments",
-	Description: "List a pull request's conversation on the forge: its comments in order, each with author, dates, link and body (a long body in parts); since gives only what is new. " +
-		"Forge mode only. Inline comments on lines of the diff are review threads: list_pull_request_reviews. " +
-		"However many and large the comments, they come in parts: a partial reply ends with the call for the next part, by comment id; order newest gives the latest first.",
+	Description: "List a pull request's conversation on the forge: its comments in order with author, dates, link and body; since gives only what is new. " +
+		"Inline comments on the diff are review threads: use list_pull_request_reviews." +
+		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)

@@ -20,15 +20,15 @@ import (
 )
 
 type listPullRequestFilesIn struct {
-	Owner  string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Owner  string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository name"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
-	Page   int    `json:"page,omitempty" jsonschema:"1-based page of limit files: page p starts at offset (p-1)×limit; give page or offset (with both, offset must equal (page-1)×limit)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"files to skip, in git's order (nextOffset of the previous reply); instead of page"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"most files to return; a reply too small for them all holds fewer and says where the next call goes on (a forge lists at most its own page size, 50 on Gitea)"`
+	Page   int    `json:"page,omitempty" jsonschema:"1-based page of limit files"`
+	Offset int    `json:"offset,omitempty" jsonschema:"files to skip"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most files (a forge's page at most)"`
 	// Cursor pins the commits of the first page, so that pages of a pull
 	// request whose head moves cannot mix.
-	Cursor string `json:"cursor,omitempty" jsonschema:"leave out for the first page; a partial reply's last line gives the exact call for the next page, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It pins the pull request's commits as the first page saw them, so a push cannot shift the pages"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
 
@@ -60,10 +60,10 @@ type listPullRequestFilesOut struct {
 var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
-	Description: "List the files a pull request changes, by number: path, previous path, status, lines added and deleted, each file's patch size in bytes; the first line gives the file count and total patch bytes. " +
-		"Read it before get_pull_request_diff: fewer than 3 parts of patch (total ÷ ~55,000 bytes a part at the default 64 KiB limit) or mostly pure renames cost fewer calls as the whole diff; else ask file by file (file_path) or by directory (paths). " +
-		"For two refs use list_changed_files. Test and generated files are flagged. " +
-		"Paged with offset (or page) and limit, up to 5,000 files, cut to fit one reply: a partial reply ends with the call for the next page (see cursor).",
+	Description: "List the files a pull request (index) changes, a page (limit; offset or page) at a time: status, path, lines added and deleted, patch bytes, test and generated marks, totals first. " +
+		"Read it before get_pull_request_diff. " +
+		wholeDiff +
+		" Use list_changed_files for two refs.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 		argcheck.SetInt(in, "page", 1, 1, 1<<31-1)

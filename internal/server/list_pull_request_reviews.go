@@ -18,18 +18,18 @@ import (
 )
 
 type listPullRequestReviewsIn struct {
-	Owner      string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo       string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
+	Owner      string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo       string `json:"repo,omitempty" jsonschema:"repository name"`
 	Index      int    `json:"index" jsonschema:"pull request number"`
-	Path       string `json:"path,omitempty" jsonschema:"only the threads on this file"`
-	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"only the threads not resolved"`
-	Reviewer   string `json:"reviewer,omitempty" jsonschema:"only this user's reviews, and the threads they commented in (a login)"`
-	Order      string `json:"order,omitempty" jsonschema:"oldest: reviews and threads oldest first; newest: newest first, so the first part holds the latest"`
-	Cursor     string `json:"cursor,omitempty" jsonschema:"leave out for the first part; a partial reply's last line gives the exact call for the next part, this cursor included (also in the result's _meta mcp-repo-tools/next): make it as given, until a reply has none. It says where the listing goes on, at the same head"`
+	Path       string `json:"path,omitempty" jsonschema:"only threads on this file"`
+	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"only unresolved threads"`
+	Reviewer   string `json:"reviewer,omitempty" jsonschema:"only this login's reviews and threads"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	// BodyOf and BodyOffset read one body whole, in parts: the listing
 	// shows a long one cut, and names this call.
-	BodyOf     int64 `json:"bodyOf,omitempty" jsonschema:"read the whole body of this review or inline comment (its id), in parts, instead of the listing; a listing that cut a long body names the call"`
-	BodyOffset int   `json:"bodyOffset,omitempty" jsonschema:"with bodyOf: start this far (bytes) into the body; a partial reply's next call gives it"`
+	BodyOf     int64  `json:"bodyOf,omitempty" jsonschema:"read this review's or comment's whole body instead"`
+	BodyOffset int    `json:"bodyOffset,omitempty" jsonschema:"with bodyOf: bytes to skip"`
+	Order      string `json:"order,omitempty" jsonschema:"oldest (default) or newest first"`
 	paging.ReplyLimit
 }
 
@@ -110,10 +110,8 @@ func listed(body string, in listPullRequestReviewsIn, id int64, room int) longBo
 var listPullRequestReviewsTool = defineTool(toolSpec{
 	Name:  "list_pull_request_reviews",
 	Title: "List pull request reviews",
-	Description: "List what reviewers said of a pull request on the forge: each review (reviewer, approved / changes requested / commented, dismissed, date, body) and the inline comments as threads by file and line (old or new side), " +
-		"with whether each is resolved and whether its line changed since (outdated, checked with git blame at the head), its replies in order, and the get_pull_request_diff call that shows the file. " +
-		"Filters: path, unresolved, reviewer. Forge mode only; the conversation is list_pull_request_comments. Read the unresolved threads before reviewing, and do not raise again what a resolved thread settled. " +
-		"Paged: a partial reply ends with the call for the next part (see cursor).",
+	Description: "List what reviewers said of a pull request on the forge: reviews (reviewer, verdict, body) and inline threads by file and line, resolved or not, outdated or not, with replies; filter by path, unresolved or reviewer. " +
+		"Read unresolved threads before reviewing; do not raise again what a resolved one settled. The conversation is list_pull_request_comments; get_pull_request_diff shows a thread's file.",
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)

@@ -15,8 +15,8 @@ import (
 )
 
 type listRepositoriesIn struct {
-	Offset int `json:"offset,omitempty" jsonschema:"how many repositories to skip (from nextOffset of the previous call)"`
-	Limit  int `json:"limit,omitempty" jsonschema:"most repositories to return"`
+	Offset int `json:"offset,omitempty" jsonschema:"repositories to skip"`
+	Limit  int `json:"limit,omitempty" jsonschema:"most repositories"`
 	paging.ReplyLimit
 }
 
@@ -32,8 +32,8 @@ var listRepositoriesTool = defineTool(toolSpec{
 	Name:  "list_repositories",
 	Title: "List repositories",
 	Description: "List the repositories this server serves: owner, repo, bare or not, default branch. " +
-		"Call it when owner and repo are unknown; with one repository served, the other tools may leave them out, and an unknown name's error also lists what is served. " +
-		"Paged with offset and limit: a partial reply ends with the call that returns the next page.",
+		"Call it when owner and repo are unknown; with one repository served, other tools may omit them." +
+		partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "offset", 0, 0, 1_000_000_000)
 		argcheck.SetInt(in, "limit", 100, 1, 500)

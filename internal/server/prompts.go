@@ -13,19 +13,17 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // instructions are what a client shows a model about the server as a whole:
 // the rules every tool shares and the review workflow, in at most 1,500
 // characters (TestInstructions).
-const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + paging.MetaKeyNext + `"); make it as given, never guess arguments.` +
-	omittedRef + ` owner and repo may be left out when one repository is served.
+const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + paging.MetaKeyNext + `"); make it as given, never guess arguments. owner and repo may be left out when one repository is served.
 
 Reviewing a pull request:
-1. get_pull_request: its purpose, base and head SHAs. list_pull_request_files: its files, line counts and patch sizes; the first line gives the total patch bytes.
-2. get_pull_request_diff: the whole diff in parts when under 3 parts (~55,000 bytes a part) or mostly pure renames; else file by file (file_path), or a directory or group of files at once (paths).
+1. get_pull_request: its purpose, base and head. list_pull_request_files: its files, line counts and patch sizes.
+2. get_pull_request_diff: ` + wholeDiff + ` To read a few: file_path (one file) or paths (files and directories).
 3. Read code at the pull request's head, not the default branch: read_file with ref=refs/pull/<index>/head or the head SHA.
 4. Callers and other uses, at the head: search_code with the same ref (*.c matches at any depth).
 5. When a change needs its reason: list_commits with index=<index>, get_commit, blame; list_commits with one path and follow=true goes on through renames.
@@ -101,15 +99,6 @@ func (s *Server) workflow(intro string, steps []step, outro string) *mcp.GetProm
 	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}}}
 }
 
-// partPatchBytes is about how many bytes of patch one part of a diff
-// holds at the reply limit maxBytes: the rest is the header, the notes,
-// the next call and JSON's escapes (a newline, a tab or a quote costs two
-// bytes). Measured: 467,820 bytes of tab-indented C with quotes came in 9
-// parts of at most 55,393 characters at the default 65,536.
-func partPatchBytes(maxBytes int) int {
-	return max(1000, maxBytes*85/100/1000*1000)
-}
-
 const followNext = "When a reply is partial, its last line (and _meta \"" + paging.MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
 
 func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -134,7 +123,6 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 		return m
 	}
 	head := fmt.Sprintf("refs/pull/%d/head", index)
-	part := partPatchBytes(s.budget(ctx).MaxBytes)
 	steps := []step{
 		{"get_pull_request", pr, "What the pull request is for: title, description, base and head SHAs."},
 	}
@@ -147,12 +135,9 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 			step{"list_pull_request_comments", pr, "The discussion, when the description leaves a decision unclear."})
 	}
 	steps = append(steps, []step{
-		{"list_pull_request_files", pr, "The files it changes, with status, line counts and patch sizes (isTest, generated flagged). " +
-			"Its first line gives the file count and the total patch bytes: choose the next step from them."},
-		{"get_pull_request_diff", pr, fmt.Sprintf("The whole diff, in parts, when that costs fewer calls than file by file (one call a file at least): a part holds about %s bytes of patch at this server's reply limit, "+
-			"so the whole diff costs the total patch bytes ÷ %s calls, rounded up (e.g. %s bytes: 2 calls). Take it whole when that number is under 3 or under the number of files, "+
-			"or when most files are pure renames (a call each file by file, a few hundred bytes each in the whole diff). ", text.Thousands(part), text.Thousands(part), text.Thousands(2*part)) + followNext},
-		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "Otherwise file by file: each file's changes, one call each (more for a large file)."},
+		{"list_pull_request_files", pr, "The files it changes, with status, line counts and patch sizes (test and generated files marked)."},
+		{"get_pull_request_diff", pr, "The whole diff. " + wholeDiff + " " + followNext},
+		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "One chosen file's changes, when you read only a few."},
 		{"get_pull_request_diff", with("index", index, "paths", []string{"<DIR>/", "<PATH>"}), "Or a directory, or a group of files, in one go: paths takes files and directories (both sides of a rename)."},
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the pull request's head (not the default branch)."},
 		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at the head."},
@@ -183,7 +168,8 @@ func (s *Server) reviewChanges(_ context.Context, req *mcp.GetPromptRequest) (*m
 	}
 	steps := []step{
 		{"list_changed_files", with("base", base, "head", head), "The files changed on head since it branched from base, with status and line counts."},
-		{"get_diff", with("base", base, "head", head, "paths", []string{"<PATH>"}), "Each file's changes (leave paths out for all of them). " + followNext},
+		{"get_diff", with("base", base, "head", head), "The whole diff. " + wholeDiff + " " + followNext},
+		{"get_diff", with("base", base, "head", head, "paths", []string{"<PATH>"}), "Chosen files' or directories' changes, when you read only a few."},
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at head."},
 		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at head."},
 		{"list_commits", with("base", base, "head", head), "The commits, when a change needs its reason; get_commit shows one."},

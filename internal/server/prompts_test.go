@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"strings"
 	"testing"
 
@@ -15,15 +14,21 @@ import (
 )
 
 // The instructions give the review workflow within 1,500 characters, with
-// the rule for an omitted ref and the cheap way through a pull request.
+// the one rule for reading a diff whole, and say nothing of an omitted ref
+// (each tool's ref says what leaving it out means).
 func TestInstructions(t *testing.T) {
 	if n := len([]rune(instructions)); n > 1500 {
 		t.Fatalf("instructions are %d characters, over 1,500", n)
 	}
 	for _, want := range []string{"get_pull_request_diff", "refs/pull/<index>/head", "search_code", "blame", "list_commits", paging.MetaKeyNext,
-		omittedRef, "under 3 parts", "pure renames", "(paths)", "follow=true"} {
+		wholeDiff, "file_path (one file)", "paths (files and directories)", "follow=true"} {
 		if !strings.Contains(instructions, want) {
 			t.Errorf("instructions do not mention %q", want)
+		}
+	}
+	for _, old := range []string{"HEAD", "work tree", "3 parts", "pure renames"} {
+		if strings.Contains(instructions, old) {
+			t.Errorf("instructions still say %q", old)
 		}
 	}
 	h := serve(t, testrepo.New(t))
@@ -66,7 +71,7 @@ func TestPromptsGiveTheWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := res.Messages[0].Content.(*mcp.TextContent).Text; !strings.Contains(text, `get_diff {"base":"main","head":"feature","paths":["<PATH>"]}`) {
+	if text := res.Messages[0].Content.(*mcp.TextContent).Text; !strings.Contains(text, `get_diff {"base":"main","head":"feature"}`) {
 		t.Errorf("review_changes:\n%s", text)
 	}
 	for _, bad := range []map[string]string{
@@ -83,19 +88,14 @@ func TestPromptsGiveTheWorkflow(t *testing.T) {
 	}
 }
 
-// review_pull_request tells, from list_pull_request_files' first line,
-// when the whole diff in parts costs fewer calls than file by file, with
-// the arithmetic at this server's reply limit, and how to ask for a
-// directory or a group of files (issue 23, item 6).
-func TestReviewPromptChoosesTheCheapWay(t *testing.T) {
-	for _, tc := range []struct {
-		maxBytes int
-		part     string
-	}{
-		{DefaultMaxBytes, "55,000"},
-		{MinMaxBytes, text.Thousands(partPatchBytes(MinMaxBytes))},
-	} {
-		h := serve(t, testrepo.New(t), withMaxBytes(tc.maxBytes))
+// Both prompts give the one rule for reading a diff, once, as the
+// instructions and the descriptions do: the whole diff in parts first,
+// a chosen file's or directory's diff after, for reading a few (issue 32,
+// item 5). The old advice (file by file from 3 parts) cost 198 calls on a
+// 191-file pull request where the whole diff took 14.
+func TestReviewPromptsGiveTheOneDiffRule(t *testing.T) {
+	for _, maxBytes := range []int{DefaultMaxBytes, MinMaxBytes} {
+		h := serve(t, testrepo.New(t), withMaxBytes(maxBytes))
 		res, err := h.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "review_pull_request", Arguments: map[string]string{"owner": "acme", "repo": "widgets", "index": "7"}})
 		if err != nil {
 			t.Fatal(err)
@@ -106,21 +106,30 @@ func TestReviewPromptChoosesTheCheapWay(t *testing.T) {
 		byFile := strings.Index(text, `get_pull_request_diff {"file_path":"<PATH>","index":7,"owner":"acme","repo":"widgets"}`)
 		group := strings.Index(text, `get_pull_request_diff {"index":7,"owner":"acme","paths":["<DIR>/","<PATH>"],"repo":"widgets"}`)
 		if files < 0 || whole < files || byFile < whole || group < byFile {
-			t.Errorf("max %d: the steps are not list_pull_request_files, the whole diff, file by file, a group of files, in that order:\n%s", tc.maxBytes, text)
+			t.Errorf("max %d: the steps are not list_pull_request_files, the whole diff, file by file, a group of files, in that order:\n%s", maxBytes, text)
 		}
-		for _, want := range []string{
-			"Its first line gives the file count and the total patch bytes",
-			"a part holds about " + tc.part + " bytes of patch at this server's reply limit",
-			"the total patch bytes ÷ " + tc.part + " calls, rounded up",
-			"under 3", "pure renames", "paths takes files and directories",
-		} {
-			if !strings.Contains(text, want) {
-				t.Errorf("max %d: review_pull_request does not say %q:\n%s", tc.maxBytes, want, text)
+		res, err = h.cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "review_changes", Arguments: map[string]string{"base": "main", "head": "feature"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes := res.Messages[0].Content.(*mcp.TextContent).Text
+		whole, chosen := strings.Index(changes, `get_diff {"base":"main","head":"feature"}`), strings.Index(changes, `get_diff {"base":"main","head":"feature","paths":["<PATH>"]}`)
+		if whole < 0 || chosen < whole {
+			t.Errorf("max %d: review_changes does not take the whole diff before chosen files:\n%s", maxBytes, changes)
+		}
+		for name, text := range map[string]string{"review_pull_request": text, "review_changes": changes} {
+			if n := strings.Count(text, wholeDiff); n != 1 {
+				t.Errorf("max %d: %s gives the rule for a whole diff %d times, want once:\n%s", maxBytes, name, n, text)
+			}
+			for _, old := range []string{"3 parts", "under 3", "÷", "pure renames", "rounded up"} {
+				if strings.Contains(text, old) {
+					t.Errorf("max %d: %s still gives the old rule (%q):\n%s", maxBytes, name, old, text)
+				}
 			}
 		}
 	}
-	if got := text.Thousands(partPatchBytes(DefaultMaxBytes)); got != "55,000" {
-		t.Errorf("a part at the default limit holds %s bytes of patch, want about 55,000 (measured)", got)
+	if n := strings.Count(instructions, wholeDiff); n != 1 {
+		t.Errorf("the instructions give the rule for a whole diff %d times, want once", n)
 	}
 }
 

@@ -17,12 +17,12 @@ import (
 )
 
 type readFileIn struct {
-	Owner     string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo      string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Path      string `json:"path" jsonschema:"file path relative to the repository root"`
-	Ref       string `json:"ref,omitempty" jsonschema:"branch, tag or commit to read from; omit to read the work tree (HEAD for a bare repository)"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to return, 1-based"`
-	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line to return, inclusive; default: as far as fits"`
+	Owner     string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo      string `json:"repo,omitempty" jsonschema:"repository name"`
+	Path      string `json:"path" jsonschema:"file path"`
+	Ref       string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the work tree (HEAD if bare)"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"first line"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line; omit for as far as fits"`
 	paging.ReplyLimit
 }
 
@@ -44,10 +44,9 @@ type readFileOut struct {
 var readFileTool = defineTool(toolSpec{
 	Name:  "read_file",
 	Title: "Read file",
-	Description: "Read lines of a file (1-based, inclusive), as many as fit one reply, with the file's line count. " +
-		"Use it to read code around a change or a match; get_file_content is the Gitea-compatible sibling (a whole file or range, refused when too large, or ContentsResponse JSON). " +
-		"startLine and endLine pick the lines; leave endLine out to read as far as fits." + omittedRef +
-		" A binary file is named, not shown. A reply ends with a note on hidden characters (bidi, zero-width) when there are any; a partial reply ends with the call that reads on (startLine after the last line shown, at the same commit)." + atPullHead,
+	Description: "Read lines startLine..endLine (1-based) of a file at ref, as many as fit one reply, with its line count. " +
+		"Use it to read code around a change or match; get_file_content is the Gitea-compatible sibling, refusing large files. A binary file is named, not shown." +
+		partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "startLine", 1, 1, 1<<31-1)
 		argcheck.SetInt(in, "endLine", 0, 1, 1<<31-1)

@@ -18,11 +18,11 @@ import (
 )
 
 type readJobLogIn struct {
-	Owner     string `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo      string `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	JobID     int64  `json:"jobId" jsonschema:"the job, as list_action_runs gives it"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to return, 1-based"`
-	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line to return, inclusive; default: as far as fits"`
+	Owner     string `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo      string `json:"repo,omitempty" jsonschema:"repository name"`
+	JobID     int64  `json:"jobId" jsonschema:"job id from list_action_runs"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"first line"`
+	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line; omit for as far as fits"`
 	paging.ReplyLimit
 }
 
@@ -46,15 +46,17 @@ type readJobLogOut struct {
 var readJobLogTool = defineTool(toolSpec{
 	Name:  "read_job_log",
 	Title: "Read job log",
-	Description: "Read lines of an Actions job's log (1-based, inclusive), as many as fit one reply, with the log's line count: a file's read_file, for CI output. " +
-		"Forge mode only. list_action_runs gives the jobs and their ids. A failure is usually told near a log's end: the first reply gives the line count, so startLine can go there. " +
-		"A reply ends with a note on hidden characters (bidi, zero-width) when there are any; a partial reply ends with the call that reads on.",
+	Description: "Read lines of a forge Actions job's log (1-based, inclusive), as many as fit one reply, with its line count: read_file for CI output. " +
+		"list_action_runs gives job ids. Failures are usually near the end: the first reply's line count tells where." +
+		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "jobId", 0, 1, 1<<53)
 		argcheck.SetInt(in, "startLine", 1, 1, 1<<31-1)
 		argcheck.SetInt(in, "endLine", 0, 1, 1<<31-1)
-		in.Required = append(in.Required, "jobId")
+		// jobId is required already (its json tag has no omitempty):
+		// naming it again made "required" hold a duplicate, which JSON
+		// Schema forbids.
 	},
 }, (*Server).readJobLog)
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,10 +58,6 @@ type ToolDef struct {
 	register func(s *Server, t *mcp.Tool, in *jsonschema.Schema)
 }
 
-// atPullHead ends the description of every tool that reads at a ref: how to
-// read a pull request's files rather than the default branch's.
-const atPullHead = " To read a pull request's version, pass ref=refs/pull/<index>/head (or the head SHA list_pull_request_files gives)."
-
 // toolSpec is what a tool file says about its tool.
 type toolSpec struct {
 	Name, Title, Description string
@@ -97,9 +92,6 @@ func defineTool[In, Out any](spec toolSpec, h func(*Server, context.Context, In)
 			}
 			if spec.Tune != nil {
 				spec.Tune(in)
-			}
-			if _, ok := in.Properties["maxBytes"]; ok {
-				argcheck.SetInt(in, "maxBytes", 0, 0, 1<<31-1)
 			}
 			if toolcall.IsTextOnly[Out]() {
 				return in, nil, nil

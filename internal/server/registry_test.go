@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 )
 
 // The registry is sorted by name, as clients list tools, and names are
@@ -63,58 +62,45 @@ func inputProps(t *testing.T, d *ToolDef) map[string]*jsonschema.Schema {
 }
 
 // Every reply is bounded, so an agent must learn how to get what a partial
-// reply left out. Where a tool takes a cursor, its description says only
-// that a partial reply ends with the next call and points at cursor, whose
-// own description carries the details (issue 23, item 7): where the call
-// is, that it is made as given, and what the cursor pins. A tool without a
-// cursor says how it goes on in its description: the words it must hold.
+// reply left out. A tool with a cursor says it in the cursor's description
+// (and its description need not repeat what the schema says); a diff tool
+// says what a part ends with; any other tool says in its description how it
+// goes on: the words it must hold.
 func TestRegistryDescriptionsSayHowToContinue(t *testing.T) {
-	continues := map[string][]string{
-		"blame":                      {"a partial reply ends with the call that returns the next lines"},
-		"get_commit_status":          {"a partial reply ends with the call for the next page"},
-		"list_action_runs":           {"a partial reply ends with the call for the next page"},
-		"read_job_log":               {"a partial reply ends with the call that reads on"},
-		"list_pull_request_comments": {"a partial reply ends with the call for the next part, by comment id"},
-		"get_file_content":           {"ask for a range, or use read_file"},
-		"list_repositories":          {"a partial reply ends with the call that returns the next page"},
-		"read_file":                  {"a partial reply ends with the call that reads on"},
-		"search_code":                {"narrow with pathGlobs or a more specific query when truncated"},
+	continues := map[string]string{
+		"blame":                      partialNext,
+		"get_commit_status":          partialNext,
+		"list_action_runs":           partialNext,
+		"read_job_log":               partialNext,
+		"list_pull_request_comments": partialNext,
+		"list_repositories":          partialNext,
+		"read_file":                  partialNext,
+		"get_file_content":           "Refuses a file too large for one reply",
+		"search_code":                partialNext,
 	}
 	for _, d := range Tools() {
 		desc := d.Tool().Description
-		cursor, paged := inputProps(t, d)["cursor"]
-		if !paged {
-			words, ok := continues[d.Name()]
-			if !ok {
-				t.Errorf("%s: no cursor, and no entry here saying how its description tells an agent to continue a partial reply", d.Name())
+		if cursor, ok := inputProps(t, d)["cursor"]; ok {
+			if cursor.Description != cursorDoc {
+				t.Errorf("%s: cursor's description is %q, not the one every cursor has (%q)", d.Name(), cursor.Description, cursorDoc)
 			}
-			for _, w := range words {
-				if !strings.Contains(desc, w) {
-					t.Errorf("%s: the description does not say how to continue a partial reply (want %q in it):\n%s", d.Name(), w, desc)
-				}
+			if w, ok := continues[d.Name()]; ok {
+				t.Errorf("%s: takes a cursor, and is listed here with %q", d.Name(), w)
 			}
-			delete(continues, d.Name())
 			continue
 		}
-		if !strings.Contains(desc, "a partial reply ends with the call for the next") && !strings.Contains(desc, "then the next call (see cursor)") {
-			t.Errorf("%s: the description does not say that a partial reply ends with the next call:\n%s", d.Name(), desc)
+		w, ok := continues[d.Name()]
+		if !ok && !strings.Contains(desc, partEnds) {
+			t.Errorf("%s: no cursor, not a diff tool, and no entry here saying how its description tells an agent to continue a partial reply", d.Name())
 		}
-		if !strings.Contains(desc, "(see cursor)") || strings.Contains(desc, paging.MetaKeyNext) {
-			t.Errorf("%s: the description does not point at cursor, or repeats its details (%s):\n%s", d.Name(), paging.MetaKeyNext, desc)
+		if !strings.Contains(desc, w) {
+			t.Errorf("%s: the description does not say how to continue a partial reply (want %q in it):\n%s", d.Name(), w, desc)
 		}
-		for _, w := range []string{"leave out for the first", "gives the exact call for the next", "this cursor", paging.MetaKeyNext, "make it as given, until a reply has none"} {
-			if !strings.Contains(cursor.Description, w) {
-				t.Errorf("%s: cursor's description lacks %q:\n%s", d.Name(), w, cursor.Description)
-			}
-		}
-		if !strings.Contains(cursor.Description, "pins") && !strings.Contains(cursor.Description, "at the same") {
-			t.Errorf("%s: cursor's description does not say what it pins:\n%s", d.Name(), cursor.Description)
-		}
-	}
-	for name := range continues {
-		t.Errorf("%s: listed here but no such tool, or it takes a cursor", name)
 	}
 }
+
+// cursorDoc is what every cursor parameter says.
+const cursorDoc = "from a reply's next call"
 
 // descriptionVerbs are the verbs a description may start with.
 var descriptionVerbs = []string{"Get", "List", "Read", "Search", "Blame"}
@@ -178,24 +164,89 @@ func TestRegistryDescriptionsNameTheirSiblings(t *testing.T) {
 	}
 }
 
-// One rule for an omitted ref, stated in the same words by every tool
-// that takes a ref or a head; what a diff's part ends with, in the same
-// words by every diff tool.
+// What an omitted ref (or head) means, for each tool that takes an optional
+// one: said once, in that parameter's description, where it is true.
+// read_file and search_code read the work tree (HEAD in a bare repository,
+// as a forge's mirror is); get_file_content the default branch, as Gitea's
+// API does; the forge's checks, the default branch; the others HEAD.
+var omittedRefRules = map[string]struct{ param, rule string }{
+	"blame":              {"ref", "omit for HEAD"},
+	"list_files":         {"ref", "omit for HEAD"},
+	"list_commits":       {"ref", "omit for HEAD"},
+	"get_diff":           {"head", "omit for HEAD"},
+	"list_changed_files": {"head", "omit for HEAD"},
+	"read_file":          {"ref", "omit for the work tree (HEAD if bare)"},
+	"search_code":        {"ref", "omit for the work tree (HEAD if bare)"},
+	"get_file_content":   {"ref", "omit for the default branch"},
+	"get_commit_status":  {"ref", "neither: the default branch"},
+	"list_action_runs":   {"ref", "neither: the default branch"},
+}
+
+// Each tool that takes an optional ref or head says once what leaving it out
+// means, in that parameter's description, and its description says nothing
+// of it (issue 32: one sentence about an omitted ref stood in ten
+// descriptions, wrong for some of them). A diff tool says what a part ends
+// with in the same words as the others.
 func TestRegistryDescriptionsShareTheRules(t *testing.T) {
 	for _, d := range Tools() {
 		desc, props := d.Tool().Description, inputProps(t, d)
-		_, ref := props["ref"]
-		_, head := props["head"]
-		optional := !slices.Contains(requiredOf(t, d), "ref")
-		if states := strings.Contains(desc, omittedRef); (ref && optional || head) != states {
-			t.Errorf("%s: takes an optional ref %v or a head %v, but states the rule for an omitted one %v:\n%s", d.Name(), ref && optional, head, states, desc)
+		optional := map[string]bool{}
+		for _, name := range []string{"ref", "head"} {
+			if _, ok := props[name]; ok && !slices.Contains(requiredOf(t, d), name) {
+				optional[name] = true
+			}
 		}
-		if strings.Count(desc, "HEAD") != strings.Count(omittedRef, "HEAD")*strings.Count(desc, omittedRef) {
-			t.Errorf("%s: says HEAD outside the one rule:\n%s", d.Name(), desc)
+		want, ok := omittedRefRules[d.Name()]
+		if ok != (len(optional) > 0) {
+			t.Errorf("%s: takes an optional ref or head %v, has a rule here %v", d.Name(), optional, ok)
+		}
+		rules := map[string]bool{}
+		for _, r := range omittedRefRules {
+			rules[r.rule] = true
+		}
+		said := 0
+		for name, p := range props {
+			for rule := range rules {
+				if strings.Contains(p.Description, rule) {
+					said++
+					if name != want.param || rule != want.rule {
+						t.Errorf("%s: %s says %q; want %q in %s", d.Name(), name, rule, want.rule, want.param)
+					}
+				}
+			}
+		}
+		if ok && said != 1 {
+			t.Errorf("%s: the rule for an omitted %s (%q) is said %d times in its parameters, want once", d.Name(), want.param, want.rule, said)
+		}
+		for _, w := range []string{"HEAD", "work tree", "omitted"} {
+			if strings.Contains(desc, w) {
+				t.Errorf("%s: the description speaks of %q: what an omitted ref means is its parameter's to say:\n%s", d.Name(), w, desc)
+			}
 		}
 		diffTool := slices.Contains([]string{"get_diff", "get_pull_request_diff", "get_commit"}, d.Name())
 		if diffTool != strings.Contains(desc, partEnds) {
 			t.Errorf("%s: a diff tool %v, says what a part ends with %v", d.Name(), diffTool, !diffTool)
+		}
+	}
+}
+
+// The tools that lead to a diff give the one rule for reading it whole or
+// file by file, once each, and no tool another (issue 32, item 5).
+func TestRegistryDescriptionsGiveTheOneDiffRule(t *testing.T) {
+	gives := []string{"get_diff", "get_pull_request_diff", "get_pull_request", "list_pull_request_files"}
+	for _, d := range Tools() {
+		desc := d.Tool().Description
+		want := 0
+		if slices.Contains(gives, d.Name()) {
+			want = 1
+		}
+		if n := strings.Count(desc, wholeDiff); n != want {
+			t.Errorf("%s: gives the rule for a whole diff %d times, want %d:\n%s", d.Name(), n, want, desc)
+		}
+		for _, old := range []string{"3 parts", "55,000", "÷", "pure renames"} {
+			if strings.Contains(desc, old) {
+				t.Errorf("%s: still gives the old rule (%q):\n%s", d.Name(), old, desc)
+			}
 		}
 	}
 }
@@ -269,14 +320,16 @@ func TestServerServesTheSelection(t *testing.T) {
 	}
 }
 
-// Every tool that reads files at a ref says how to read a pull request's
-// version (its head), since leaving ref out reads something else.
+// Every tool that reads files at a ref says, in its ref's description, how
+// to read a pull request's version (its head), since leaving ref out reads
+// something else.
 func TestRegistryDescriptionsSayHowToReadAPullRequest(t *testing.T) {
-	for _, name := range []string{"read_file", "get_file_content", "search_code", "list_files", "blame"} {
-		for _, d := range Tools() {
-			if d.Name() == name && !strings.Contains(d.Tool().Description, atPullHead) {
-				t.Errorf("%s: the description does not say how to read at a pull request's head:\n%s", name, d.Tool().Description)
-			}
+	for _, d := range Tools() {
+		if !slices.Contains([]string{"read_file", "get_file_content", "search_code", "list_files", "blame", "list_commits"}, d.Name()) {
+			continue
+		}
+		if ref := inputProps(t, d)["ref"]; !strings.Contains(ref.Description, "refs/pull/N/head") {
+			t.Errorf("%s: ref's description does not say how to read at a pull request's head: %q", d.Name(), ref.Description)
 		}
 	}
 }

@@ -24,16 +24,16 @@ const (
 )
 
 type searchCodeIn struct {
-	Owner         string   `json:"owner,omitempty" jsonschema:"repository owner; optional when one repository is served"`
-	Repo          string   `json:"repo,omitempty" jsonschema:"repository name; optional when one repository is served"`
-	Query         string   `json:"query" jsonschema:"text to find (a fixed string unless regex is true)"`
-	Regex         bool     `json:"regex,omitempty" jsonschema:"treat query as a POSIX extended regular expression"`
-	CaseSensitive bool     `json:"caseSensitive,omitempty" jsonschema:"match case exactly"`
-	PathGlobs     []string `json:"pathGlobs,omitempty" jsonschema:"only search the files these globs select, read as .gitignore lines: without / a pattern matches a name at any depth (*.go, Makefile); with / it is anchored at the root (src/*.go, /Makefile); * stays within a directory, ** crosses directories (src/**/*_test.go); a trailing / selects a directory (docs/)"`
-	Ref           string   `json:"ref,omitempty" jsonschema:"branch, tag or commit to search; omit to search the work tree (HEAD for a bare repository)"`
-	MaxResults    int      `json:"maxResults,omitempty" jsonschema:"most matches to return"`
-	ContextLines  int      `json:"contextLines,omitempty" jsonschema:"lines of context before and after each match"`
-	Offset        int      `json:"offset,omitempty" jsonschema:"matches to skip, in git grep's order; a partial reply's next call gives it"`
+	Owner         string   `json:"owner,omitempty" jsonschema:"repository owner"`
+	Repo          string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Query         string   `json:"query" jsonschema:"text to find"`
+	Regex         bool     `json:"regex,omitempty" jsonschema:"query is a POSIX extended regex"`
+	CaseSensitive bool     `json:"caseSensitive,omitempty" jsonschema:"match case"`
+	PathGlobs     []string `json:"pathGlobs,omitempty" jsonschema:"gitignore-style globs (*.c at any depth, src/**/*.go)"`
+	Ref           string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the work tree (HEAD if bare)"`
+	MaxResults    int      `json:"maxResults,omitempty" jsonschema:"most matches"`
+	ContextLines  int      `json:"contextLines,omitempty" jsonschema:"lines around each match"`
+	Offset        int      `json:"offset,omitempty" jsonschema:"matches to skip"`
 	paging.ReplyLimit
 }
 
@@ -59,13 +59,10 @@ type searchCodeOut struct {
 var searchCodeTool = defineTool(toolSpec{
 	Name:  "search_code",
 	Title: "Search code",
-	Description: "Search file contents with git grep: a fixed string by default (case-insensitive), or a POSIX extended regex; returns each match's path, line and text, with optional context lines. " +
-		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. pathGlobs selects the files searched (*.c matches at any depth, src/**/*.go below src)." + omittedRef +
-		" Binary files, files the secrets policy hides and files over the server's search limit (default 16 MiB) are skipped; a reply ends with notes on those too large and on hidden characters in matches. " +
-		"Stops at maxResults: narrow with pathGlobs or a more specific query when truncated." + atPullHead,
+	Description: "Search file contents with git grep: a fixed string (case-insensitive by default) or POSIX extended regex; each match's path, line and text. " +
+		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files. " +
+		"Narrow with pathGlobs or the query." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
-		argcheck.SetDefault(in, "regex", false)
-		argcheck.SetDefault(in, "caseSensitive", false)
 		argcheck.SetInt(in, "maxResults", 100, 1, 500)
 		argcheck.SetInt(in, "contextLines", 0, 0, 5)
 		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"os"
 	"time"
 
@@ -115,7 +116,7 @@ func New(served *repo.Served, cfg Config) *Server {
 	s.followRoots(opts)
 	s.mcp = mcp.NewServer(s.impl, opts)
 	s.stdio = splice.NewStdio()
-	s.mcp.AddReceivingMiddleware(splice.Middleware(s.stdio))
+	s.mcp.AddReceivingMiddleware(splice.Middleware(s.stdio), s.declareToWhoReads)
 	tools := cfg.Tools
 	if len(tools) == 0 {
 		tools, _ = SelectTools(nil, nil, cfg.Forge != nil) // every tool: never an error
@@ -129,6 +130,32 @@ func New(served *repo.Served, cfg Config) *Server {
 		d.register(s, t, t.InputSchema.(*jsonschema.Schema))
 	}
 	return s
+}
+
+// declareToWhoReads leaves each tool's declared size
+// (anthropic/maxResultSizeChars) out of tools/list for a client that does
+// not read it: every client but Claude Code, which would pay for it in
+// every request (650 bytes of 16 KiB).
+func (s *Server) declareToWhoReads(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*mcp.ListToolsResult)
+		if err != nil || !ok || s.calls.Declared(req) {
+			return res, err
+		}
+		out := *list
+		out.Tools = make([]*mcp.Tool, len(list.Tools))
+		for i, t := range list.Tools {
+			c := *t
+			c.Meta = maps.Clone(t.Meta)
+			delete(c.Meta, MetaKeyMaxResultSize)
+			if len(c.Meta) == 0 {
+				c.Meta = nil
+			}
+			out.Tools[i] = &c
+		}
+		return &out, nil
+	}
 }
 
 // budget is the call's reply budget: its client's, or less when the call

@@ -17,14 +17,39 @@ import (
 // request's own _meta (protocol 2026-07-28), else of its session's
 // initialize, else, over HTTP, the product of its User-Agent; "" when none
 // says.
-func ClientName(req *mcp.CallToolRequest) string {
-	if info := req.ClientInfo(); info != nil && info.Name != "" {
-		return info.Name
+func ClientName(req mcp.Request) string {
+	if p := req.GetParams(); p != nil {
+		switch info := p.GetMeta()[mcp.MetaKeyClientInfo].(type) {
+		case map[string]any: // as decoded from the wire
+			if name, _ := info["name"].(string); name != "" {
+				return name
+			}
+		case *mcp.Implementation:
+			if info != nil && info.Name != "" {
+				return info.Name
+			}
+		}
 	}
-	if req.Extra != nil && req.Extra.Header != nil {
-		return clients.FromUserAgent(req.Extra.Header.Get("User-Agent"))
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil && ip.ClientInfo.Name != "" {
+			return ip.ClientInfo.Name
+		}
+	}
+	if x := req.GetExtra(); x != nil && x.Header != nil {
+		return clients.FromUserAgent(x.Header.Get("User-Agent"))
 	}
 	return ""
+}
+
+// Declared: the client that sent req reads the size each tool declares
+// (anthropic/maxResultSizeChars); every client does for a server without
+// client rules.
+func (c *Calls) Declared(req mcp.Request) bool {
+	if c.Clients == nil {
+		return true
+	}
+	r, _ := clients.Lookup(ClientName(req))
+	return r.Declared
 }
 
 // BudgetFor is the budget of the client that sent req, logged the first
