@@ -304,7 +304,7 @@ func (r *Repo) StartPatch(ctx context.Context, o DiffOptions) *StartedPatch {
 // calls that each hold one, and wait for a slot to list their changes,
 // cannot wait on each other until their deadlines. false: not started.
 func (r *Repo) StartPatchEarly(ctx context.Context, o DiffOptions) (*StartedPatch, bool) {
-	release, ok := r.acquireEarly()
+	release, ok := r.acquireEarly(ctx)
 	if !ok {
 		return nil, false
 	}
@@ -334,14 +334,14 @@ func (r *Repo) startPatch(ctx context.Context, c *command, release func()) *Star
 
 // acquireEarly takes room for an early command: the repository's share,
 // then an Env slot, each only if room stays for a needed command.
-func (r *Repo) acquireEarly() (release func(), ok bool) {
+func (r *Repo) acquireEarly(ctx context.Context) (release func(), ok bool) {
 	if r.env.slots == nil {
 		return func() {}, true
 	}
 	if !r.commands.tryAcquireEarly(r.env.commandShare()) {
 		return nil, false
 	}
-	slot, ok := r.env.acquireEarly()
+	slot, ok := r.env.acquireEarly(ctx)
 	if !ok {
 		r.commands.releaseEarly()
 		return nil, false
