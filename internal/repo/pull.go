@@ -28,7 +28,10 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 	prefix := "refs/pull/" + strconv.Itoa(index) + "/"
 	head, err := r.resolve(ctx, prefix+"head")
 	if errors.Is(err, git.ErrMissing) {
-		return nil, errcode.New(errcode.NotFound, "pull request #%d does not exist in %s (no %shead)", index, r.FullName(), prefix)
+		if obj, ierr := r.Git.Info(ctx, prefix+"head"); ierr == nil && obj.Type != "commit" {
+			return nil, errcode.New(errcode.InvalidRef, "pull request #%d of %s is broken: %shead points at a %s, not a commit; the forge or whoever wrote the ref must fix it", index, r.FullName(), prefix, obj.Type)
+		}
+		return nil, errcode.New(errcode.NotFound, "pull request #%d does not exist in %s (no %shead, or it points at an object the repository does not have)", index, r.FullName(), prefix)
 	}
 	if err != nil {
 		return nil, err
