@@ -178,6 +178,19 @@ func readKey(f *os.File) ([]byte, error) {
 	return key, nil
 }
 
+// statRegular refuses, before it is opened, a key file that is not a
+// regular file where path leads (a FIFO would block the open).
+func statRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return broken("%s, not a regular file: a key file is a regular file", fileKind(st.Mode()))
+	}
+	return nil
+}
+
 // fileKind names what a non-regular file is, for a refusal.
 func fileKind(m fs.FileMode) string {
 	switch {

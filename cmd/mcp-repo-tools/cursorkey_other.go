@@ -11,12 +11,8 @@ func openCachedKey(path string) (*os.File, error) { return openOperatorKey(path)
 
 // openOperatorKey opens a key file that is a regular file.
 func openOperatorKey(path string) (*os.File, error) {
-	st, err := os.Stat(path)
-	if err != nil {
+	if err := statRegular(path); err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, broken("%s, not a regular file: a key file is a regular file", fileKind(st.Mode()))
 	}
 	f, err := os.Open(path) //nolint:gosec // G304: the operator's own --cursor-key-file
 	if err != nil {

@@ -47,12 +47,7 @@ func openCachedKey(path string) (*os.File, error) {
 		}
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), path)
-	if err := checkOpenKey(f, false); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return checkedKey(fd, path, false)
 }
 
 // openOperatorKey opens --cursor-key-file. A symlink is followed (a
@@ -62,19 +57,20 @@ func openCachedKey(path string) (*os.File, error) {
 // by no one else, readable by no other user (group read is the operator's
 // choice).
 func openOperatorKey(path string) (*os.File, error) {
-	st, err := os.Stat(path)
-	if err != nil {
+	if err := statRegular(path); err != nil {
 		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, broken("%s, not a regular file: a key file is a regular file", fileKind(st.Mode()))
 	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
+	return checkedKey(fd, path, true)
+}
+
+// checkedKey is the key file open at fd, once checkOpenKey passes it.
+func checkedKey(fd int, path string, operator bool) (*os.File, error) {
 	f := os.NewFile(uintptr(fd), path)
-	if err := checkOpenKey(f, true); err != nil {
+	if err := checkOpenKey(f, operator); err != nil {
 		f.Close()
 		return nil, err
 	}
