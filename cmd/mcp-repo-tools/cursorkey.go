@@ -72,13 +72,16 @@ func (e *cannotWrite) Unwrap() error { return e.err }
 // path, which fails when path exists: of servers started at the same moment
 // on one machine one makes the key and the others read it.
 func cachedCursorKey(path string) ([]byte, error) {
-	key, err := readCursorKey(path)
+	key, err := readCachedKey(path)
 	var unreadable *fs.PathError
+	var rule *brokenRule
 	switch {
 	case err == nil:
 		return key, nil
 	case errors.Is(err, fs.ErrNotExist):
 		// made below
+	case errors.As(err, &rule):
+		return nil, err
 	case errors.As(err, &unreadable):
 		return nil, &cannotWrite{err} // not a directory, no permission
 	default:
@@ -97,7 +100,7 @@ func cachedCursorKey(path string) ([]byte, error) {
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, &cannotWrite{err}
 	}
-	return readCursorKey(path)
+	return readCachedKey(path)
 }
 
 // writeNewKey writes a new random key to a new file (mode 0600) in dir
@@ -123,25 +126,43 @@ func writeNewKey(dir string) (string, error) {
 	return f.Name(), nil
 }
 
-// readCursorKey reads a key file: a regular file no other user may read
-// or write, holding at least paging.CursorKeyBytes bytes as hex digits
-// (64 or more; surrounding whitespace, a final newline, is ignored).
+// readCursorKey reads the operator's key file (--cursor-key-file): it may
+// be reached through a symlink (a mounted secret is one), but must be a
+// regular file that only the server's user or root controls (see
+// openOperatorKey).
 func readCursorKey(path string) ([]byte, error) {
-	f, err := os.Open(path) //nolint:gosec // G304: the operator's own --cursor-key-file
+	f, err := openOperatorKey(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	return readKey(f)
+}
+
+// readCachedKey reads the key the server keeps in its cache: the file
+// itself, the server's own, in a directory of the server's own (see
+// openCachedKey).
+func readCachedKey(path string) ([]byte, error) {
+	f, err := openCachedKey(path)
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	if perm := st.Mode().Perm(); perm&0o007 != 0 {
-		return nil, fmt.Errorf("other users may read or write it (mode %04o): a cursor key is a secret; chmod o-rwx it", perm)
-	}
+	defer f.Close()
+	return readKey(f)
+}
+
+// brokenRule is a key file, or its directory, that breaks a rule of what
+// a key may be: it stops the start, naming the rule.
+type brokenRule struct{ msg string }
+
+func (e *brokenRule) Error() string { return e.msg }
+
+func broken(format string, args ...any) error { return &brokenRule{fmt.Sprintf(format, args...)} }
+
+// readKey reads a key from an opened key file: at least
+// paging.CursorKeyBytes bytes as hex digits (64 or more; surrounding
+// whitespace, a final newline, is ignored).
+func readKey(f *os.File) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, cursorKeyFileMax+1))
 	if err != nil {
 		return nil, err
@@ -155,4 +176,34 @@ func readCursorKey(path string) ([]byte, error) {
 			paging.CursorKeyBytes, 2*paging.CursorKeyBytes, paging.CursorKeyBytes)
 	}
 	return key, nil
+}
+
+// statRegular refuses, before it is opened, a key file that is not a
+// regular file where path leads (a FIFO would block the open).
+func statRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return broken("%s, not a regular file: a key file is a regular file", fileKind(st.Mode()))
+	}
+	return nil
+}
+
+// fileKind names what a non-regular file is, for a refusal.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "not a regular file"
 }

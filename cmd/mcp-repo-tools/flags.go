@@ -32,6 +32,7 @@ type options struct {
 	// itself, so the server's warning about it is not logged.
 	quietFailedCalls bool
 	forge, token     string
+	insecureForge    bool
 	cacheDir         string
 	cursorKeyFile    string
 	cacheTTL         time.Duration
@@ -107,6 +108,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug, info, warn or error (logs go to stderr)")
 	fs.StringVar(&o.forge, "forge", "", "serve the repositories of the Forgejo or Gitea server at `URL` (through its API and local mirrors)")
 	fs.StringVar(&o.token, "token", "", "API `token` for --forge (also read from FORGEJO_TOKEN or GITEA_TOKEN)")
+	fs.BoolVar(&o.insecureForge, "insecure-forge", false, "send --token to an http:// forge that is not on a loopback address, in clear")
 	fs.StringVar(&o.cacheDir, "cache-dir", defaultCacheDir(), "where --forge keeps its mirrors (`DIR`)")
 	fs.StringVar(&o.cursorKeyFile, "cursor-key-file", "", "sign cursors with the key in `FILE` (64+ hex digits, mode 0600; the same file on every replica); default: a key kept in the user cache directory, made on first start")
 	fs.DurationVar(&o.cacheTTL, "cache-ttl", time.Minute, "refresh a --forge mirror when it is older than this")
@@ -175,6 +177,9 @@ func (o *options) validate() error {
 	}
 	if o.forge != "" {
 		if err := forge.CheckURL(o.forge); err != nil {
+			return err
+		}
+		if _, err := forge.CheckTransport(o.forge, o.forgeToken() != "", o.insecureForge); err != nil {
 			return err
 		}
 	}

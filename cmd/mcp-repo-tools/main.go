@@ -239,6 +239,9 @@ func openForge(ctx context.Context, o *options, env *git.Env, log *slog.Logger) 
 	if err != nil {
 		return nil, nil, err
 	}
+	if clear, _ := forge.CheckTransport(o.forge, o.forgeToken() != "", o.insecureForge); clear {
+		log.Warn("the forge token is sent in clear (plain http)", "url", fc.Scrub(fc.BaseURL()), "insecureForge", o.insecureForge)
+	}
 	log.Info("forge", "kind", fc.Kind, "version", fc.Version, "url", fc.Scrub(fc.BaseURL()), "token", o.forgeToken() != "", "mirrors", o.cacheDir,
 		"cacheMaxBytes", o.cacheMaxBytes, "cacheMaxRepos", o.cacheMaxRepos)
 	return fc, repo.ServeSource(env, mirrors), nil

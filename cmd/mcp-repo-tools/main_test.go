@@ -308,3 +308,13 @@ func TestSandboxFlag(t *testing.T) {
 		t.Fatalf("serve does not say whether the sandbox is on:\n%s", stderr)
 	}
 }
+
+// TestPlainHTTPForgeWithTokenRefusedAtStart: review 3, finding 01 (#2): an
+// http:// forge with a token off loopback started without a word.
+func TestPlainHTTPForgeWithTokenRefusedAtStart(t *testing.T) {
+	other := t.TempDir()
+	_, stderr, code := runBinary(t, other, []string{"MCP_REPO_TOOLS_TOKEN=t0ken-in-clear"}, "call", "--forge", "http://192.0.2.1", "list_repositories")
+	if code == 0 || !strings.Contains(stderr, "--insecure-forge") || strings.Contains(stderr, "t0ken-in-clear") {
+		t.Fatalf("http forge with a token: code %d, %s", code, stderr)
+	}
+}

@@ -19,3 +19,18 @@ func Request(ctx context.Context) (context.Context, bool) {
 	r, ok := ctx.Value(key{}).(context.Context)
 	return r, ok
 }
+
+type clientKey struct{}
+
+// WithClient marks ctx as a call of client (an address, or the client a
+// trusted proxy forwarded for), whose calls share the git slots fairly
+// with other clients'.
+func WithClient(ctx context.Context, client string) context.Context {
+	return context.WithValue(ctx, clientKey{}, client)
+}
+
+// Client is the client ctx's call came from ("": not known, as over stdio).
+func Client(ctx context.Context) string {
+	c, _ := ctx.Value(clientKey{}).(string)
+	return c
+}

@@ -9,8 +9,10 @@ package forge
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -34,6 +36,9 @@ type Client struct {
 	Version string // as the forge reports it
 }
 
+// testRootCAs replaces the system's roots in tests (nil: the system's).
+var testRootCAs *x509.CertPool
+
 // maxJSON bounds a JSON answer read whole (a file listing page, metadata).
 const maxJSON = 8 << 20
 
@@ -56,11 +61,15 @@ func New(ctx context.Context, rawURL, token string) (_ *Client, err error) {
 			TLSHandshakeTimeout:   10 * time.Second,
 			ResponseHeaderTimeout: 30 * time.Second,
 			MaxIdleConnsPerHost:   16,
+			TLSClientConfig:       &tls.Config{RootCAs: testRootCAs},
 		},
-		// Redirects must not carry the token elsewhere.
+		// Redirects must not carry the token elsewhere: Go keeps
+		// Authorization on a redirect to the same host whatever its scheme,
+		// so a redirect is followed only to the very same origin.
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if req.URL.Host != u.Host {
-				return fmt.Errorf("forge redirected to another host (%s)", req.URL.Host)
+			if !sameOrigin(u, req.URL) {
+				return errcode.New(errcode.Unavailable, "the forge redirected to %s, another scheme, host or port than %s: not followed, so the token stays with %s",
+					redacted(req.URL), origin(u), origin(u))
 			}
 			return nil
 		},
@@ -122,6 +131,9 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) (*http.
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			return nil, cause
+		}
+		if refused := new(errcode.Error); errors.As(err, &refused) { // CheckRedirect's own words
+			return nil, refused
 		}
 		return nil, errcode.New(errcode.Unavailable, "the forge at %s cannot be reached: %s", c.base.Host, c.secrets.String(err.Error()))
 	}

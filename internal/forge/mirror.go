@@ -335,7 +335,7 @@ func (m *Mirrors) fetch(ctx context.Context, owner, repo, gitDir string, e *mirr
 	}
 	// The token goes only to the forge it belongs to.
 	clone, err := url.Parse(info.CloneURL)
-	if err != nil || clone.Host != m.client.base.Host || clone.Scheme != m.client.base.Scheme {
+	if err != nil || !sameOrigin(m.client.base, clone) {
 		return errcode.New(errcode.Unavailable, "the forge gives %q as the clone URL of %s/%s: not on %s, so it is not fetched", info.CloneURL, owner, repo, m.client.base.Host)
 	}
 	if _, err := os.Stat(filepath.Join(gitDir, "HEAD")); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -137,4 +138,47 @@ func redacted(u *url.URL) string {
 	r := *u
 	r.User, r.RawQuery, r.ForceQuery, r.Fragment, r.RawFragment = nil, "", false, "", ""
 	return r.String()
+}
+
+// sameOrigin says whether b has a's scheme, host and port (a port left out
+// is the scheme's own).
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// origin is scheme://host[:port] of u.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// CheckTransport refuses a token sent in clear: an http:// forge with a
+// token must be on a loopback address, unless the operator says insecure.
+// It returns whether the token goes in clear (to log it).
+func CheckTransport(rawURL string, hasToken, insecure bool) (clear bool, err error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || !hasToken {
+		return false, nil
+	}
+	if isLoopback(u.Hostname()) || insecure {
+		return true, nil
+	}
+	return false, fmt.Errorf("--forge %s is plain http and a token is given: the token would cross the network in clear; "+
+		"use https, or a loopback address, or say --insecure-forge to send it anyway", redacted(u))
+}
+
+// isLoopback: "localhost" or a loopback IP address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

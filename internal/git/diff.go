@@ -11,10 +11,21 @@ import (
 	"strings"
 )
 
-// RenameLimit is passed to every diff explicitly: past the limit git
-// silently stops detecting renames, and the default (1000) is low for large
-// ranges.
-const RenameLimit = 5000
+// RenameLimit is passed to every diff explicitly, git's own default: past
+// it (more deleted times added files than its square, once exact renames
+// are paired) git pairs only exact renames. A higher limit let an author
+// price every diff of a commit: 5,000 files replaced by 5,000 unlike ones
+// cost 25 million comparisons, ~6 s of CPU each time (review 3, finding
+// 05). RenamesSkipped tells when git skipped the search.
+const RenameLimit = 1000
+
+// RenamesSkipped says whether git skipped the search for inexact renames
+// in a diff that left deleted files deleted and added files added: their
+// product is past RenameLimit squared (git's rule), so a file moved and
+// changed shows as one deleted and one added.
+func RenamesSkipped(deleted, added int) bool {
+	return deleted > 0 && added > 0 && int64(deleted)*int64(added) > RenameLimit*RenameLimit
+}
 
 // DiffOptions selects a diff between two commits.
 type DiffOptions struct {
@@ -304,7 +315,7 @@ func (r *Repo) StartPatch(ctx context.Context, o DiffOptions) *StartedPatch {
 // calls that each hold one, and wait for a slot to list their changes,
 // cannot wait on each other until their deadlines. false: not started.
 func (r *Repo) StartPatchEarly(ctx context.Context, o DiffOptions) (*StartedPatch, bool) {
-	release, ok := r.acquireEarly()
+	release, ok := r.acquireEarly(ctx)
 	if !ok {
 		return nil, false
 	}
@@ -334,14 +345,14 @@ func (r *Repo) startPatch(ctx context.Context, c *command, release func()) *Star
 
 // acquireEarly takes room for an early command: the repository's share,
 // then an Env slot, each only if room stays for a needed command.
-func (r *Repo) acquireEarly() (release func(), ok bool) {
+func (r *Repo) acquireEarly(ctx context.Context) (release func(), ok bool) {
 	if r.env.slots == nil {
 		return func() {}, true
 	}
 	if !r.commands.tryAcquireEarly(r.env.commandShare()) {
 		return nil, false
 	}
-	slot, ok := r.env.acquireEarly()
+	slot, ok := r.env.acquireEarly(ctx)
 	if !ok {
 		r.commands.releaseEarly()
 		return nil, false

@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 )
 
 // Env is the process-wide setting every git child runs with: its own HOME and
@@ -18,16 +19,13 @@ type Env struct {
 	dir  string
 	vars []string
 	// slots bounds the git processes running at once (long-lived cat-file
-	// readers aside): past it, calls queue instead of piling up processes.
-	slots chan struct{}
+	// readers aside): past it, calls queue instead of piling up processes,
+	// served client by client (fairslots.go).
+	slots *fairSlots
 	// searchSlots bounds the searches among them, so that searches (the
 	// costliest class: a client chooses their pattern) cannot take every
 	// slot and starve the other tools.
 	searchSlots chan struct{}
-	// early counts the slots held by commands started before they are
-	// known to be needed (StartPatchEarly): never all of them.
-	earlyMu sync.Mutex
-	early   int
 	// readers bounds the long-lived cat-file readers across repositories.
 	readers *readerTable
 	// memory caps each git process's data segment (bytes; 0: no cap), so a
@@ -99,14 +97,22 @@ func NewEnv() (*Env, error) {
 // repository would queue behind each other); others wait. Call it before
 // the Env is used.
 func (e *Env) LimitProcesses(n int) {
-	e.slots = make(chan struct{}, n)
+	e.slots = newFairSlots(n)
 	e.searchSlots = make(chan struct{}, max(1, n/2))
 	e.readers.max = max(n, MaxObjectReaders)
 }
 
 // MaxProcesses is the most git processes alive at once (commands and
 // readers), 0 when unbounded.
-func (e *Env) MaxProcesses() int { return cap(e.slots) + e.readers.max }
+func (e *Env) MaxProcesses() int { return e.slotCount() + e.readers.max }
+
+// slotCount is how many process slots there are (0: unbounded).
+func (e *Env) slotCount() int {
+	if e.slots == nil {
+		return 0
+	}
+	return e.slots.size
+}
 
 // LimitMemory caps the memory (RLIMIT_DATA) of every git process started
 // from now on. Read-only file mappings (pack files) do not count.
@@ -143,13 +149,12 @@ func (e *Env) acquire(ctx context.Context, search bool) (release func(), err err
 			return nil, context.Cause(ctx)
 		}
 	}
-	select {
-	case e.slots <- struct{}{}:
-		return func() { <-e.slots; releaseSearch() }, nil
-	case <-ctx.Done():
+	client := callctx.Client(ctx)
+	if err := e.slots.acquire(ctx, client); err != nil {
 		releaseSearch()
-		return nil, context.Cause(ctx)
+		return nil, err
 	}
+	return func() { e.slots.release(client); releaseSearch() }, nil
 }
 
 // acquireEarly takes a process slot for a command started before it is
@@ -157,27 +162,15 @@ func (e *Env) acquire(ctx context.Context, search bool) (release func(), err err
 // one stays out of such commands' hands: a call that holds one and waits
 // for a slot for its next command cannot then wait for ever with every
 // other such call. false: none taken.
-func (e *Env) acquireEarly() (release func(), ok bool) {
+func (e *Env) acquireEarly(ctx context.Context) (release func(), ok bool) {
 	if e.slots == nil {
 		return func() {}, true
 	}
-	e.earlyMu.Lock()
-	defer e.earlyMu.Unlock()
-	if e.early >= cap(e.slots)-1 {
+	client := callctx.Client(ctx)
+	if !e.slots.tryAcquireEarly(client) {
 		return nil, false
 	}
-	select {
-	case e.slots <- struct{}{}:
-		e.early++
-		return func() {
-			e.earlyMu.Lock()
-			e.early--
-			e.earlyMu.Unlock()
-			<-e.slots
-		}, true
-	default:
-		return nil, false
-	}
+	return func() { e.slots.releaseEarly(client) }, true
 }
 
 // Close removes the private git home.

@@ -203,17 +203,25 @@ func (r *Repo) acquire(ctx context.Context, kind room) (release func(), err erro
 	if r.env.slots == nil {
 		return func() {}, nil
 	}
-	// The repository's share first: past it, a call waits without taking
-	// a slot another repository could use.
-	if err := r.commands.acquire(ctx, r.env.commandShare()); err != nil {
-		return nil, err
+	// A slot, in the client's turn (fairslots.go), then the repository's
+	// share: past it, the slot is given back and the call waits without
+	// one another repository could use. (Waiting for the share first
+	// would count calls that wait for a slot in the share, first come
+	// first served, whoever their client.)
+	for {
+		slot, err := r.env.acquire(ctx, kind == roomSearch)
+		if err != nil {
+			return nil, err
+		}
+		share := r.env.commandShare()
+		if r.commands.tryAcquire(share) {
+			return func() { slot(); r.commands.release() }, nil
+		}
+		slot()
+		if err := r.commands.waitBelow(ctx, share); err != nil {
+			return nil, err
+		}
 	}
-	slot, err := r.env.acquire(ctx, kind == roomSearch)
-	if err != nil {
-		r.commands.release()
-		return nil, err
-	}
-	return func() { slot(); r.commands.release() }, nil
 }
 
 func (r *Repo) startProcess(ctx context.Context, c *command, stdin bool) (*process, error) {

@@ -22,7 +22,7 @@ func (e *Env) repoShare(total int) int {
 }
 
 // commandShare is the most git commands one repository runs at once.
-func (e *Env) commandShare() int { return e.repoShare(cap(e.slots)) }
+func (e *Env) commandShare() int { return e.repoShare(e.slotCount()) }
 
 // readerShare is the most cat-file readers one repository keeps.
 func (e *Env) readerShare() int {
@@ -64,26 +64,35 @@ func (h *holding) releaseEarly() {
 	h.release()
 }
 
-// acquire waits, under ctx, until fewer than share are held, and holds
-// one more.
-func (h *holding) acquire(ctx context.Context, share int) error {
-	for {
-		h.mu.Lock()
-		if h.n < share {
-			h.n++
-			h.mu.Unlock()
-			return nil
-		}
-		if h.wake == nil {
-			h.wake = make(chan struct{})
-		}
-		wake := h.wake
+// tryAcquire holds one more if fewer than share are held.
+func (h *holding) tryAcquire(share int) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.n >= share {
+		return false
+	}
+	h.n++
+	return true
+}
+
+// waitBelow waits, under ctx, until fewer than share are held (another
+// may take the room first: the caller tries again).
+func (h *holding) waitBelow(ctx context.Context, share int) error {
+	h.mu.Lock()
+	if h.n < share {
 		h.mu.Unlock()
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
+		return nil
+	}
+	if h.wake == nil {
+		h.wake = make(chan struct{})
+	}
+	wake := h.wake
+	h.mu.Unlock()
+	select {
+	case <-wake:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 

@@ -131,8 +131,8 @@ func TestBlockedRepositoriesLeaveSlotsForOthers(t *testing.T) {
 		g, _ := fifoRepo(t, env)
 		done = append(done, blockAll(ctx, 4, func(ctx context.Context) { g.HasRef(ctx, "refs/heads/evil") }))
 	}
-	held := settled(func() int { return len(env.slots) })
-	t.Logf("the blocked repositories hold %d of %d slots", held, cap(env.slots))
+	held := settled(func() int { return env.slots.inUse() })
+	t.Logf("the blocked repositories hold %d of %d slots", held, env.slots.size)
 
 	start := time.Now()
 	wait, stop := context.WithTimeout(context.Background(), 5*time.Second)

@@ -130,7 +130,8 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"JSON-RPC batches are not accepted (MCP 2025-06-18 removed them): send one JSON-RPC message per HTTP POST")
 		return
 	}
-	if !tc.takeShare(r) {
+	client, ok := tc.takeShare(r)
+	if !ok {
 		w.Header().Set("Retry-After", "1")
 		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), codeServerBusy, shareMessage(tc.l.perClient))
 		return
@@ -156,6 +157,10 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tc.setPhase(phaseStreaming)
 		defer tc.setPhase(phaseServing)
 	}
+	// The call's git processes share the slots fairly with other
+	// clients' (a --stateful session's calls count as the client that
+	// started it).
+	r = r.WithContext(callctx.WithClient(r.Context(), client))
 	if !g.o.Stateful {
 		// Stateless, the SDK serves each request in a session made with
 		// its context: a call ends with its request. A --stateful

@@ -367,14 +367,14 @@ func (c *trackedConn) setPhase(p connPhase) {
 
 // takeShare counts the request r, read, in its client's share, waiting
 // for room if the client's busy connections fill it: false if it was
-// refused. The client is the remote address, or for a trusted proxy's
+// refused, and the client: the remote address, or for a trusted proxy's
 // connection the one r was forwarded for. Safe on nil (a handler served
 // by another server than Serve's).
-func (c *trackedConn) takeShare(r *http.Request) bool {
+func (c *trackedConn) takeShare(r *http.Request) (client string, ok bool) {
 	if c == nil {
-		return true
+		return "", true
 	}
-	client := c.peer
+	client = c.peer
 	if c.fromProxy {
 		client = c.l.proxies.forwardedClient(r.Header.Values("X-Forwarded-For"), c.peer)
 	}
@@ -386,10 +386,10 @@ func (c *trackedConn) takeShare(r *http.Request) bool {
 	}
 	c.l.mu.Unlock()
 	if !ok {
-		return c.waitForShare(client)
+		return client, c.waitForShare(client)
 	}
 	c.l.closeEvicted(victim, "past its client's share")
-	return true
+	return client, true
 }
 
 // changed wakes an Accept waiting for room.

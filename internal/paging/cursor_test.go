@@ -2,6 +2,7 @@ package paging
 
 import (
 	"bytes"
+	"encoding/base64"
 	"reflect"
 	"strings"
 	"testing"
@@ -84,5 +85,19 @@ func TestCursorIsShort(t *testing.T) {
 	c.Key, c.Repo = got.Key, got.Repo
 	if !reflect.DeepEqual(got, c) {
 		t.Fatalf("decoded %+v, made %+v", got, c)
+	}
+}
+
+// TestCursorWithoutKeyIDIsDamaged: review 3, section D. A cursor with no
+// key id was "signed with another key"; no key of this server's makes one
+// (and a cursor of the old JSON layout, with or without one, is no longer
+// one), so it is damaged or was edited.
+func TestCursorWithoutKeyIDIsDamaged(t *testing.T) {
+	k := NewKey(bytes.Repeat([]byte{1}, CursorKeyBytes))
+	payload := []byte(`{"t":"get_diff","a":"args"}`)
+	enc := base64.RawURLEncoding
+	s := enc.EncodeToString(payload) + "." + enc.EncodeToString(bytes.Repeat([]byte{7}, cursorMACLen))
+	if _, err := k.Decode("get_diff", s, "args"); err == nil || !strings.Contains(err.Error(), "damaged or was edited") {
+		t.Fatalf("a cursor without a key id: %v", err)
 	}
 }

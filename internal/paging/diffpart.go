@@ -85,6 +85,9 @@ type Part struct {
 	// for, and did not skip: with -w, those whose changes are all
 	// whitespace (bareNote).
 	Bare []git.Change
+	// RenamesSkipped: the selection has more deleted times added files
+	// than git searches for renames (git.RenamesSkipped).
+	RenamesSkipped bool
 }
 
 // MaxDiffBlob is the largest file a part's git diff is given: git holds
@@ -227,7 +230,14 @@ func (ds *Diffs) ReadPart(ctx context.Context, q Request) (*Part, error) {
 	}
 	var kept []git.Change
 	total, keptBytes, full := 0, 0, false
+	deleted, added := 0, 0
 	_, err := q.Repo.Git.EachChange(ctx, q.ListOptions(), func(_ int, c git.Change) error {
+		switch c.Status {
+		case 'D':
+			deleted++
+		case 'A':
+			added++
+		}
 		if q.Only != nil && !q.Only.Keep(c) {
 			return nil
 		}
@@ -245,8 +255,9 @@ func (ds *Diffs) ReadPart(ctx context.Context, q Request) (*Part, error) {
 	if q.Start.Change > total || (q.Start.Change == total && q.Start != (Pos{Change: total})) {
 		return nil, ErrBadPosition()
 	}
+	skipped := git.RenamesSkipped(deleted, added)
 	if len(kept) == 0 {
-		return &Part{Total: total, Page: &diff.Page{Total: &diff.Total{}}, Counted: &diff.Total{}}, nil
+		return &Part{Total: total, Page: &diff.Page{Total: &diff.Total{}}, Counted: &diff.Total{}, RenamesSkipped: skipped}, nil
 	}
 	part, err := ds.cachedPart(ctx, q, total)
 	if err != nil {
@@ -258,6 +269,7 @@ func (ds *Diffs) ReadPart(ctx context.Context, q Request) (*Part, error) {
 		}
 		part.SetSplit(q.Split)
 	}
+	part.RenamesSkipped = skipped
 	return part, nil
 }
 

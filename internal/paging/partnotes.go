@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
@@ -47,6 +48,9 @@ func (p *Part) Notes(r NoteRules) string {
 	readAt := r.ReadAt
 	var hidden, replaced, tests, generated []string
 	var b strings.Builder
+	if p.RenamesSkipped {
+		fmt.Fprintf(&b, "[renames not searched: this diff deletes and adds more files than git compares (its rename limit, %d); a file moved and changed shows as deleted and added]\n", git.RenameLimit)
+	}
 	b.WriteString(bareNote(p))
 	longNotes := 0
 	for _, f := range p.Page.Files {

@@ -34,8 +34,15 @@ func CheckGlobs(globs []string) error {
 		if g == "" {
 			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] is empty", i)
 		}
+		if strings.HasPrefix(g, "!") {
+			// .gitignore reads a leading "!" as "not"; a selection of
+			// files to search has nothing to negate, and taking it as a
+			// name would match nothing.
+			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] %q starts with \"!\", which in a .gitignore line negates the pattern; pathGlobs only selects files, so give the globs of the files to search instead (to match a name that starts with \"!\", write \"\\!\")", i, g)
+		}
 		if _, err := CleanPath(strings.Trim(g, "/")); err != nil {
-			return err
+			// Said of the glob as given, not of the path CleanPath saw.
+			return errcode.New(errcode.Of(err), "pathGlobs[%d] %q: %s; a glob matches paths inside the repository, relative to its root", i, g, globWhy(err))
 		}
 		if problem := git.GlobProblem(g); problem != "" {
 			msg := fmt.Sprintf("pathGlobs[%d] %q can match no file: %s", i, g, problem)
@@ -79,4 +86,13 @@ func CleanPaths(param string, items []string) ([]string, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// globWhy is what CleanPath found wrong, without the path it quoted.
+func globWhy(err error) string {
+	msg := errcode.Message(err)
+	if _, rest, ok := strings.Cut(msg, "\" "); ok && strings.HasPrefix(msg, string(errcode.Of(err))+": path \"") {
+		return rest
+	}
+	return strings.TrimPrefix(msg, string(errcode.Of(err))+": ")
 }

@@ -33,6 +33,9 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 	headRef, merge := prefix+"head", prefix+"merge^1"
 	head, err := r.resolve(ctx, headRef)
 	if errors.Is(err, git.ErrMissing) {
+		if obj, ierr := r.Git.Info(ctx, prefix+"head"); ierr == nil && obj.Type != "commit" {
+			return nil, errcode.New(errcode.InvalidRef, "pull request #%d of %s is broken: %shead points at a %s, not a commit; the forge or whoever wrote the ref must fix it", index, r.FullName(), prefix, obj.Type)
+		}
 		headRef = "refs/merge-requests/" + n + "/head"
 		head, err = r.Git.CommitID(ctx, headRef)
 		merge = "" // GitLab keeps no merge ref: the base is the default branch

@@ -48,6 +48,10 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 	}
 	g := git.Open(env, gitDir, workTree)
 	g.ConfineReads(own...)
+	if err := checkRefStorage(ctx, g, gitDir); err != nil {
+		g.Close()
+		return nil, err
+	}
 	r := &Repository{Git: g, storeInTree: storeInWorkTree(store, workTree)}
 	switch {
 	case name != "":
@@ -221,4 +225,17 @@ func (s *Served) openFromSource(ctx context.Context, owner, name string) (*Repos
 // name as given, so the answer shows exactly what was wrong.
 func invalidName(owner, repo string) error {
 	return errcode.New(errcode.InvalidArgument, "%q is not a repository name: owner and repo are each 1 to 255 letters, digits, '-', '_' or '.' (not \".\" or \"..\")", owner+"/"+repo)
+}
+
+// checkRefStorage refuses at start a repository whose refs are in a
+// reftable (extensions.refStorage): git before 2.45 cannot read it, and
+// every call would say that "HEAD" does not name a commit.
+func checkRefStorage(ctx context.Context, g *git.Repo, gitDir string) error {
+	if st, err := os.Stat(filepath.Join(gitDir, "reftable")); err != nil || !st.IsDir() {
+		return nil
+	}
+	if _, err := g.CommitID(ctx, "HEAD"); err == nil {
+		return nil // this git reads it
+	}
+	return fmt.Errorf("%s keeps its refs in a reftable (extensions.refStorage = reftable), which git reads from version 2.45; the git on this host cannot read it: upgrade git to serve this repository", gitDir)
 }

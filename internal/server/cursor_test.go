@@ -377,7 +377,7 @@ func BenchmarkCursorPullRequestPart(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := pinnedPullRequest(ctx, rp, 7, &cur); err != nil {
+		if _, _, _, err := h.server.pullRequest(ctx, rp.Owner, rp.Name, 7, &cur); err != nil {
 			b.Fatal(err)
 		}
 	}

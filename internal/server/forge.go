@@ -88,7 +88,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
-		return textReply{}, pullNotFound(err, in.Owner, in.Repo, in.Index)
+		return textReply{}, b.diffNotFound(ctx, err, in.Owner, in.Repo, in.Index)
 	}
 	defer body.Close()
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
@@ -173,6 +173,20 @@ func pullNotFound(err error, owner, name string, index int) error {
 		return errcode.New(errcode.NotFound, "pull request #%d does not exist in %s/%s (or the token cannot see it)", index, owner, name)
 	}
 	return err
+}
+
+// diffNotFound tells a 404 on a pull request's .diff from a pull request
+// that does not exist: some forges (or proxies before them) serve the
+// pull request but not its diff.
+func (b forgeBackend) diffNotFound(ctx context.Context, err error, owner, name string, index int) error {
+	if errcode.Of(err) != errcode.NotFound {
+		return err
+	}
+	if _, perr := b.f.Pull(ctx, owner, name, index); perr != nil {
+		return pullNotFound(perr, owner, name, index)
+	}
+	return errcode.New(errcode.Unavailable, "the forge answered 404 Not Found for the diff of pull request #%d of %s/%s (pulls/%d.diff), though the pull request exists: "+
+		"this forge (or a proxy before it) does not serve pull request diffs; get_pull_request gives its base and head, and get_diff with them reads the diff from the mirror", index, owner, name, index)
 }
 
 // fileContent answers get_file_content from the forge's API: its own

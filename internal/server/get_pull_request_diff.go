@@ -124,7 +124,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
 		// them), and what the part's notes say.
-		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && len(part.Bare) == 0
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
 		switch {
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)

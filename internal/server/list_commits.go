@@ -134,6 +134,11 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 	if err != nil {
 		return reply[listCommitsOut]{}, err
 	}
+	for _, p := range paths { // a hidden file has no history here, as blame has none of it
+		if _, err := s.cfg.Policy.Check(p); err != nil {
+			return reply[listCommitsOut]{}, err
+		}
+	}
 	if in.Follow && len(paths) != 1 {
 		return reply[listCommitsOut]{}, errcode.New(errcode.InvalidArgument, "follow follows one file through its renames: give exactly one path in paths (%d given)", len(paths))
 	}

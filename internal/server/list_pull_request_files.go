@@ -303,7 +303,7 @@ func (b forgeBackend) forgePatchSizes(ctx context.Context, in listPullRequestFil
 	sizes := make([]*int64, len(list))
 	body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
 	if err != nil {
-		return nil, 0, pullNotFound(err, in.Owner, in.Repo, in.Index)
+		return nil, 0, b.diffNotFound(ctx, err, in.Owner, in.Repo, in.Index)
 	}
 	defer body.Close()
 	var total int64

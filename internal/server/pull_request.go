@@ -14,19 +14,21 @@ import (
 // pullRequest resolves owner/repo#index and the options of its diff: its
 // base and head come from the backend (below: the local refs, or the
 // forge's pull request). The commits cur pins (base, merge base and head)
-// are used instead, since those may have moved; cur is nil when the call
-// has no cursor.
+// are used instead while its head is the pull request's, since the base
+// branch may have moved on; cur is nil when the call has no cursor.
 func (s *Server) pullRequest(ctx context.Context, owner, name string, index int, cur *paging.Cursor) (*repo.Repository, *repo.PullRequest, git.DiffOptions, error) {
 	r, err := s.served.Get(ctx, owner, name, true)
 	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
+	now := func() (*repo.PullRequest, error) { return s.backend.pullRequest(ctx, r, index) }
 	var pr *repo.PullRequest
 	if cur != nil {
-		if pr, err = pinnedPullRequest(ctx, r, index, cur); err != nil {
-			return nil, nil, git.DiffOptions{}, err
-		}
-	} else if pr, err = s.backend.pullRequest(ctx, r, index); err != nil {
+		pr, err = pinnedPullRequest(ctx, r, cur, now)
+	} else {
+		pr, err = now()
+	}
+	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
 	return r, pr, git.DiffOptions{From: pr.MergeBase, To: pr.Head, Context: 3}, nil
@@ -34,8 +36,11 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 
 // pinnedPullRequest is the pull request as cur pinned it: three commits of
 // r, the second the merge base of the first and the third, as git computes
-// it (memoised: the first part computed the same pair's).
-func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *paging.Cursor) (*repo.PullRequest, error) {
+// it (memoised: the first part computed the same pairs); the third the
+// pull request's head now (a cursor that pinned any other head would show
+// another branch as the pull request), the first its base now or an
+// ancestor of it (the base branch may move on).
+func pinnedPullRequest(ctx context.Context, r *repo.Repository, cur *paging.Cursor, current func() (*repo.PullRequest, error)) (*repo.PullRequest, error) {
 	pins, err := paging.CheckPins(ctx, r, cur, 3)
 	if err != nil {
 		return nil, err
@@ -48,7 +53,26 @@ func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *
 	if mb != mergeBase {
 		return nil, paging.ErrCursor(fmt.Sprintf("pins %s as the merge base of %s and %s, which it is not", git.Short(mergeBase), git.Short(base), git.Short(head)))
 	}
-	return &repo.PullRequest{Index: index, Base: base, MergeBase: mergeBase, Head: head}, nil
+	now, err := current()
+	if gone := new(errcode.Error); errors.As(err, &gone) && gone.Code == errcode.NotFound {
+		return nil, errcode.New(errcode.NotFound, "%s; this cursor was made for its head %s: leave cursor out to start again", gone.Msg, git.Short(head))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if head != now.Head {
+		return nil, errcode.New(errcode.InvalidArgument, "the pull request moved: #%d's head is %s now, not %s as when this cursor was made; start over without cursor (leave cursor out)",
+			now.Index, git.Short(now.Head), git.Short(head))
+	}
+	if base != now.Base {
+		if mb, err := r.Git.MergeBase(ctx, base, now.Base); err != nil && !errors.Is(err, git.ErrNoMergeBase) {
+			return nil, err
+		} else if mb != base {
+			return nil, errcode.New(errcode.InvalidArgument, "the pull request moved: #%d's base %s is not %s or past it; start over without cursor (leave cursor out)",
+				now.Index, git.Short(now.Base), git.Short(base))
+		}
+	}
+	return &repo.PullRequest{Index: now.Index, Base: base, MergeBase: mergeBase, Head: head}, nil
 }
 
 // pullRequest finds a local pull request's base and head by
