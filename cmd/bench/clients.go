@@ -50,12 +50,18 @@ type clientDrain struct {
 	// MinFill is the least full part but the last: its result's bytes over
 	// the budget's, or its lines over the budget's when that is more (a
 	// part may be full by lines). nil with a single part.
-	MinFill       *float64 `json:"minFill"`
-	MaxReplyBytes int64    `json:"maxReplyBytes"`
-	MaxReplyLines int      `json:"maxReplyLines"`
-	WithinBudget  bool     `json:"withinBudget"` // every result within bytes and lines
-	Joined        bool     `json:"joinedIsGitsPatch"`
-	Met           bool     `json:"met"`
+	MinFill *float64 `json:"minFill"`
+	// UnderFilled is how many parts but the last are under the fill
+	// target; Framing is what a call costs over its share of the escaped
+	// diff, (ReplyBytes − E) ÷ Calls: header, next call, _meta.
+	UnderFilled   int     `json:"partsUnderFillTarget"`
+	Framing       float64 `json:"framingBytesPerCall"`
+	ResultBytes   []int64 `json:"resultBytes"` // each call's result as sent
+	MaxReplyBytes int64   `json:"maxReplyBytes"`
+	MaxReplyLines int     `json:"maxReplyLines"`
+	WithinBudget  bool    `json:"withinBudget"` // every result within bytes and lines
+	Joined        bool    `json:"joinedIsGitsPatch"`
+	Met           bool    `json:"met"`
 }
 
 // clientNames is one name of each known client, and unknownClient.
@@ -113,7 +119,7 @@ func (ru *runner) perClient(ctx context.Context, c benchCase, sp *spec, r *row) 
 		r.Clients = append(r.Clients, cd)
 		ru.logf("%s: as %s, %d calls, %.3f× E", c.label(), name, cd.Calls, cd.ReplyRatio)
 	}
-	r.Notes = fmt.Sprintf("%s; %d clients, each on a server of its own; the joined parts are git's patch for each", sp.note, len(r.Clients))
+	r.Notes = fmt.Sprintf("%s (E = %d bytes); %d clients, each on a server of its own; the joined parts are git's patch for each", sp.note, ds.escaped, len(r.Clients))
 	return nil
 }
 
@@ -121,7 +127,8 @@ func (ru *runner) perClient(ctx context.Context, c benchCase, sp *spec, r *row) 
 // the diff's bytes inside a JSON string.
 func judgeClient(dr *drained, escaped int64, b clients.Budget) *clientDrain {
 	cd := &clientDrain{BudgetBytes: b.Bytes, BudgetLines: b.Lines, Calls: dr.calls, ReplyBytes: dr.bytes,
-		ReplyRatio: float64(dr.bytes) / float64(escaped), MaxReplyBytes: dr.maxBytes, WithinBudget: true}
+		ReplyRatio: float64(dr.bytes) / float64(escaped), MaxReplyBytes: dr.maxBytes, WithinBudget: true,
+		Framing: float64(dr.bytes-escaped) / float64(dr.calls), ResultBytes: dr.sizes}
 	for i, n := range dr.sizes {
 		lines := dr.lines[i]
 		cd.MaxReplyLines = max(cd.MaxReplyLines, lines)
@@ -134,6 +141,9 @@ func judgeClient(dr *drained, escaped int64, b clients.Budget) *clientDrain {
 		fill := float64(n) / float64(b.Bytes)
 		if b.Lines > 0 {
 			fill = max(fill, float64(lines)/float64(b.Lines))
+		}
+		if fill < clientsFillTarget {
+			cd.UnderFilled++
 		}
 		if cd.MinFill == nil || fill < *cd.MinFill {
 			cd.MinFill = fptr(fill)
@@ -149,7 +159,9 @@ func judgeClient(dr *drained, escaped int64, b clients.Budget) *clientDrain {
 }
 
 // textLines is the lines of a result's text parts, as the server counts
-// them against a client's lines.
+// them against a client's lines (toolcall's resultLines). Counted here
+// again, not called: the bench checks the server's count, so it must not
+// share it.
 func textLines(res *mcp.CallToolResult) int {
 	n := 0
 	for _, c := range res.Content {
@@ -168,7 +180,7 @@ func writeClients(w io.Writer, rows []*row) {
 		}
 		fmt.Fprintf(w, "\nReplies sized to each client (issue 32): %s, drained as each client; E = git's patch JSON-escaped; the server's limit %d bytes\n\n", r.Case, replyLimit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "client\tbudget\tcalls\ttarget\treplies ÷ E\ttarget\tsmallest fill\tlargest result\twithin budget, joined = git\tmet?")
+		fmt.Fprintf(tw, "client\tbudget\tcalls\ttarget\treplies ÷ E\ttarget\tframing/call\tsmallest fill\tparts < %.0f%%\tlargest result\twithin budget, joined = git\tmet?\n", clientsFillTarget*100)
 		for _, cd := range r.Clients {
 			name := cd.Client
 			if !cd.Known {
@@ -186,10 +198,10 @@ func writeClients(w io.Writer, rows []*row) {
 			if cd.MinFill != nil {
 				fill = fmt.Sprintf("%.1f%%", *cd.MinFill*100)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.3f×\t%s\t%s\t%s bytes, %s lines\t%s\t%s\n", name, budget, cd.Calls, callsTarget, cd.ReplyRatio, ratioTarget,
-				fill, thousands(float64(cd.MaxReplyBytes)), thousands(float64(cd.MaxReplyLines)), yesNo(cd.WithinBudget && cd.Joined), yesNo(cd.Met))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.3f×\t%s\t%s\t%s\t%d\t%s bytes, %s lines\t%s\t%s\n", name, budget, cd.Calls, callsTarget, cd.ReplyRatio, ratioTarget,
+				thousands(cd.Framing), fill, cd.UnderFilled, thousands(float64(cd.MaxReplyBytes)), thousands(float64(cd.MaxReplyLines)), yesNo(cd.WithinBudget && cd.Joined), yesNo(cd.Met))
 		}
-		fmt.Fprintf(tw, "\t(budget: what the server sends the client, the result's JSON on the wire; fill: a part's result over its budget, by bytes or lines, the last part not counted; fill target ≥ %.0f%%)\n", clientsFillTarget*100)
+		fmt.Fprintf(tw, "\t(budget: what the server sends the client, the result's JSON on the wire; fill: a part's result over its budget, by bytes or lines, the last part not counted; framing: (replies − E) ÷ calls; fill target ≥ %.0f%%)\n", clientsFillTarget*100)
 		tw.Flush()
 	}
 }
