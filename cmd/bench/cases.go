@@ -48,7 +48,10 @@ type spec struct {
 	drain *drainSpec
 	// list makes a listing case: a listing followed to its end.
 	list *listDrainSpec
-	note string
+	// clients makes the clients case: the diff drained once as each
+	// client (clients.go).
+	clients *drainSpec
+	note    string
 }
 
 func (c benchCase) label() string { return c.tool + " " + c.name }
@@ -123,6 +126,16 @@ func generatedCases(calls int) []benchCase {
 		{tool: "get_diff", name: "paging main...feature (> 2 MB of patch): every part, through next calls", repo: repoPaging, target: pagingTarget(),
 			build: func(fx *fixture) (*spec, error) {
 				return drainDiffSpec(fx, map[string]any{"base": fx.base, "head": fx.head}, fx.scratch)
+			}},
+		// Replies sized to each client (issue 32): --only clients.
+		{tool: "get_pull_request_diff", name: "clients: PR #1 (> 2 MB of patch) drained as each known client and an unknown one", repo: repoPaging,
+			target: clientsTarget(), build: func(fx *fixture) (*spec, error) {
+				sp, err := drainDiffSpec(fx, map[string]any{"owner": benchOwner, "repo": benchRepo, "index": 1}, fx.scratch)
+				if err != nil {
+					return nil, err
+				}
+				sp.clients, sp.drain = sp.drain, nil
+				return sp, nil
 			}},
 		{tool: "get_pull_request", name: "paging PR #2 (700 commits): every part, through next calls", repo: repoPaging, target: listingTarget(2, 100_000), build: prCommitsSpec},
 		{tool: "list_pull_request_files", name: "PR #1 (3,550 files), limit=5000: every page, through next calls", repo: repoTree, target: listingTarget(5, 5*replyLimit), build: prFilesSpec},

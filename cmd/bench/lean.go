@@ -32,6 +32,9 @@ type leanClient struct {
 // byte (a newer version's results carry a resultType).
 const leanProtocolVersion = "2026-07-28"
 
+// startLean starts the server with leanClient as its client, named
+// benchClient as the go-sdk client's sessions are: its drains are held to
+// theirs, call for call.
 func startLean(ctx context.Context, bin, repoDir, logPath string, extra ...string) (*leanClient, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -52,7 +55,7 @@ func startLean(ctx context.Context, bin, repoDir, logPath string, extra ...strin
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	init := map[string]any{"protocolVersion": leanProtocolVersion, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "mcp-repo-tools-bench-lean", "version": "1"}}
+	init := map[string]any{"protocolVersion": leanProtocolVersion, "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": benchClient, "version": "1"}}
 	if _, err := c.request("initialize", init); err != nil {
 		c.close()
 		return nil, fmt.Errorf("initialize: %w", err)

@@ -7,12 +7,17 @@
 // The paging cases (issue 13) follow a large diff's next calls from its
 // first part to its last and hold the parts, joined, to git's patch. The
 // reviewer's cases (issue 14) list the tree, the last 100 commits and blame
-// 100 lines, against ls-tree, log and blame (reviewer.go).
+// 100 lines, against ls-tree, log and blame (reviewer.go). The clients case
+// (issue 32) drains the paging pull request under each known client's
+// name and an unknown one, each reply held to that client's budget
+// (clients.go); the other cases connect as Claude Code, whose budget is the
+// server's limit (benchClient).
 //
 //	go run ./cmd/bench [--rounds 5] [--only SUBSTRING] [--json bench-results.json]
 //	go run ./cmd/bench --repo PATH --base REV --head REV
 //	go run ./cmd/bench --only paging --server-log DIR   # each call's ms in DIR/paging.log
 //	go run ./cmd/bench --only reviewer --rounds 41      # issue 14's three cases
+//	go run ./cmd/bench --only clients                   # issue 32: the paging PR drained as each client
 //	go run ./cmd/bench --baseline main~3                # both builds, alternating, current/baseline per case
 package main
 
@@ -197,6 +202,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		o.rounds, gitVersion, runtime.Version(), runtime.NumCPU(), rep.LoadAvg[0], rep.LoadAvg[1])
 	writeTable(stdout, rows)
 	writePaging(stdout, rows)
+	writeClients(stdout, rows)
 	writeThroughput(stdout, rows)
 	if baseInfo != nil {
 		writeBaseline(stdout, baseInfo, rows)

@@ -87,6 +87,7 @@ func pagingTarget() *target {
 type drained struct {
 	parts    [][]byte
 	sizes    []int64 // each result as sent
+	lines    []int   // each result's lines of text (textLines)
 	each     []time.Duration
 	calls    int
 	bytes    int64 // results as sent
@@ -124,6 +125,7 @@ func drain(ctx context.Context, s caller, tool string, args map[string]any) (*dr
 		out.bytes += n
 		out.maxBytes = max(out.maxBytes, n)
 		out.sizes = append(out.sizes, n)
+		out.lines = append(out.lines, textLines(res))
 		text := firstText(res)
 		out.parts = append(out.parts, []byte(patchOf(text)))
 		out.text.WriteString(text)

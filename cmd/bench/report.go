@@ -54,6 +54,8 @@ type row struct {
 	Paging *pagingResult `json:"paging,omitempty"`
 	// Listing is a drained listing's figures (issue 23).
 	Listing *listingResult `json:"listing,omitempty"`
+	// Clients is the clients case's drains, one a client (issue 32).
+	Clients []*clientDrain `json:"clients,omitempty"`
 	// Baseline is the same case on the baseline's build (--baseline).
 	Baseline *baselineResult `json:"baseline,omitempty"`
 }

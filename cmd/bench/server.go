@@ -111,9 +111,25 @@ const (
 	benchRepo  = "repo"
 )
 
+// benchClient is the client name the bench's sessions give the server.
+// The server sizes each reply to the client that reads it (issue 32);
+// Claude Code is the client whose budget is the server's own limit
+// (--max-bytes, which it is told through anthropic/maxResultSizeChars), so
+// under this name the cases measure the server at replyLimit, as they did
+// before the server knew clients, and as a baseline build that knows none
+// sends. The clients case (clients.go) names each client in turn.
+const benchClient = "claude-code"
+
 // startServer starts `mcp-repo-tools serve` on repoDir (with extra flags),
-// its stderr going to logPath, and lists its tools.
+// its stderr going to logPath, connected as benchClient, and lists its
+// tools.
 func startServer(ctx context.Context, bin, repoDir, logPath string, extra ...string) (*session, error) {
+	return startServerAs(ctx, bin, repoDir, logPath, benchClient, extra...)
+}
+
+// startServerAs is startServer with name as the client's name
+// (clientInfo.name of initialize).
+func startServerAs(ctx context.Context, bin, repoDir, logPath, name string, extra ...string) (*session, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -121,7 +137,7 @@ func startServer(ctx context.Context, bin, repoDir, logPath string, extra ...str
 	defer logFile.Close() // the child has its own descriptor
 	cmd := exec.Command(bin, append([]string{"serve", "--repo", repoDir, "--name", benchOwner + "/" + benchRepo, "--log-level", "warn"}, extra...)...)
 	cmd.Stderr = logFile
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcp-repo-tools-bench", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
 	wire := &wireCounter{Transport: &mcp.CommandTransport{Command: cmd}}
 	cs, err := client.Connect(ctx, wire, nil)
 	if err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"strings"
+	"unicode"
 )
 
 // side is one build of the server on the repository at hand: the
@@ -19,6 +21,9 @@ type side struct {
 	fresh func() (*session, error)
 	// freshLean does the same with leanClient as the client.
 	freshLean func() (*leanClient, error)
+	// freshAs does the same with the go-sdk client named client (the
+	// clients case).
+	freshAs func(client string) (*session, error)
 }
 
 // startSide starts bin on dir with flags, and its twin with the sandbox
@@ -28,6 +33,9 @@ func startSide(ctx context.Context, bin, dir, logDir, prefix string, withSandbox
 	sd := &side{
 		fresh:     func() (*session, error) { return startServer(ctx, bin, dir, log("-fresh"), flags...) },
 		freshLean: func() (*leanClient, error) { return startLean(ctx, bin, dir, log("-lean"), flags...) },
+		freshAs: func(client string) (*session, error) {
+			return startServerAs(ctx, bin, dir, log("-as-"+fileWord(client)), client, flags...)
+		},
 	}
 	var err error
 	if sd.s, err = startServer(ctx, bin, dir, log(""), flags...); err != nil {
@@ -40,6 +48,17 @@ func startSide(ctx context.Context, bin, dir, logDir, prefix string, withSandbox
 		}
 	}
 	return sd, nil
+}
+
+// fileWord is s with every byte but letters and digits made '-', to be
+// part of a file's name.
+func fileWord(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '-'
+	}, s)
 }
 
 // close stops the side's servers.
