@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -451,4 +453,26 @@ func TestMaxBytesOneShowsEveryLine(t *testing.T) {
 		parts = append(parts, patchOf(tx))
 	}
 	checkJoined(t, parts, want)
+}
+
+// list_pull_request_files says about how many parts the whole diff takes at
+// the client's budget. The count is an estimate from the patch's bytes (its
+// JSON escapes are not counted): within a sixth of the drain here, whose
+// lines escape more than code's (quotes, tabs, markup in every line).
+func TestPullRequestFilesSayHowManyParts(t *testing.T) {
+	r := clientsRepo(t)
+	re := regexp.MustCompile(`the whole diff: about (\d+) parts of this client's ([\d,]+)-byte replies`)
+	for _, name := range []string{"claude-code", "codex-mcp-client", "an-unknown-client"} {
+		h := serveAs(t, r, name, nil)
+		m := re.FindStringSubmatch(h.ok("list_pull_request_files", prArgs(5)))
+		if m == nil {
+			t.Fatalf("%s: list_pull_request_files does not say how many parts the whole diff takes", name)
+		}
+		said, _ := strconv.Atoi(m[1])
+		got := len(drainResults(t, h, "get_pull_request_diff", prArgs(5)))
+		t.Logf("%s: said about %d parts of %s bytes, drained in %d", name, said, m[2], got)
+		if d := said - got; d > max(1, got/6) || -d > max(1, got/6) {
+			t.Errorf("%s: said about %d parts, the drain took %d", name, said, got)
+		}
+	}
 }

@@ -111,6 +111,9 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		o.HasMore = o.NextOffset != nil
 		var b strings.Builder
 		b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
+		if o.PatchBytes != nil && in.Offset == 0 {
+			b.WriteString("; " + diffParts(s.budget(ctx), *o.PatchBytes))
+		}
 		if n < o.TotalCount {
 			b.WriteString("; " + text.ShownRange(in.Offset, n, o.TotalCount, "file"))
 		}

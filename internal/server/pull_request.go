@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // pullRequest resolves owner/repo#index and the options of its diff: its
@@ -120,4 +121,24 @@ func (t *fileTally) add(name string, size int64, withSize bool) {
 // String lists what was kept, and how many files were not.
 func (t *fileTally) String() string {
 	return paging.FileList(t.names, t.sizes, t.count, t.room, listPullRequestFilesName)
+}
+
+// partFraming is about what a part of a pull request's diff takes besides
+// its patch: its first line, the next call in the text and in _meta (a
+// cursor twice), the envelope, the notes' room, a split file's header
+// lines again; measured at 8,000 bytes (TestPartsAreFullAndLight).
+const partFraming = 1150
+
+// diffParts says about how many replies get_pull_request_diff takes for a
+// whole diff of patch bytes at the call's budget b, so that an agent knows
+// what reading it whole costs: JSON escapes about a tenth more of code
+// (newlines, tabs, quotes), and parts are filled to about 97%.
+func diffParts(b paging.Budget, patch int64) string {
+	escaped := patch + patch/10
+	if escaped <= int64(b.MaxBytes-b.Envelope-paging.EnvelopeReserve-b.NoteRoom()) {
+		return "the whole diff fits one reply"
+	}
+	per := int64(max(b.MaxBytes-partFraming, b.MaxBytes/2)) * 97 / 100
+	n := (escaped + per - 1) / per
+	return fmt.Sprintf("the whole diff: about %d parts of this client's %s-byte replies", n, text.Thousands(b.MaxBytes))
 }
