@@ -34,7 +34,7 @@ func (s *Server) followRoots(opts *mcp.ServerOptions) {
 // handler holds up); calls made meanwhile wait for the answer.
 func (s *Server) askRoots(ss *mcp.ServerSession) {
 	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil && !p.Capabilities.Roots.ListChanged {
+	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
 		return // the client offers no roots
 	}
 	done := s.served.RootsPending()

@@ -230,7 +230,7 @@ func plainLine(b []byte) bool {
 			return false
 		}
 	}
-	return bytes.IndexAny(b, "\n\r\v\f") < 0 && !bytes.Contains(b, []byte("\u0085")) &&
+	return !bytes.ContainsAny(b, "\n\r\v\f") && !bytes.Contains(b, []byte("\u0085")) &&
 		!bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029"))
 }
 

@@ -18,7 +18,7 @@ func TestHiddenSetIsUnicodes(t *testing.T) {
 	dicp := 0
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		d := unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector) &&
-			!unicode.Is(unicode.White_Space, r) && !(r >= 0xFFF9 && r <= 0xFFFB) && !(r >= 0x13430 && r <= 0x13440) &&
+			!unicode.Is(unicode.White_Space, r) && (r < 0xFFF9 || r > 0xFFFB) && (r < 0x13430 || r > 0x13440) &&
 			!unicode.Is(unicode.Prepended_Concatenation_Mark, r)
 		if d {
 			dicp++
