@@ -3,24 +3,18 @@ package argcheck
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// SetInt gives an integer property its default and range; a hi of
-// math.MaxInt32 or more is no maximum worth stating in every tools/list.
+// SetInt gives an integer property its default and range.
 func SetInt(s *jsonschema.Schema, name string, def, lo, hi int) {
 	p := Prop(s, name)
 	if def != 0 {
 		p.Default = json.RawMessage(fmt.Sprint(def))
 	}
-	l := float64(lo)
-	p.Minimum = &l
-	if hi < math.MaxInt32 {
-		h := float64(hi)
-		p.Maximum = &h
-	}
+	l, h := float64(lo), float64(hi)
+	p.Minimum, p.Maximum = &l, &h
 }
 
 // SetDefault gives a property its default value.

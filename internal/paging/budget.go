@@ -98,7 +98,8 @@ func (b Budget) ReplySize(r Wirer) int {
 
 // NoteRoom is what a reply keeps free for its notes: NoteReserve, or a
 // 64th of a smaller budget, at least 128 bytes (a note is a line of about
-// 100), so that small replies are not a sixteenth empty.
+// 100), so that small replies are not a sixteenth empty. Notes may take
+// what a reply leaves besides, up to NoteReserve (internal/toolcall).
 func (b Budget) NoteRoom() int { return min(NoteReserve, max(b.MaxBytes/64, 128)) }
 
 // NoteLines is what a reply's line count keeps free for its notes: within

@@ -143,8 +143,13 @@ func SectionName(h diff.Header) string {
 
 // Request asks for one part of a diff.
 type Request struct {
-	Repo *repo.Repository
-	Opts git.DiffOptions
+	// FirstRoom is the room of the call's first read, when FitPart reads
+	// its part again in others: the part after each read is cut ahead in
+	// it (each in place of the last), the room the next call first asks
+	// with.
+	FirstRoom int
+	Repo      *repo.Repository
+	Opts      git.DiffOptions
 	// Only, when set, selects the changes to show (get_diff's paths, paired
 	// with the other side of a rename; get_pull_request_diff's file_path).
 	// The file list is then read without opts.Paths.
@@ -396,6 +401,9 @@ func (ds *Diffs) cachedPart(ctx context.Context, q Request, total int) (*Part, e
 	if part.Next != nil && run.covers(part.Next.Change) {
 		next := q
 		next.Start, next.Split = *part.Next, part.NextSplit
+		if q.FirstRoom > 0 {
+			next.Room = q.FirstRoom
+		}
 		run.cutAhead(next)
 	}
 	return part, nil

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -202,9 +203,11 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	}
 	room := roomAfter(preamble, out)
 	patchBytes := cur.Bytes // the whole patch's, counted by the part it starts in
+	firstRoom := 0
 	read := func(room int) (*paging.Part, error) {
+		firstRoom = cmp.Or(firstRoom, room)
 		part, err := s.diffs.ReadPart(ctx, paging.Request{Repo: r, Opts: opts, Start: start, Room: room, Hide: s.hiddenSection, Split: split,
-			CountRest: start == paging.Pos{} && patchBytes == 0})
+			CountRest: start == paging.Pos{} && patchBytes == 0, FirstRoom: firstRoom})
 		if err == nil && part.Counted != nil {
 			patchBytes = part.Counted.Bytes
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -167,8 +168,12 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		only = q.Only
 		return q
 	}
+	firstRoom := 0
 	read := func(room int) (*paging.Part, error) {
-		part, err := s.diffs.ReadPart(ctx, request(room))
+		firstRoom = cmp.Or(firstRoom, room)
+		q := request(room)
+		q.FirstRoom = firstRoom
+		part, err := s.diffs.ReadPart(ctx, q)
 		if err == nil && part.Counted != nil {
 			patchBytes = part.Counted.Bytes
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -135,8 +136,10 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 			size = part.Counted.Bytes
 		}
 	}
+	firstRoom := 0
 	read := func(room int) (*paging.Part, error) {
-		q.Room = room
+		firstRoom = cmp.Or(firstRoom, room)
+		q.Room, q.FirstRoom = room, firstRoom
 		q.Only = selection()
 		return s.diffs.ReadPart(ctx, q)
 	}

@@ -73,9 +73,10 @@ func TestGetPullRequestLocal(t *testing.T) {
 		t.Fatalf("a local pull request has no forge fields: %+v", out)
 	}
 	// The text: list_pull_request_files' header first (but the patch's
-	// size, which only the file list reads), then the commits.
+	// size and the parts it takes, which only the file list reads), then
+	// the commits.
 	files := h.ok("list_pull_request_files", prArgs(7))
-	listed := regexp.MustCompile(`, \d+ bytes of patch`).ReplaceAllString(strings.SplitN(files, "\n", 2)[0], "")
+	listed := regexp.MustCompile(`, \d+ bytes of patch|; the whole diff [^;]*`).ReplaceAllString(strings.SplitN(files, "\n", 2)[0], "")
 	if first := strings.SplitN(text, "\n", 2)[0]; first != listed {
 		t.Fatalf("first line %q, list_pull_request_files says %q", first, listed)
 	}

@@ -43,7 +43,7 @@ var listChangedFilesTool = defineTool(toolSpec{
 	Name:  "list_changed_files",
 	Title: "List changed files",
 	Description: "List the files changed between two commits, selected as by get_diff (base, head, mode, paths), without patches: status, path, lines added and deleted, test and generated marks. " +
-		"Use it to pick what get_diff should show; list_pull_request_files for a pull request. Policy-hidden files show name and status only.",
+		"Use it to pick what get_diff should show; list_pull_request_files for a pull request.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "head", "HEAD")
 		argcheck.SetDefault(in, "mode", modeMergeBase)

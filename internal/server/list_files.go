@@ -59,7 +59,7 @@ var listFilesTool = defineTool(toolSpec{
 	Name:  "list_files",
 	Title: "List files",
 	Description: "List a directory's entries at a ref (path, type, size); recursive or pathGlobs list all below. " +
-		"Use it to find files by name; search_code finds text, read_file reads a file. Policy-hidden secrets are never listed.",
+		"Use it to find files by name; search_code finds text, read_file reads a file.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.Prop(in, "pathGlobs").MaxItems = ptr(maxGlobs)
 		argcheck.SetInt(in, "offset", 0, 0, 1<<31-1)

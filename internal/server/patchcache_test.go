@@ -111,7 +111,9 @@ func TestPatchCacheGivesWhatGitGives(t *testing.T) {
 			// parts come from the run depends on how far the fill got
 			// before the next call (none, seen on a loaded machine); the
 			// other cases hold the cache to being used.
-			if (!c.larger && hits == 0) || (c.larger && hits >= int64(calls-1)) {
+			// A hit is a read: FitPart reads a part again to fill it, so a
+			// part may be several.
+			if (!c.larger && hits == 0) || (c.larger && hits >= int64(2*calls)) {
 				t.Errorf("%d parts, %d cut from the cache", calls, hits)
 			}
 			// A part cut from a run has the next one cut ahead, from the

@@ -60,8 +60,8 @@ var searchCodeTool = defineTool(toolSpec{
 	Name:  "search_code",
 	Title: "Search code",
 	Description: "Search file contents with git grep: a fixed string (case-insensitive by default) or POSIX extended regex; each match's path, line and text. " +
-		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files. " +
-		"Narrow with pathGlobs or the query." + partialNext,
+		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files." +
+		partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "maxResults", 100, 1, 500)
 		argcheck.SetInt(in, "contextLines", 0, 0, 5)

@@ -132,7 +132,7 @@ func TestSearchCodeTruncation(t *testing.T) {
 
 	var out searchCodeOut
 	text := h.structured("search_code", searchArgs("common", "ref", "main", "maxResults", 10), &out)
-	if len(out.Matches) != 10 || !out.Truncated || !strings.Contains(text, "more exist") || !strings.Contains(text, "pathGlobs") {
+	if len(out.Matches) != 10 || !out.Truncated || !strings.Contains(text, "more follow") || !strings.Contains(text, "pathGlobs") || out.Next == nil {
 		t.Fatalf("%d matches, truncated %v\n%s", len(out.Matches), out.Truncated, text)
 	}
 	// maxResults 500 of long context does not fit 8 KiB: cut to what fits, still truncated.

@@ -86,6 +86,10 @@ func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.
 	}
 	ctx, remarks := notes.With(ctx)
 	if l, ok := any(in).(interface{ ReplyBytes() int }); ok {
+		if l.ReplyBytes() < 0 {
+			err := errcode.New(errcode.InvalidArgument, "maxBytes must be 0 (the client's budget) or more (got %d)", l.ReplyBytes())
+			return c.errorResult(b, err), err
+		}
 		b = narrow(ctx, b, l.ReplyBytes())
 	}
 	ctx = paging.WithBudget(ctx, b)
@@ -116,7 +120,12 @@ func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.
 		// A note can explain an error (a ref missing from a stale mirror).
 		return c.errorResult(b, err, remarks.All()...), err
 	}
-	r.Text += renderNotes(remarks.All(), b.NoteRoom())
+	if all := remarks.All(); len(all) > 0 {
+		// The room kept for notes, or what the reply leaves, up to
+		// NoteReserve.
+		room := max(b.NoteRoom(), min(b.MaxBytes-c.ResultSize(c.Result(r))-paging.EnvelopeReserve, paging.NoteReserve))
+		r.Text += renderNotes(all, room)
+	}
 	res := c.Result(r)
 	limit := b.Widened()
 	if n, lines := c.ResultSize(res), resultLines(res); n > limit.MaxBytes || limit.MaxLines > 0 && lines > limit.MaxLines {
