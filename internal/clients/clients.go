@@ -109,22 +109,10 @@ func NewTable(maxBytes int, overrides map[string]int) *Table {
 	return &Table{maxBytes: maxBytes, overrides: overrides}
 }
 
-// Everyone is a table that gives every client maxBytes: a server built
-// without client rules (tests of the tools at a given limit).
-func Everyone(maxBytes int) *Table {
-	return &Table{maxBytes: maxBytes, overrides: map[string]int{"*": maxBytes}}
-}
-
-// MaxBytes is the server's own limit (--max-bytes).
-func (t *Table) MaxBytes() int { return t.maxBytes }
-
 // For is the budget of the client called name.
 func (t *Table) For(name string) Budget {
 	if n, ok := t.overrides[name]; ok {
 		return Budget{Client: name, Bytes: min(n, t.maxBytes), Why: fmt.Sprintf("--client-limit %s=%d", name, n)}
-	}
-	if n, ok := t.overrides["*"]; ok {
-		return Budget{Client: name, Bytes: min(n, t.maxBytes), Why: "the server's limit"}
 	}
 	r, ok := Lookup(name)
 	if !ok {

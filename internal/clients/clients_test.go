@@ -1,0 +1,54 @@
+package clients
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each client's budget is its rule within the server's limit; the
+// operator's limit replaces a rule, known or not; any other name gets what
+// every known client passes whole.
+func TestBudgets(t *testing.T) {
+	tbl := NewTable(65536, map[string]int{"codex-mcp-client": 44000, "cursor-vscode": 30000, "claude-code": 100000})
+	for _, c := range []struct {
+		name         string
+		bytes, lines int
+	}{
+		{"claude-code", 65536, 0}, // an operator's limit stays within --max-bytes
+		{"codex-mcp-client", 44000, 0},
+		{"Visual Studio Code", 8192, 0},
+		{"Visual Studio Code - Insiders", 8192, 0},
+		{"opencode", 51200, 2000},
+		{"goose-cli", 65536, 0},
+		{"Zed", 65536, 0},
+		{CommandLine, 65536, 0},
+		{"cursor-vscode", 30000, 0},
+		{"windsurf-client", 8000, 2000},
+		{"", 8000, 2000},
+	} {
+		if b := tbl.For(c.name); b.Bytes != c.bytes || b.Lines != c.lines {
+			t.Errorf("%q: %d bytes, %d lines; want %d, %d", c.name, b.Bytes, b.Lines, c.bytes, c.lines)
+		}
+	}
+	// No budget is more than the smallest known client passes, for one
+	// the server does not know.
+	for _, r := range Known {
+		if r.Bytes > 0 && r.Bytes < Unknown.Bytes {
+			t.Errorf("%v passes %d bytes, less than an unknown client is sent", r.Names, r.Bytes)
+		}
+	}
+}
+
+func TestFromUserAgentAndParseLimit(t *testing.T) {
+	if got := FromUserAgent("codex-mcp-client/0.98.0 (Linux; x86_64)"); got != "codex-mcp-client" {
+		t.Errorf("FromUserAgent: %q", got)
+	}
+	if name, n, err := ParseLimit("Visual Studio Code=9000"); err != nil || name != "Visual Studio Code" || n != 9000 {
+		t.Errorf("ParseLimit: %q %d %v", name, n, err)
+	}
+	for _, bad := range []string{"codex", "=9000", "codex=", "codex=-1", "codex=x"} {
+		if _, _, err := ParseLimit(bad); err == nil || !strings.Contains(err.Error(), "--client-limit") {
+			t.Errorf("ParseLimit(%q): %v", bad, err)
+		}
+	}
+}
