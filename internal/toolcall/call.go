@@ -86,11 +86,9 @@ func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.
 	}
 	ctx, remarks := notes.With(ctx)
 	if l, ok := any(in).(interface{ ReplyBytes() int }); ok {
-		if l.ReplyBytes() < 0 {
-			err := errcode.New(errcode.InvalidArgument, "maxBytes must be 0 (the client's budget) or more (got %d)", l.ReplyBytes())
+		if b, err = narrow(ctx, b, l.ReplyBytes()); err != nil {
 			return c.errorResult(b, err), err
 		}
-		b = narrow(ctx, b, l.ReplyBytes())
 	}
 	ctx = paging.WithBudget(ctx, b)
 	if c.Timeout > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
@@ -53,7 +54,9 @@ func (c *Calls) Declared(req mcp.Request) bool {
 }
 
 // BudgetFor is the budget of the client that sent req, logged the first
-// time that client calls.
+// time that client calls. Clients are told apart as the table knows them
+// (every unknown name is one), so that names a client makes up cannot grow
+// what is kept.
 func (c *Calls) BudgetFor(req *mcp.CallToolRequest) paging.Budget {
 	b := c.Budget
 	b.Ceiling = b.MaxBytes
@@ -63,12 +66,13 @@ func (c *Calls) BudgetFor(req *mcp.CallToolRequest) paging.Budget {
 	name := ClientName(req)
 	cb := c.Clients.For(name)
 	b.MaxBytes, b.MaxLines, b.Ceiling = cb.Bytes, cb.Lines, cb.Bytes
-	if _, seen := c.logged.LoadOrStore(name, true); !seen {
+	if _, seen := c.logged.LoadOrStore(cb.Client, true); !seen {
 		level := slog.LevelInfo
 		if name == clients.CommandLine {
 			level = slog.LevelDebug // the call command: no client to tell of
 		}
-		c.Logger.Log(context.Background(), level, "client budget", "client", name, "known", cb.Client != "", "bytes", cb.Bytes, "lines", cb.Lines, "why", cb.Why)
+		shown, _ := text.CutUTF8(name, 100) // a client's own text
+		c.Logger.Log(context.Background(), level, "client budget", "client", shown, "known", cb.Client != "", "bytes", cb.Bytes, "lines", cb.Lines, "why", cb.Why)
 	}
 	return b
 }
@@ -78,13 +82,16 @@ func (c *Calls) BudgetFor(req *mcp.CallToolRequest) paging.Budget {
 const MinReplyBytes = 2048
 
 // narrow is budget b for a call that asked for at most maxBytes (0: not
-// asked): within the client's budget, at least MinReplyBytes, the reply
-// told of either change. Its Ceiling stays the client's budget, so an item
-// larger than maxBytes still comes whole in a part of its own.
-func narrow(ctx context.Context, b paging.Budget, maxBytes int) paging.Budget {
+// asked; less is refused): within the client's budget, at least
+// MinReplyBytes, the reply told of either change. Its Ceiling stays the
+// client's budget, so an item larger than maxBytes still comes whole in a
+// part of its own.
+func narrow(ctx context.Context, b paging.Budget, maxBytes int) (paging.Budget, error) {
 	switch {
-	case maxBytes <= 0:
-		return b
+	case maxBytes < 0:
+		return b, errcode.New(errcode.InvalidArgument, "maxBytes must be 0 (the client's budget) or more (got %d)", maxBytes)
+	case maxBytes == 0:
+		return b, nil
 	case maxBytes < MinReplyBytes:
 		notes.Add(ctx, fmt.Sprintf("maxBytes %d is less than a reply needs: raised to %s", maxBytes, bytesWord(MinReplyBytes)))
 		maxBytes = MinReplyBytes
@@ -92,7 +99,7 @@ func narrow(ctx context.Context, b paging.Budget, maxBytes int) paging.Budget {
 		notes.Add(ctx, fmt.Sprintf("maxBytes %d is more than this client is sent whole in one reply: %s used", maxBytes, bytesWord(b.MaxBytes)))
 	}
 	b.MaxBytes = min(maxBytes, b.MaxBytes)
-	return b
+	return b, nil
 }
 
 // bytesWord is n bytes in words: "2,048 bytes".
