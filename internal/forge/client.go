@@ -361,6 +361,7 @@ type Pull struct {
 	} `json:"head"`
 	Base struct {
 		SHA string `json:"sha"`
+		Ref string `json:"ref"` // the base branch's name
 	} `json:"base"`
 	MergeBase string `json:"merge_base"`
 }

@@ -375,7 +375,7 @@ func (b *stampBuilder) ref(dirs []string, ref string, depth int) (idLen int) {
 			continue
 		}
 		target = strings.TrimLeft(target, " \t\n\r")
-		if !plainRefName(target) {
+		if !PlainRefName(target) {
 			b.failed = true // git may read it in a way this does not follow
 			return 0
 		}
@@ -416,7 +416,7 @@ func (b *stampBuilder) local() bool {
 // only. An all-hex name may be read as an object id, and "...-g<hex>" as
 // describe output, when no ref has it: such an answer depends on objects.
 func cacheableName(name string) bool {
-	if !plainRefName(name) || (len(name) >= 4 && isHex(name)) {
+	if !PlainRefName(name) || (len(name) >= 4 && isHex(name)) {
 		return false
 	}
 	if i := strings.LastIndex(name, "-g"); i >= 0 && len(name) > i+2 && isHex(name[i+2:]) {
@@ -425,10 +425,10 @@ func cacheableName(name string) bool {
 	return true
 }
 
-// plainRefName: name is a ref name by git's rules (roughly, and stricter:
+// PlainRefName reports whether name is a ref name by git's rules (roughly, and stricter:
 // only [A-Za-z0-9._/-]), and git's files backend keeps it at
 // <dir>/<name>. Names under worktrees/ and main-worktree/ live elsewhere.
-func plainRefName(name string) bool {
+func PlainRefName(name string) bool {
 	if name == "" || name[0] == '-' || strings.Contains(name, "..") ||
 		strings.HasPrefix(name, "worktrees/") || strings.HasPrefix(name, "main-worktree/") {
 		return false

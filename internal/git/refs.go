@@ -67,7 +67,7 @@ func (r *Repo) refLeavingStore(rev string) *FileError {
 	inStore := func(p string) bool {
 		return slices.ContainsFunc(st.Dirs(), func(d string) bool { return Within(d, p) })
 	}
-	for depth := 0; depth < maxSymrefDepth && plainRefName(name); depth++ {
+	for depth := 0; depth < maxSymrefDepth && PlainRefName(name); depth++ {
 		next := ""
 		for _, rule := range refRules {
 			rel := strings.Replace(rule, "%s", name, 1)

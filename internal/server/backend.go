@@ -35,6 +35,16 @@ type backend interface {
 	// pull_request.go): locally from its refs, in forge mode from the
 	// forge's pull request.
 	pullRequest(ctx context.Context, r *repo.Repository, index int) (*repo.PullRequest, error)
+	// pullTips is a pull request's base and head as the backend gives them
+	// now, not yet looked up in r: a cursor's pins are checked against
+	// them even while a mirror has not fetched a base that just moved.
+	pullTips(ctx context.Context, r *repo.Repository, index int) (pullTips, error)
+}
+
+// pullTips: a pull request's base and head commits (full ids) and, where
+// the forge names it, its base branch.
+type pullTips struct {
+	base, head, baseBranch string
 }
 
 // localBackend answers from the served repositories.

@@ -183,7 +183,7 @@ func TestGiteaReviewContext(t *testing.T) {
 		text := h.structured("get_pull_request", pr(), &out)
 		if out.Reviews == nil || out.Reviews.Approved != 1 || out.Reviews.ChangesRequested != 1 || out.Reviews.Unresolved != 2 ||
 			out.Checks == nil || out.Checks.State != "failure" || out.Checks.Failing != 1 || out.Checks.Total != 2 ||
-			!strings.Contains(text, "Reviews: 1 approved, 1 changes requested, 3 threads, 2 unresolved: list_pull_request_reviews") ||
+			!strings.Contains(text, "Reviews: 1 changes requested (by bob), 2 unresolved of 3 threads; 1 approved; 3 reviews. Unresolved threads: list_pull_request_reviews {") ||
 			!strings.Contains(text, "Checks: failure, 1 failing of 2: get_commit_status") {
 			t.Fatalf("reviews %+v, checks %+v:\n%s", out.Reviews, out.Checks, text)
 		}

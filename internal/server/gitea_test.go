@@ -141,9 +141,9 @@ func TestGitea(t *testing.T) {
 			t.Fatalf("%+v\nthe forge says %+v", out, forge)
 		}
 		// The same first line as list_pull_request_files', which also
-		// gives the patch's size.
+		// gives the patch's size and how many parts the diff takes.
 		files := h.ok("list_pull_request_files", prArgs(pr))
-		filesFirst := regexp.MustCompile(`, \d+ bytes of patch`).ReplaceAllString(strings.SplitN(files, "\n", 2)[0], "")
+		filesFirst := regexp.MustCompile(`, \d+ bytes of patch|; the whole diff .*$`).ReplaceAllString(strings.SplitN(files, "\n", 2)[0], "")
 		if first := strings.SplitN(text, "\n", 2)[0]; first != filesFirst {
 			t.Fatalf("first line %q, list_pull_request_files says %q", first, strings.SplitN(files, "\n", 2)[0])
 		}

@@ -22,12 +22,11 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
 	}
-	now := func() (*repo.PullRequest, error) { return s.backend.pullRequest(ctx, r, index) }
 	var pr *repo.PullRequest
 	if cur != nil {
-		pr, err = pinnedPullRequest(ctx, r, cur, now)
+		pr, err = pinnedPullRequest(ctx, r, index, cur, func() (pullTips, error) { return s.backend.pullTips(ctx, r, index) })
 	} else {
-		pr, err = now()
+		pr, err = s.backend.pullRequest(ctx, r, index)
 	}
 	if err != nil {
 		return nil, nil, git.DiffOptions{}, err
@@ -40,8 +39,9 @@ func (s *Server) pullRequest(ctx context.Context, owner, name string, index int,
 // it (memoised: the first part computed the same pairs); the third the
 // pull request's head now (a cursor that pinned any other head would show
 // another branch as the pull request), the first its base now or an
-// ancestor of it (the base branch may move on).
-func pinnedPullRequest(ctx context.Context, r *repo.Repository, cur *paging.Cursor, current func() (*repo.PullRequest, error)) (*repo.PullRequest, error) {
+// ancestor of it (the base branch may move on; while a mirror has not
+// fetched the new base, an ancestor of its copy of the base branch).
+func pinnedPullRequest(ctx context.Context, r *repo.Repository, index int, cur *paging.Cursor, current func() (pullTips, error)) (*repo.PullRequest, error) {
 	pins, err := paging.CheckPins(ctx, r, cur, 3)
 	if err != nil {
 		return nil, err
@@ -61,19 +61,23 @@ func pinnedPullRequest(ctx context.Context, r *repo.Repository, cur *paging.Curs
 	if err != nil {
 		return nil, err
 	}
-	if head != now.Head {
+	if head != now.head {
 		return nil, errcode.New(errcode.InvalidArgument, "the pull request moved: #%d's head is %s now, not %s as when this cursor was made; start over without cursor (leave cursor out)",
-			now.Index, git.Short(now.Head), git.Short(head))
+			index, git.Short(now.head), git.Short(head))
 	}
-	if base != now.Base {
-		if mb, err := r.Git.MergeBase(ctx, base, now.Base); err != nil && !errors.Is(err, git.ErrNoMergeBase) {
+	if base != now.base {
+		past := now.base
+		if _, err := r.Git.Info(ctx, past); errors.Is(err, git.ErrMissing) && now.baseBranch != "" {
+			past = "refs/heads/" + now.baseBranch // the mirror's copy, until it fetches the new base
+		}
+		if mb, err := r.Git.MergeBase(ctx, base, past); err != nil && !errors.Is(err, git.ErrNoMergeBase) {
 			return nil, err
 		} else if mb != base {
 			return nil, errcode.New(errcode.InvalidArgument, "the pull request moved: #%d's base %s is not %s or past it; start over without cursor (leave cursor out)",
-				now.Index, git.Short(now.Base), git.Short(base))
+				index, git.Short(now.base), git.Short(base))
 		}
 	}
-	return &repo.PullRequest{Index: now.Index, Base: base, MergeBase: mergeBase, Head: head}, nil
+	return &repo.PullRequest{Index: index, Base: base, MergeBase: mergeBase, Head: head}, nil
 }
 
 // pullRequest finds a local pull request's base and head by
@@ -83,19 +87,38 @@ func (b localBackend) pullRequest(ctx context.Context, r *repo.Repository, index
 	return r.PullRequest(ctx, index)
 }
 
+func (b localBackend) pullTips(ctx context.Context, r *repo.Repository, index int) (pullTips, error) {
+	pr, err := r.PullRequest(ctx, index)
+	if err != nil {
+		return pullTips{}, err
+	}
+	return pullTips{base: pr.Base, head: pr.Head}, nil
+}
+
 // pullRequest takes a forge's pull request's base and head from the forge:
 // its base is the commit of the forge's base branch, which need not be the
 // mirror's default branch. Both commits are read in the mirror (fetched when
 // it lacks them), where git computes the merge base.
 func (b forgeBackend) pullRequest(ctx context.Context, r *repo.Repository, index int) (*repo.PullRequest, error) {
+	tips, err := b.pullTips(ctx, r, index)
+	if err != nil {
+		return nil, err
+	}
+	return r.PullRequestAt(ctx, index, tips.base, tips.head)
+}
+
+func (b forgeBackend) pullTips(ctx context.Context, r *repo.Repository, index int) (pullTips, error) {
 	p, err := b.f.Pull(ctx, r.Owner, r.Name, index)
 	if err != nil {
-		return nil, pullNotFound(err, r.Owner, r.Name, index)
+		return pullTips{}, pullNotFound(err, r.Owner, r.Name, index)
 	}
 	if !git.IsObjectID(p.Base.SHA) || !git.IsObjectID(p.Head.SHA) {
-		return nil, errcode.New(errcode.Unavailable, "the forge gives no base or head commit for pull request #%d of %s (its base branch may be gone)", index, r.FullName())
+		return pullTips{}, errcode.New(errcode.Unavailable, "the forge gives no base or head commit for pull request #%d of %s (its base branch may be gone)", index, r.FullName())
 	}
-	return r.PullRequestAt(ctx, index, p.Base.SHA, p.Head.SHA)
+	if !git.PlainRefName(p.Base.Ref) {
+		p.Base.Ref = "" // untrusted: not a name to read a ref by
+	}
+	return pullTips{base: p.Base.SHA, head: p.Head.SHA, baseBranch: p.Base.Ref}, nil
 }
 
 // fileTally counts a diff's files as they stream by and keeps as many of
