@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 )
 
 // GrepOptions is one search.
@@ -16,7 +18,7 @@ type GrepOptions struct {
 	Regex         bool     // POSIX extended regex; else a fixed string
 	CaseSensitive bool     //
 	Rev           string   // a full commit id; "" searches the work tree
-	Globs         []string // include only the paths these patterns select, read as .gitignore lines (TranslateGlob)
+	Globs         []string // include only the paths these patterns select, read as .gitignore lines (globs.Translate)
 	Exclude       []string // never search paths matching these globs (case-insensitive)
 	// MaxFileBytes skips files larger than this many bytes (0: none): git
 	// grep holds a whole file in memory, whatever its size.
@@ -132,7 +134,7 @@ func (r *Repo) grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 		// commit id, never a caller's text.
 		c.rev(o.Rev)
 	}
-	c.pathspecs(":(glob)", TranslateGlobs(o.Globs)...).
+	c.pathspecs(":(glob)", globs.TranslateAll(o.Globs)...).
 		pathspecs(":(exclude,glob,icase)", o.Exclude...).
 		pathspecs(":(exclude,literal)", skip...)
 	prefix := ""
@@ -228,12 +230,12 @@ func readField(br *bufio.Reader, delim byte, limit int, buf []byte) (field []byt
 // grepSkips lists the files over MaxFileBytes that git grep must not read,
 // and counts those it would have read (those matching the globs, not
 // excluded). Every large file is skipped when the list fits on the command
-// line; else only those the globs select, as globMatcher tells as git would.
+// line; else only those the globs select, as globs.Compile tells as git would.
 func (r *Repo) grepSkips(ctx context.Context, o GrepOptions, large []string) (skip []string, counted int, err error) {
 	if o.MaxFileBytes <= 0 || len(large) == 0 {
 		return nil, 0, nil
 	}
-	include, exclude := globMatcher(TranslateGlobs(o.Globs), false), globMatcher(o.Exclude, true)
+	include, exclude := globs.Compile(globs.TranslateAll(o.Globs), false), globs.Compile(o.Exclude, true)
 	var selected []string
 	for i, p := range large {
 		// A tree can name one large blob under thousands of long

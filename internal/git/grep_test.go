@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -69,7 +70,7 @@ func TestGlobMatcher(t *testing.T) {
 		{"?.txt", "new\nline.txt", false},
 		{"**", "new\nline.txt", true},
 	} {
-		if got := globMatcher([]string{c.glob}, false).MatchString(c.path); got != c.want {
+		if got := globs.Compile([]string{c.glob}, false).MatchString(c.path); got != c.want {
 			t.Errorf("%q ~ %q = %v, want %v", c.glob, c.path, got, c.want)
 		}
 	}
@@ -173,7 +174,7 @@ func BenchmarkExcludeLongPath(b *testing.B) {
 		"*.tfstate", "*.tfstate.*", "id_[dr]sa", "id_[dr]sa*[^b]", "id_ecdsa*[^b]", "id_ed25519*[^b]", ".ssh", ".aws"} {
 		exclude = append(exclude, "**/"+name, "**/"+name+"/**")
 	}
-	m := globMatcher(exclude, true)
+	m := globs.Compile(exclude, true)
 	path := strings.Repeat(strings.Repeat("x", 199)+"/", 4) + "f00001"
 	for b.Loop() {
 		m.MatchString(path)

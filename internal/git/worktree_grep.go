@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 )
 
 // A work-tree search never lets git read the work tree by name: git would
@@ -146,7 +148,7 @@ func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (lar
 // whether a file the search reads differs from its blob (or could not be
 // read, and must not be searched as its blob either).
 func (r *Repo) copyChanged(ctx context.Context, s *SearchedFiles, changed []*indexEntry, o GrepOptions) (large []string, differ bool, err error) {
-	include, exclude := globMatcher(TranslateGlobs(o.Globs), false), globMatcher(o.Exclude, true)
+	include, exclude := globs.Compile(globs.TranslateAll(o.Globs), false), globs.Compile(o.Exclude, true)
 	store := r.storeInWorkTree()
 	storeIDs := r.storeIDs(store)
 	wt, err := os.Open(r.workTree)

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 )
 
 // Limits on a pathGlobs entry. git's wildmatch backtracks: each "*" more in
@@ -22,12 +22,12 @@ const (
 // CheckGlobs refuses globs that cannot be what their writer means or whose
 // matching could take git seconds per path: over maxGlobLen bytes, empty,
 // with control characters or a ".." segment (CleanPath's checks; a
-// leading "/" anchors a glob at the root, see git.TranslateGlob), with what
+// leading "/" anchors a glob at the root, see globs.Translate), with what
 // makes a glob match nothing (an unclosed "[", which git would take as a
 // literal name; an unknown "[:class:]"; a trailing "\"), or with too many
 // wildcards.
-func CheckGlobs(globs []string) error {
-	for i, g := range globs {
+func CheckGlobs(patterns []string) error {
+	for i, g := range patterns {
 		if len(g) > maxGlobLen {
 			return errcode.New(errcode.InvalidArgument, "pathGlobs[%d] is %d bytes long; the limit is %d", i, len(g), maxGlobLen)
 		}
@@ -44,7 +44,7 @@ func CheckGlobs(globs []string) error {
 			// Said of the glob as given, not of the path CleanPath saw.
 			return errcode.New(errcode.Of(err), "pathGlobs[%d] %q: %s; a glob matches paths inside the repository, relative to its root", i, g, globWhy(err))
 		}
-		if problem := git.GlobProblem(g); problem != "" {
+		if problem := globs.Problem(g); problem != "" {
 			msg := fmt.Sprintf("pathGlobs[%d] %q can match no file: %s", i, g, problem)
 			if strings.Contains(problem, "not closed") {
 				msg += `; to match a "[" itself, write "\["`

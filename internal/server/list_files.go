@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -97,7 +98,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 	}
 
 	recursive := in.Recursive || len(in.PathGlobs) > 0
-	selects := git.GlobFilter(in.PathGlobs)
+	selects := globs.Filter(in.PathGlobs)
 	end := in.Offset + in.Limit // entries before end are read; one more tells that more follow
 	var kept []git.TreeEntry
 	seen, more := 0, false

@@ -10,7 +10,7 @@ import (
 )
 
 // Issue 14, item 7: search_code's pathGlobs read as .gitignore reads them
-// (git.TranslateGlob; that git agrees is held in internal/git), what
+// (globs.Translate; that git agrees is held in internal/globs), what
 // checkGlobs refuses, and what a reply without matches says about them.
 
 func globSearchRepo(t *testing.T) (*testrepo.Repo, string) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
@@ -286,9 +287,9 @@ func TestListFilesNames(t *testing.T) {
 	sameEntries(t, "dír with space/", got, gitTree(t, r2, c2, "dír with space", false))
 }
 
-// The paths git selects with the globs' pathspecs (git.TranslateGlob),
+// The paths git selects with the globs' pathspecs (globs.Translate),
 // less secrets: the oracle for glob.
-func gitGlob(t *testing.T, r *testrepo.Repo, commit string, globs ...string) []string {
+func gitGlob(t *testing.T, r *testrepo.Repo, commit string, patterns ...string) []string {
 	t.Helper()
 	a := []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit}
 	all := strings.Split(strings.TrimSuffix(r.Git(a...), "\x00"), "\x00")
@@ -296,7 +297,7 @@ func gitGlob(t *testing.T, r *testrepo.Repo, commit string, globs ...string) []s
 	// the commit (the work tree's index is that commit's here).
 	sel := map[string]bool{}
 	lsArgs := []string{"ls-files", "-z", "--"}
-	for _, b := range git.TranslateGlobs(globs) {
+	for _, b := range globs.TranslateAll(patterns) {
 		lsArgs = append(lsArgs, ":(glob)"+b)
 	}
 	for _, p := range strings.Split(strings.TrimSuffix(r.Git(lsArgs...), "\x00"), "\x00") {

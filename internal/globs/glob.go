@@ -1,10 +1,15 @@
-package git
+// Package globs reads globs as agents write them: the patterns a caller
+// gives (search_code's pathGlobs, list_files') read as lines of a
+// .gitignore, turned into the :(glob) pathspecs git matches and matched as
+// git matches those. It is ours, not git's; git's own wildmatch, as
+// .gitattributes read it, is package gitattr.
+package globs
 
 import "strings"
 
 // Globs as agents expect them: the patterns a caller gives (search_code's
 // pathGlobs, list_files') are read as lines of a .gitignore are read, and
-// TranslateGlob turns each into the :(glob) pathspecs git matches:
+// Translate turns each into the :(glob) pathspecs git matches:
 //
 //	pattern       selects                                  pathspecs (after :(glob))
 //	*.c           a.c, xdiff/xutils.c (a name, any depth)  **/*.c, **/*.c/**
@@ -20,7 +25,7 @@ import "strings"
 // run of "*" is one "*"; "?" is one byte but "/"; "[...]" a class ("[!...]"
 // or "[^...]" negated); "\" quotes the next character.
 
-// TranslateGlob turns one pattern into the bodies of the :(glob) pathspecs
+// Translate turns one pattern into the bodies of the :(glob) pathspecs
 // (to be given to git after ":(glob)") that together select what the
 // pattern selects, read as a .gitignore line: without "/" but a trailing
 // one it matches a name at any depth; with a "/" at the start or in the
@@ -32,7 +37,7 @@ import "strings"
 // The pattern is not checked otherwise: callers refuse ".." segments and
 // what cannot match (an unclosed "[", a trailing "\") before, as
 // server.checkGlobs does.
-func TranslateGlob(pattern string) []string {
+func Translate(pattern string) []string {
 	dirOnly := strings.HasSuffix(pattern, "/")
 	trimmed := strings.TrimRight(pattern, "/")
 	anchored := strings.Contains(trimmed, "/")
@@ -67,11 +72,11 @@ func TranslateGlob(pattern string) []string {
 	return []string{body, body + "/**"}
 }
 
-// TranslateGlobs is TranslateGlob of every pattern, in order.
-func TranslateGlobs(patterns []string) []string {
+// TranslateAll is Translate of every pattern, in order.
+func TranslateAll(patterns []string) []string {
 	var out []string
 	for _, p := range patterns {
-		out = append(out, TranslateGlob(p)...)
+		out = append(out, Translate(p)...)
 	}
 	return out
 }
@@ -101,10 +106,10 @@ func oneStar(seg string) string {
 	return b.String()
 }
 
-// GlobProblem says why a glob could never select a file the way it is
+// Problem says why a glob could never select a file the way it is
 // written, or "": an unclosed "[" (git would match it only as a literal
 // name), an unknown "[:class:]", a trailing "\".
-func GlobProblem(glob string) string {
+func Problem(glob string) string {
 	for i := 0; i < len(glob); i++ {
 		switch glob[i] {
 		case '\\':

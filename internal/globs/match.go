@@ -1,22 +1,18 @@
-package git
+package globs
 
 import (
-	"bufio"
-	"context"
-	"fmt"
-	"io"
 	"regexp"
 	"strings"
 )
 
-// globSet matches paths as git matches :(glob) pathspecs (with icase
+// Set matches paths as git matches :(glob) pathspecs (with icase
 // magic when fold), every body an alternative. Its MatchString is what
 // grepSkips asks. Each body is matched on its own, its wildcard regexp run
 // only on a path that holds every literal run of the body: one regexp of
 // all the policy's bodies kept hundreds of states alive along a path, some
 // milliseconds for an 800-byte path, a minute for a tree naming one large
 // file under 20,000 such paths.
-type globSet struct {
+type Set struct {
 	alts []globAlt
 	fold bool
 }
@@ -28,12 +24,12 @@ type globAlt struct {
 	needs   []string       // runs of bytes every path wild matches holds
 }
 
-// GlobFilter is the test of a path against globs as agents write them (the
-// rules of TranslateGlob), matched as git matches the pathspecs they
+// Filter is the test of a path against globs as agents write them (the
+// rules of Translate), matched as git matches the pathspecs they
 // become: what search_code's pathGlobs select, for callers that filter a
 // listing themselves (list_files). nil for no globs.
-func GlobFilter(globs []string) func(path string) bool {
-	m := globMatcher(TranslateGlobs(globs), false)
+func Filter(globs []string) func(path string) bool {
+	m := Compile(TranslateAll(globs), false)
 	if m == nil {
 		return nil
 	}
@@ -41,7 +37,7 @@ func GlobFilter(globs []string) func(path string) bool {
 }
 
 // MatchString reports whether one of the pathspecs selects path.
-func (g *globSet) MatchString(path string) bool {
+func (g *Set) MatchString(path string) bool {
 	if g.fold {
 		path = asciiLower(path)
 	}
@@ -73,7 +69,7 @@ func containsAll(s string, parts []string) bool {
 	return true
 }
 
-// globMatcher turns :(glob) pathspec bodies into one matcher that selects
+// Compile turns :(glob) pathspec bodies into one matcher that selects
 // a path when git would, read as git reads them (dir.c's
 // match_pathspec_item): the body itself, taken literally, naming the path
 // or a directory above it; else the body as a wildmatch pattern with
@@ -86,11 +82,11 @@ func containsAll(s string, parts []string) bool {
 // on bytes, as git's is, and with fold ignores ASCII case as icase magic
 // does (a class's own letters, as in git, are not folded). nil for no
 // globs.
-func globMatcher(globs []string, fold bool) *globSet {
+func Compile(globs []string, fold bool) *Set {
 	if len(globs) == 0 {
 		return nil
 	}
-	set := &globSet{fold: fold}
+	set := &Set{fold: fold}
 	for _, g := range globs {
 		a := globAlt{literal: g}
 		if fold {
@@ -173,58 +169,3 @@ func asciiLower(s string) string {
 	}, s)
 }
 
-// GlobsSelectFile reports whether globs (patterns as TranslateGlob reads
-// them) select at least one file a search at rev (a full commit id; "" for
-// the work tree's tracked files) would read: submodules do not count, nor
-// files exclude removes (:(exclude,glob,icase) bodies, as
-// GrepOptions.Exclude). It lists the commit's tree (or the index) and stops
-// at the first file selected; for a commit the answer is kept.
-func (r *Repo) GlobsSelectFile(ctx context.Context, rev string, globs, exclude []string) (bool, error) {
-	include, drop := globMatcher(TranslateGlobs(globs), false), globMatcher(exclude, true)
-	if include == nil {
-		return true, nil
-	}
-	key := ""
-	if rev != "" {
-		key = "globs-select\x00" + rev + "\x00" + strings.Join(globs, "\x00") + "\x00\x00" + strings.Join(exclude, "\x00")
-		if v, ok := r.memo.get(key); ok {
-			return v.(bool), nil
-		}
-	}
-	c := gitCommand("ls-files", "-z", "--stage") // "MODE OID STAGE\tPATH": the index only
-	if rev != "" {
-		c = gitCommand("ls-tree", "-r", "-z", "--full-tree").revs(rev) // "MODE TYPE OID\tPATH"
-	}
-	found := false
-	err := r.stream(ctx, c, func(stdout io.Reader) error {
-		// Each record may be matched twice, over a long path.
-		z := newNulRecords(ctx, bufio.NewReaderSize(stdout, 64<<10), grepPathMax+128, 64)
-		for {
-			rec, cut, err := z.next()
-			if err == io.EOF {
-				return nil
-			}
-			if err != nil && err != io.ErrUnexpectedEOF {
-				return err
-			}
-			head, path, ok := strings.Cut(string(rec), "\t")
-			if !ok {
-				return fmt.Errorf("git %s: unexpected record %q", c.sub(), rec)
-			}
-			if !cut && !strings.HasPrefix(head, "160000 ") && include.MatchString(path) && (drop == nil || !drop.MatchString(path)) {
-				found = true
-				return nil // enough: git is stopped
-			}
-			if err != nil {
-				return nil // the last record, without its NUL
-			}
-		}
-	})
-	if err != nil {
-		return false, err
-	}
-	if key != "" {
-		r.memo.put(key, found, len(key))
-	}
-	return found, nil
-}

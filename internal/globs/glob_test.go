@@ -1,4 +1,4 @@
-package git
+package globs_test
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
 // Issue 14, item 7: globs as agents expect them, read as .gitignore reads
 // them. git is the oracle: for every pattern, what git itself selects with
 // the translated :(glob) pathspecs (git ls-files, and git grep through
-// Repo.Grep at a commit and in the work tree) equals what globMatcher
+// Repo.Grep at a commit and in the work tree) equals what Compile
 // selects and what the pattern is documented to select.
 
 // globPaths are the files of globRepo: names at several depths, a directory
@@ -126,8 +128,8 @@ func TestTranslateGlob(t *testing.T) {
 		{"/", []string{"**"}},
 		{"", []string{"**"}},
 	} {
-		if got := TranslateGlob(c.pattern); !slices.Equal(got, c.want) {
-			t.Errorf("TranslateGlob(%q) = %q, want %q", c.pattern, got, c.want)
+		if got := globs.Translate(c.pattern); !slices.Equal(got, c.want) {
+			t.Errorf("globs.Translate(%q) = %q, want %q", c.pattern, got, c.want)
 		}
 	}
 }
@@ -149,7 +151,7 @@ func gitSelects(t *testing.T, r *testrepo.Repo, magic string, bodies []string) [
 	return got
 }
 
-func matcherSelects(m *globSet, paths []string) []string {
+func matcherSelects(m *globs.Set, paths []string) []string {
 	got := []string{}
 	for _, p := range paths {
 		if m.MatchString(p) {
@@ -168,25 +170,25 @@ func sorted(s []string) []string {
 
 func TestGlobsAgreeWithGit(t *testing.T) {
 	r, commit := globRepo(t)
-	g := open(t, r)
+	g := openRepo(t, r)
 	for _, c := range globCases {
-		bodies := TranslateGlob(c.pattern)
+		bodies := globs.Translate(c.pattern)
 		want := sorted(c.want)
 		byGit := gitSelects(t, r, ":(glob)", bodies)
-		byMatcher := matcherSelects(globMatcher(bodies, false), globPaths)
+		byMatcher := matcherSelects(globs.Compile(bodies, false), globPaths)
 		if !slices.Equal(byGit, want) {
 			t.Errorf("%q (pathspecs %q): git selects %q, documented %q", c.pattern, bodies, byGit, want)
 		}
 		if !slices.Equal(byMatcher, want) {
-			t.Errorf("%q (pathspecs %q): globMatcher selects %q, documented %q", c.pattern, bodies, byMatcher, want)
+			t.Errorf("%q (pathspecs %q): Compile selects %q, documented %q", c.pattern, bodies, byMatcher, want)
 		}
-		if problem := GlobProblem(c.pattern); problem != "" {
-			t.Errorf("%q: GlobProblem says %s", c.pattern, problem)
+		if problem := globs.Problem(c.pattern); problem != "" {
+			t.Errorf("%q: Problem says %s", c.pattern, problem)
 		}
 		// The search itself, at the commit and in the work tree.
 		for _, rev := range []string{commit, ""} {
 			got := []string{}
-			_, err := g.Grep(context.Background(), GrepOptions{Pattern: "x", Rev: rev, Globs: []string{c.pattern}}, func(m GrepMatch) error {
+			_, err := g.Grep(context.Background(), git.GrepOptions{Pattern: "x", Rev: rev, Globs: []string{c.pattern}}, func(m git.GrepMatch) error {
 				got = append(got, m.Path)
 				return nil
 			})
@@ -200,7 +202,7 @@ func TestGlobsAgreeWithGit(t *testing.T) {
 	}
 }
 
-// globMatcher reads any :(glob) pathspec as git does, odd ones included:
+// Compile reads any :(glob) pathspec as git does, odd ones included:
 // for each body, git ls-files with the same magic is the oracle.
 func TestGlobMatcherIsGits(t *testing.T) {
 	r, _ := globRepo(t)
@@ -213,21 +215,21 @@ func TestGlobMatcherIsGits(t *testing.T) {
 		"src", "src/util", "src/main.go", "Src",
 	}
 	for _, b := range bodies {
-		if got, want := matcherSelects(globMatcher([]string{b}, false), globPaths), gitSelects(t, r, ":(glob)", []string{b}); !slices.Equal(got, want) {
-			t.Errorf(":(glob)%s: globMatcher selects %q, git %q", b, got, want)
+		if got, want := matcherSelects(globs.Compile([]string{b}, false), globPaths), gitSelects(t, r, ":(glob)", []string{b}); !slices.Equal(got, want) {
+			t.Errorf(":(glob)%s: Compile selects %q, git %q", b, got, want)
 		}
 	}
 	// icase, as the policy's exclusions use it.
 	for _, b := range []string{"*.c", "src/**", "SRC/**", "**/*.C", "[A-Z]*", "[a-z]*.c", "[a]*", "[[:upper:]]*", "[[:lower:]]*/*", "src/A.c", "\\A*"} {
-		if got, want := matcherSelects(globMatcher([]string{b}, true), globPaths), gitSelects(t, r, ":(glob,icase)", []string{b}); !slices.Equal(got, want) {
-			t.Errorf(":(glob,icase)%s: globMatcher selects %q, git %q", b, got, want)
+		if got, want := matcherSelects(globs.Compile([]string{b}, true), globPaths), gitSelects(t, r, ":(glob,icase)", []string{b}); !slices.Equal(got, want) {
+			t.Errorf(":(glob,icase)%s: Compile selects %q, git %q", b, got, want)
 		}
 	}
 }
 
 // An unclosed "[" would not be a class: git matches ":(glob)[abc" only as
 // the literal name "[abc" (and what is under it). That is not what one who
-// writes it means, so GlobProblem says so and the server refuses it.
+// writes it means, so Problem says so and the server refuses it.
 func TestGlobProblems(t *testing.T) {
 	r, _ := globRepo(t)
 	if got := gitSelects(t, r, ":(glob)", []string{"[abc"}); !slices.Equal(got, []string{"[abc"}) {
@@ -252,42 +254,21 @@ func TestGlobProblems(t *testing.T) {
 		{"[[:alpha]]", ""}, // no ":]": "[", ":", "a", … are members, then "]" closes it
 		{"src/**/*.go", ""},
 	} {
-		if got := GlobProblem(c.glob); got != c.problem {
-			t.Errorf("GlobProblem(%q) = %q, want %q", c.glob, got, c.problem)
+		if got := globs.Problem(c.glob); got != c.problem {
+			t.Errorf("globs.Problem(%q) = %q, want %q", c.glob, got, c.problem)
 		}
 	}
 }
 
-func TestGlobsSelectFile(t *testing.T) {
-	r, _ := globRepo(t)
-	// A submodule is not a file a search reads.
-	r.Git("update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("1", 40)+",sub/module")
-	r.Git("commit", "-q", "-m", "a submodule")
-	commit := r.Head()
-	g := open(t, r)
-	for _, rev := range []string{commit, ""} {
-		for _, c := range []struct {
-			globs, exclude []string
-			want           bool
-		}{
-			{[]string{"*.c"}, nil, true},
-			{[]string{"nothing*", "*.go"}, nil, true},
-			{[]string{"nothing*"}, nil, false},
-			{[]string{"src/*.py"}, nil, false},
-			{[]string{"sub/**"}, nil, false},
-			{[]string{"module"}, nil, false},
-			{[]string{"*.go"}, []string{"**/*.go"}, false},
-			{[]string{"*.go"}, []string{"**/*_TEST.go"}, true},
-			{[]string{"**/*_test.go"}, []string{"**/*_TEST.go"}, false}, // exclusions ignore case
-			{nil, nil, true},
-		} {
-			got, err := g.GlobsSelectFile(context.Background(), rev, c.globs, c.exclude)
-			if err != nil || got != c.want {
-				t.Errorf("at %q, globs %q excluding %q: %v, %v; want %v", rev, c.globs, c.exclude, got, err, c.want)
-			}
-		}
+// openRepo is internal/git on a test repository, with its own Env.
+func openRepo(t *testing.T, r *testrepo.Repo) *git.Repo {
+	t.Helper()
+	env, err := git.NewEnv()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, ok := g.memo.get("globs-select\x00" + commit + "\x00*.c\x00\x00"); !ok {
-		t.Error("the answer for a commit is not kept")
-	}
+	t.Cleanup(func() { env.Close() })
+	g := git.Open(env, r.Dir+"/.git", r.Dir)
+	t.Cleanup(g.Close)
+	return g
 }

@@ -1,4 +1,4 @@
-package git
+package globs
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 // byteRegexp is the regexp of one byte (as byteRunes maps it).
 func byteRegexp(b byte) string { return fmt.Sprintf(`\x{%x}`, b) }
 
-// wildRegexp is the regexp of a wildmatch pattern (see globMatcher), or
+// wildRegexp is the regexp of a wildmatch pattern (see Compile), or
 // false when the pattern can match nothing. With fold, it matches a path
 // lowercased: its own bytes are lowercased too, but for those a "\"
 // quotes and the members of a class, which git's wildmatch compares as
