@@ -168,4 +168,3 @@ func asciiLower(s string) string {
 		return r
 	}, s)
 }
-

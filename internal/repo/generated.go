@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitattr"
 )
 
 // Generated and vendored files are flagged in change lists (never hidden),
@@ -31,7 +31,7 @@ const (
 )
 
 // maxAttrWork bounds the pattern matching of one call (see
-// git.AttrMatcher), about half a second: real files use a sliver of it, a
+// gitattr.Matcher), about half a second: real files use a sliver of it, a
 // hostile one (long patterns full of "*") runs out of it. A variable for
 // tests.
 var maxAttrWork int64 = 250_000_000
@@ -135,7 +135,7 @@ func vendoredName(path string) bool {
 // Generated says which paths of one commit are generated or vendored.
 type Generated struct {
 	flags map[string]bool
-	files map[string]*git.AttrFile // by directory, "" the root; absent: none read
+	files map[string]*gitattr.File // by directory, "" the root; absent: none read
 	// Notes say what was not read or not matched (a .gitattributes too
 	// large or not a file; directories or paths past the bounds), for the
 	// caller to pass on.
@@ -148,7 +148,7 @@ type Generated struct {
 // from the commit's tree, never the work tree. A .gitattributes for which
 // hidden (the path policy, or nil) is true is not read.
 func (r *Repository) GeneratedRules(ctx context.Context, commit string, paths []string, hidden func(string) bool) (*Generated, error) {
-	g := &Generated{flags: map[string]bool{}, files: map[string]*git.AttrFile{}}
+	g := &Generated{flags: map[string]bool{}, files: map[string]*gitattr.File{}}
 	if err := g.read(ctx, r, commit, paths, hidden); err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (g *Generated) read(ctx context.Context, r *Repository, commit string, path
 // "false": yes; "-name" or "=false": no); when they say nothing (or
 // "!name"), the name does.
 func (g *Generated) decide(ctx context.Context, paths []string) error {
-	m := git.AttrMatcher{Budget: maxAttrWork}
+	m := gitattr.Matcher{Budget: maxAttrWork}
 	for i, p := range paths {
 		if err := context.Cause(ctx); err != nil {
 			return err
@@ -225,8 +225,8 @@ func (g *Generated) Is(path string) bool {
 }
 
 // stack lists the .gitattributes files read above path, root first.
-func (g *Generated) stack(path string) []*git.AttrFile {
-	var stack []*git.AttrFile
+func (g *Generated) stack(path string) []*gitattr.File {
+	var stack []*gitattr.File
 	for _, dir := range ancestors(path) {
 		if f := g.files[dir]; f != nil {
 			stack = append(stack, f)
@@ -235,13 +235,13 @@ func (g *Generated) stack(path string) []*git.AttrFile {
 	return stack
 }
 
-func linguistFlag(a git.Attr, byName bool) bool {
+func linguistFlag(a gitattr.Attr, byName bool) bool {
 	switch a.State {
-	case git.AttrUnspecified:
+	case gitattr.Unspecified:
 		return byName
-	case git.AttrSet:
+	case gitattr.Set:
 		return true
-	case git.AttrUnset:
+	case gitattr.Unset:
 		return false
 	}
 	return a.Value != "false"
@@ -294,7 +294,7 @@ func attrPath(dir string) string {
 // attrEntry is what one directory of one commit holds: a file, a note
 // saying why it was not read, or neither.
 type attrEntry struct {
-	file *git.AttrFile
+	file *gitattr.File
 	note string
 }
 
@@ -307,7 +307,7 @@ func (r *Repository) attrFile(ctx context.Context, commit, dir string) (attrEntr
 	f, err := r.Git.ReadAttrFile(ctx, commit, dir, maxAttrFileSize)
 	e := attrEntry{file: f}
 	switch {
-	case errors.Is(err, git.ErrAttrIgnored):
+	case errors.Is(err, gitattr.ErrIgnored):
 		e.note = err.Error()
 	case err != nil:
 		return attrEntry{}, err

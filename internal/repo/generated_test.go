@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitattr"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -100,7 +100,7 @@ func TestIsGeneratedNameLinguist(t *testing.T) {
 // over a temporary index holding commit's tree, so only the commit's
 // .gitattributes count (no work tree, no info/attributes, no system or
 // user file).
-func gitAttrs(t *testing.T, dir, commit string, paths []string) map[string][2]git.Attr {
+func gitAttrs(t *testing.T, dir, commit string, paths []string) map[string][2]gitattr.Attr {
 	t.Helper()
 	home := t.TempDir()
 	env := append(testrepo.Env(home), "GIT_ATTR_NOSYSTEM=1", "GIT_INDEX_FILE="+filepath.Join(home, "index"))
@@ -116,7 +116,7 @@ func gitAttrs(t *testing.T, dir, commit string, paths []string) map[string][2]gi
 	run("", "read-tree", commit)
 	out := run(strings.Join(paths, "\x00")+"\x00", "check-attr", "--cached", "-z", "--stdin", attrGenerated, attrVendored)
 	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
-	got := map[string][2]git.Attr{}
+	got := map[string][2]gitattr.Attr{}
 	for i := 0; i+2 < len(fields); i += 3 {
 		a := got[fields[i]]
 		a[min(i/3%2, 1)] = parseGitAttr(fields[i+2])
@@ -125,20 +125,20 @@ func gitAttrs(t *testing.T, dir, commit string, paths []string) map[string][2]gi
 	return got
 }
 
-func parseGitAttr(info string) git.Attr {
+func parseGitAttr(info string) gitattr.Attr {
 	switch info {
 	case "unspecified":
-		return git.Attr{}
+		return gitattr.Attr{}
 	case "set":
-		return git.Attr{State: git.AttrSet}
+		return gitattr.Attr{State: gitattr.Set}
 	case "unset":
-		return git.Attr{State: git.AttrUnset}
+		return gitattr.Attr{State: gitattr.Unset}
 	}
-	return git.Attr{State: git.AttrValue, Value: info}
+	return gitattr.Attr{State: gitattr.Value, Value: info}
 }
 
 // linguistWant is what Is must say, given git's attributes for path.
-func linguistWant(path string, a [2]git.Attr) bool {
+func linguistWant(path string, a [2]gitattr.Attr) bool {
 	return linguistFlag(a[0], generatedName(path)) || linguistFlag(a[1], vendoredName(path))
 }
 
@@ -408,7 +408,7 @@ func TestGeneratedRulesMatchGit(t *testing.T) {
 		g := generatedRules(t, repo, commit, paths, nil)
 		want := gitAttrs(t, r.Dir, commit, paths)
 		for _, p := range paths {
-			got := git.CheckAttr(g.stack(p), p, attrGenerated, attrVendored)
+			got := gitattr.Check(g.stack(p), p, attrGenerated, attrVendored)
 			if got[0] != want[p][0] || got[1] != want[p][1] {
 				t.Fatalf("seed %d round %d: %q: got %+v, git says %+v; files: %q", seed, round, p, got, want[p], files)
 			}
@@ -417,7 +417,7 @@ func TestGeneratedRulesMatchGit(t *testing.T) {
 			}
 			compared++
 			for _, a := range want[p] {
-				if a.State != git.AttrUnspecified {
+				if a.State != gitattr.Unspecified {
 					specified++
 				}
 			}

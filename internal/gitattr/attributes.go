@@ -1,39 +1,37 @@
-package git
-
-// .gitattributes files read from a commit's tree, and answered for a path
-// the way `git check-attr` does. git 2.39 has no `check-attr --source`, and
-// the server reads what a commit says, never a work tree or an index: so the
-// files are read as blobs and their rules followed here, with git's
-// semantics (attr.c, and wildmatch for the patterns).
+// Package gitattr is git's own reading of .gitattributes: the files parsed
+// and answered for a path the way `git check-attr` does, their patterns
+// matched as git's wildmatch matches them. git 2.39 has no `check-attr
+// --source`, and the server reads what a commit says, never a work tree or
+// an index: so internal/git reads the files as blobs (Repo.ReadAttrFile) and
+// their rules are followed here, with git's semantics (attr.c, wildmatch.c).
+// Pure: no process, no file. The globs agents write are package globs.
+package gitattr
 
 import (
 	"bytes"
-	"context"
 	"errors"
-	"fmt"
-	"io"
 	"strings"
 )
 
-// AttrState is how an attribute stands for a path.
-type AttrState uint8
+// State is how an attribute stands for a path.
+type State uint8
 
 // The states `git check-attr` reports.
 const (
-	AttrUnspecified AttrState = iota // no line says anything, or "!name" said so
-	AttrSet                          // "name"
-	AttrUnset                        // "-name"
-	AttrValue                        // "name=value"
+	Unspecified State = iota // no line says anything, or "!name" said so
+	Set                      // "name"
+	Unset                    // "-name"
+	Value                    // "name=value"
 )
 
 // Attr is one attribute's state for one path.
 type Attr struct {
-	State AttrState
-	Value string // with AttrValue
+	State State
+	Value string // with State Value
 }
 
-// AttrFile is one .gitattributes file, parsed.
-type AttrFile struct {
+// File is one .gitattributes file, parsed.
+type File struct {
 	Dir   string // the directory it lies in, "" for the root
 	Size  int    // bytes parsed, for callers that keep files
 	rules []attrRule
@@ -52,58 +50,8 @@ type attrAssign struct {
 	attr Attr
 }
 
-// ErrAttrIgnored marks a .gitattributes that exists but is not read.
-var ErrAttrIgnored = errors.New("attributes file ignored")
-
-// ReadAttrFile reads dir/.gitattributes ("" is the root) in commit, a full
-// commit id. No such file is (nil, nil). A symbolic link (git ignores
-// in-tree ones since 2.32), a directory or submodule of that name, or a
-// file over limit bytes is an error wrapping ErrAttrIgnored that says
-// which.
-func (r *Repo) ReadAttrFile(ctx context.Context, commit, dir string, limit int64) (*AttrFile, error) {
-	p := ".gitattributes"
-	if dir != "" {
-		p = dir + "/" + p
-	}
-	if !strings.Contains(p, "\n") {
-		// Most directories have none: one round trip says so.
-		o, err := r.Info(ctx, commit+":"+p)
-		if err != nil {
-			return nil, noneIfMissing(err)
-		}
-		if o.Type == "blob" && o.Size > limit {
-			return nil, fmt.Errorf("%w: %q is %d bytes, over the %d-byte limit", ErrAttrIgnored, p, o.Size, limit)
-		}
-	}
-	// Only the tree entry tells a symbolic link from a file.
-	e, err := r.Lookup(ctx, commit, p)
-	if err != nil {
-		return nil, noneIfMissing(err)
-	}
-	if k := e.Kind(); k != KindFile {
-		return nil, fmt.Errorf("%w: %q is a %s, not a file", ErrAttrIgnored, p, k)
-	}
-	var data []byte
-	err = r.ReadObject(ctx, e.OID, func(o Object, body io.Reader) error {
-		if o.Size > limit {
-			return fmt.Errorf("%w: %q is %d bytes, over the %d-byte limit", ErrAttrIgnored, p, o.Size, limit)
-		}
-		var err error
-		data, err = io.ReadAll(body)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return ParseAttrFile(dir, data), nil
-}
-
-func noneIfMissing(err error) error {
-	if errors.Is(err, ErrMissing) {
-		return nil
-	}
-	return err
-}
+// ErrIgnored marks a .gitattributes that exists but is not read.
+var ErrIgnored = errors.New("attributes file ignored")
 
 // maxAttrLine: git ignores a line this long or longer.
 const maxAttrLine = 2048
@@ -111,12 +59,12 @@ const maxAttrLine = 2048
 // attrBlank separates the fields of a line, as in git.
 const attrBlank = " \t\r\n"
 
-// ParseAttrFile parses the content of dir/.gitattributes. Lines git would
+// Parse parses the content of dir/.gitattributes. Lines git would
 // refuse (an invalid attribute name, a negative pattern, a macro outside
 // the root file, a line of 2048 bytes or more) are dropped, as git drops
 // them.
-func ParseAttrFile(dir string, data []byte) *AttrFile {
-	f := &AttrFile{Dir: dir, Size: len(data)}
+func Parse(dir string, data []byte) *File {
+	f := &File{Dir: dir, Size: len(data)}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		data = data[:i] // git reads the file as a C string
 	}
@@ -129,7 +77,7 @@ func ParseAttrFile(dir string, data []byte) *AttrFile {
 	return f
 }
 
-func (f *AttrFile) parseLine(line string) {
+func (f *File) parseLine(line string) {
 	rest := strings.TrimLeft(line, attrBlank)
 	if rest == "" || rest[0] == '#' || len(line) >= maxAttrLine {
 		return
@@ -150,7 +98,7 @@ func (f *AttrFile) parseLine(line string) {
 
 // addMacro keeps "[attr]NAME attrs..." (name is what follows "[attr]").
 // git allows macros in the root file only; a later definition wins.
-func (f *AttrFile) addMacro(name string, assigns []attrAssign) {
+func (f *File) addMacro(name string, assigns []attrAssign) {
 	name = strings.TrimLeft(name, attrBlank)
 	if i := strings.IndexAny(name, attrBlank); i >= 0 {
 		name = name[:i]
@@ -228,16 +176,16 @@ func parseAssigns(s string) ([]attrAssign, bool) {
 	var out []attrAssign
 	for _, field := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(attrBlank, r) }) {
 		name, value, hasValue := strings.Cut(field, "=")
-		a := attrAssign{attr: Attr{State: AttrSet}}
+		a := attrAssign{attr: Attr{State: Set}}
 		switch {
 		case name == "":
 			return nil, false
 		case name[0] == '-':
-			name, a.attr = name[1:], Attr{State: AttrUnset}
+			name, a.attr = name[1:], Attr{State: Unset}
 		case name[0] == '!':
-			name, a.attr = name[1:], Attr{State: AttrUnspecified}
+			name, a.attr = name[1:], Attr{State: Unspecified}
 		case hasValue:
-			a.attr = Attr{State: AttrValue, Value: value}
+			a.attr = Attr{State: Value, Value: value}
 		}
 		if !validAttrName(name) {
 			return nil, false

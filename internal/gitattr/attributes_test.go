@@ -1,11 +1,8 @@
-package git
+package gitattr_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitattr"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
 // gitCheckAttr is git's answer: `git check-attr --cached` over a temporary
 // index holding commit's tree, so only the commit's .gitattributes count
 // (no work tree, no info/attributes, no system or user file).
-func gitCheckAttr(t *testing.T, dir, commit string, paths []string, names ...string) map[string][]Attr {
+func gitCheckAttr(t *testing.T, dir, commit string, paths []string, names ...string) map[string][]gitattr.Attr {
 	t.Helper()
 	home := t.TempDir()
 	env := append(testrepo.Env(home), "GIT_ATTR_NOSYSTEM=1", "GIT_INDEX_FILE="+filepath.Join(home, "index"))
@@ -35,29 +34,29 @@ func gitCheckAttr(t *testing.T, dir, commit string, paths []string, names ...str
 	run("", "read-tree", commit)
 	out := run(strings.Join(paths, "\x00")+"\x00", append([]string{"check-attr", "--cached", "-z", "--stdin"}, names...)...)
 	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
-	got := map[string][]Attr{}
+	got := map[string][]gitattr.Attr{}
 	for i := 0; i+2 < len(fields); i += 3 {
 		got[fields[i]] = append(got[fields[i]], parseCheckAttr(fields[i+2]))
 	}
 	return got
 }
 
-func parseCheckAttr(info string) Attr {
+func parseCheckAttr(info string) gitattr.Attr {
 	switch info {
 	case "unspecified":
-		return Attr{}
+		return gitattr.Attr{}
 	case "set":
-		return Attr{State: AttrSet}
+		return gitattr.Attr{State: gitattr.Set}
 	case "unset":
-		return Attr{State: AttrUnset}
+		return gitattr.Attr{State: gitattr.Unset}
 	}
-	return Attr{State: AttrValue, Value: info}
+	return gitattr.Attr{State: gitattr.Value, Value: info}
 }
 
 // readStack reads the .gitattributes of every directory above path.
-func readStack(t *testing.T, g *Repo, commit, path string) []*AttrFile {
+func readStack(t *testing.T, g *git.Repo, commit, path string) []*gitattr.File {
 	t.Helper()
-	var stack []*AttrFile
+	var stack []*gitattr.File
 	dirs := []string{""}
 	for i := range len(path) {
 		if path[i] == '/' {
@@ -76,10 +75,10 @@ func readStack(t *testing.T, g *Repo, commit, path string) []*AttrFile {
 	return stack
 }
 
-// compareWithGit checks CheckAttr against git for every path and name.
+// compareWithGit checks gitattr.Check against git for every path and name.
 func compareWithGit(t *testing.T, r *testrepo.Repo, commit string, paths []string, names ...string) {
 	t.Helper()
-	g := open(t, r)
+	g := openRepo(t, r)
 	want := gitCheckAttr(t, r.Dir, commit, paths, names...)
 	if len(want) != len(paths) {
 		t.Fatalf("git answered for %d paths of %d", len(want), len(paths))
@@ -87,14 +86,14 @@ func compareWithGit(t *testing.T, r *testrepo.Repo, commit string, paths []strin
 	said := 0 // answers other than "unspecified": the comparison means something
 	for _, p := range paths {
 		for _, a := range want[p] {
-			if a.State != AttrUnspecified {
+			if a.State != gitattr.Unspecified {
 				said++
 			}
 		}
 	}
 	t.Logf("git specified %d of %d answers", said, len(paths)*len(names))
 	for _, p := range paths {
-		got := CheckAttr(readStack(t, g, commit, p), p, names...)
+		got := gitattr.Check(readStack(t, g, commit, p), p, names...)
 		for i, n := range names {
 			if got[i] != want[p][i] {
 				t.Errorf("%q %s: got %+v, git says %+v", p, n, got[i], want[p][i])
@@ -222,90 +221,20 @@ func TestAttrLinesMatchGit(t *testing.T) {
 	compareWithGit(t, r, commit, paths, "linguist-generated", "linguist-vendored", "m1", "m4", "loop1", "loop2", "bad")
 }
 
-func TestReadAttrFile(t *testing.T) {
-	r := testrepo.New(t)
-	r.Write(".gitattributes", "*.go linguist-generated\n")
-	r.Write("big/.gitattributes", "*.go linguist-generated\n"+strings.Repeat("# padding\n", 2000))
-	r.Symlink("../.gitattributes", "link/.gitattributes")
-	r.Write("dir/.gitattributes/x", "*.go linguist-generated\n")
-	r.Write("exec/.gitattributes", "*.go linguist-generated\n")
-	if err := os.Chmod(filepath.Join(r.Dir, "exec", ".gitattributes"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r.Commit("files")
-	addBlob(t, r, "100644", "new\nline/.gitattributes", "*.go linguist-generated\n")
-	r.Git("update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("1", 40)+",sub/.gitattributes")
-	r.Git("commit", "-q", "-m", "plumbing")
-	commit := r.Head()
-	g := open(t, r)
-	ctx := context.Background()
-
-	tests := []struct {
-		dir     string
-		read    bool   // a file comes back
-		ignored string // the error says this, wrapping ErrAttrIgnored
-	}{
-		{dir: "", read: true},
-		{dir: "exec", read: true},
-		{dir: "new\nline", read: true},
-		{dir: "nowhere"},
-		{dir: "exec/.gitattributes"}, // below a file
-		{dir: "sub"},                 // a submodule named .gitattributes: its commit is not here
-		{dir: "big", ignored: `"big/.gitattributes" is 20024 bytes, over the 1000-byte limit`},
-		{dir: "link", ignored: `"link/.gitattributes" is a symlink, not a file`},
-		{dir: "dir", ignored: `"dir/.gitattributes" is a dir, not a file`},
-	}
-	for _, tt := range tests {
-		f, err := g.ReadAttrFile(ctx, commit, tt.dir, 1000)
-		switch {
-		case tt.ignored != "":
-			if !errors.Is(err, ErrAttrIgnored) || !strings.Contains(err.Error(), tt.ignored) || f != nil {
-				t.Errorf("%q: got %v, %v; want an error saying %q", tt.dir, f, err, tt.ignored)
-			}
-		case err != nil || (f != nil) != tt.read:
-			t.Errorf("%q: got %v, %v; want a file: %v", tt.dir, f, err, tt.read)
-		case f != nil && (f.Dir != tt.dir || CheckAttr([]*AttrFile{f}, tt.dir+"/a.go", "linguist-generated")[0].State != AttrSet):
-			t.Errorf("%q: read %+v", tt.dir, f)
-		}
-	}
-	if f, err := g.ReadAttrFile(ctx, commit, "big", 1<<20); err != nil || f == nil {
-		t.Errorf("big under a larger limit: %v, %v", f, err)
-	}
-
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := g.ReadAttrFile(cancelled, commit, "", 1000); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: %v", err)
-	}
-}
-
 func TestParseAttrFileBOM(t *testing.T) {
-	f := ParseAttrFile("", []byte("\xef\xbb\xbf*.go linguist-generated\r\n"))
-	if got := CheckAttr([]*AttrFile{f}, "a.go", "linguist-generated")[0]; got.State != AttrSet {
+	f := gitattr.Parse("", []byte("\xef\xbb\xbf*.go linguist-generated\r\n"))
+	if got := gitattr.Check([]*gitattr.File{f}, "a.go", "linguist-generated")[0]; got.State != gitattr.Set {
 		t.Errorf("after a byte order mark: %+v", got)
 	}
 }
 
 func TestCheckAttrSkipsOtherDirectories(t *testing.T) {
-	other := ParseAttrFile("other", []byte("* linguist-generated\n"))
-	deeper := ParseAttrFile("a/b", []byte("* linguist-generated\n"))
-	similar := ParseAttrFile("a", []byte("* linguist-vendored\n"))
-	got := CheckAttr([]*AttrFile{other, similar, deeper}, "ab/x.go", "linguist-generated", "linguist-vendored")
-	if got[0].State != AttrUnspecified || got[1].State != AttrUnspecified {
+	other := gitattr.Parse("other", []byte("* linguist-generated\n"))
+	deeper := gitattr.Parse("a/b", []byte("* linguist-generated\n"))
+	similar := gitattr.Parse("a", []byte("* linguist-vendored\n"))
+	got := gitattr.Check([]*gitattr.File{other, similar, deeper}, "ab/x.go", "linguist-generated", "linguist-vendored")
+	if got[0].State != gitattr.Unspecified || got[1].State != gitattr.Unspecified {
 		t.Errorf("files of other directories counted: %+v", got)
-	}
-}
-
-// The matcher takes no exponential turn on many stars.
-func TestWildcardManyStars(t *testing.T) {
-	unlimited := int64(math.MaxInt64)
-	w := compileWildcard(strings.Repeat("*a", 200) + "b")
-	if w.match(strings.Repeat("a", 4000), &unlimited) {
-		t.Error("matched")
-	}
-	w = compileWildcard(strings.Repeat("**/", 100) + "x")
-	if !w.match(strings.Repeat("d/", 1000)+"x", &unlimited) {
-		t.Error("no match")
 	}
 }
 
@@ -313,24 +242,37 @@ func TestWildcardManyStars(t *testing.T) {
 // out the budget instead of the clock, and the answer says so.
 func TestAttrMatcherBudget(t *testing.T) {
 	line := strings.Repeat("*a", 1000) + " linguist-generated\n"
-	f := ParseAttrFile("", []byte(strings.Repeat(line, 100)))
+	f := gitattr.Parse("", []byte(strings.Repeat(line, 100)))
 	long := strings.Repeat("a", 1000) + "b" // no match: every rule is tried to its end
-	m := AttrMatcher{Budget: 10_000_000}
+	m := gitattr.Matcher{Budget: 10_000_000}
 	start := time.Now()
-	if attrs, ok := m.Check([]*AttrFile{f}, long, "linguist-generated"); ok || attrs != nil {
+	if attrs, ok := m.Check([]*gitattr.File{f}, long, "linguist-generated"); ok || attrs != nil {
 		t.Errorf("got %v, %v past the budget", attrs, ok)
 	}
-	if _, ok := m.Check([]*AttrFile{f}, "b", "linguist-generated"); ok {
+	if _, ok := m.Check([]*gitattr.File{f}, "b", "linguist-generated"); ok {
 		t.Error("answered after the budget ran out")
 	}
 	if d := time.Since(start); d > 10*time.Second { // about 20 ms; far more under -race
 		t.Errorf("took %v", d)
 	}
-	m = AttrMatcher{Budget: 10_000_000}
-	if attrs, ok := m.Check([]*AttrFile{f}, "a/b.go", "linguist-generated"); !ok || attrs[0].State != AttrUnspecified {
+	m = gitattr.Matcher{Budget: 10_000_000}
+	if attrs, ok := m.Check([]*gitattr.File{f}, "a/b.go", "linguist-generated"); !ok || attrs[0].State != gitattr.Unspecified {
 		t.Errorf("a short path: %v, %v", attrs, ok)
 	}
 	if m.Budget <= 0 || m.Budget == 10_000_000 {
 		t.Errorf("budget left %d", m.Budget)
 	}
+}
+
+// openRepo is internal/git on a test repository, with its own Env.
+func openRepo(t *testing.T, r *testrepo.Repo) *git.Repo {
+	t.Helper()
+	env, err := git.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	g := git.Open(env, r.Dir+"/.git", r.Dir)
+	t.Cleanup(g.Close)
+	return g
 }

@@ -1,4 +1,4 @@
-package git
+package gitattr
 
 import (
 	"math"
@@ -63,29 +63,29 @@ func (ap *attrPattern) match(rel, name string, budget *int64) bool {
 	return ok && ap.rest.match(rest, budget)
 }
 
-// CheckAttr answers for path (clean, relative to the top of the tree) as
+// Check answers for path (clean, relative to the top of the tree) as
 // `git check-attr names...` would, given stack: the .gitattributes files
 // of path's directories, root first (files of other directories are
 // skipped). Attributes from outside the tree (info/attributes,
 // core.attributesFile) do not count: the answer is the commit's.
-func CheckAttr(stack []*AttrFile, path string, names ...string) []Attr {
-	m := AttrMatcher{Budget: math.MaxInt64}
+func Check(stack []*File, path string, names ...string) []Attr {
+	m := Matcher{Budget: math.MaxInt64}
 	attrs, _ := m.Check(stack, path, names...)
 	return attrs
 }
 
-// AttrMatcher answers CheckAttr within a bound on the work. Real files
+// Matcher answers Check within a bound on the work. Real files
 // cost little, but a hostile one, thousands of long patterns full of "*",
 // costs about a second per long path.
-type AttrMatcher struct {
+type Matcher struct {
 	// Budget is the work left, counted in pattern tokens times the bytes
 	// of the paths they are tried on (about a nanosecond each).
 	Budget int64
 }
 
-// Check is CheckAttr, charged to m.Budget. It reports false, and no
+// Check is Check, charged to m.Budget. It reports false, and no
 // answer, once the budget has run out.
-func (m *AttrMatcher) Check(stack []*AttrFile, path string, names ...string) ([]Attr, bool) {
+func (m *Matcher) Check(stack []*File, path string, names ...string) ([]Attr, bool) {
 	if m.Budget < 0 {
 		return nil, false
 	}
@@ -165,7 +165,7 @@ func (c *attrCheck) claim(assigns []attrAssign) {
 			continue
 		}
 		c.got[a.name] = a.attr
-		if m, ok := c.macros[a.name]; ok && a.attr.State == AttrSet {
+		if m, ok := c.macros[a.name]; ok && a.attr.State == Set {
 			c.claim(m)
 		}
 	}
