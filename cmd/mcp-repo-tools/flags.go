@@ -10,7 +10,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 )
@@ -115,7 +115,7 @@ func newFlagSet(cmd string, o *options, withHTTP bool) *flag.FlagSet {
 	fs.Int64Var(&o.cacheMaxBytes, "cache-max-bytes", forge.DefaultMaxBytes, "most `bytes` the --forge mirrors take on disk together; past it the least recently used are removed (0: no limit)")
 	fs.IntVar(&o.cacheMaxRepos, "cache-max-repos", forge.DefaultMaxRepos, "most --forge mirrors kept (`N`); past it the least recently used are removed (0: no limit)")
 	fs.IntVar(&o.maxGit, "max-git-processes", 16, "most git processes running at once (`N`); more calls wait their turn")
-	fs.StringVar(&o.sandbox, "sandbox", string(git.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
+	fs.StringVar(&o.sandbox, "sandbox", string(gitexec.SandboxAuto), "run every git process in an OS sandbox (Landlock): `auto` (where the kernel supports it), required (refuse to start without it) or off")
 	fs.IntVar(&o.gitMemoryBudget, "git-memory-budget", 0, "memory of all git processes together in `MiB` (0: half of the machine's); each gets an equal share of it, at most --max-git-memory")
 	fs.Int64Var(&o.maxSearchBytes, "max-search-file-bytes", 16<<20, "search_code skips files larger than this (`bytes`), which git grep would hold whole in memory (0: no limit)")
 	fs.BoolVar(&o.structured, "structured", false, "tools advertise output schemas and send structuredContent beside the text, for programmatic clients (by default a result is text only: each payload is sent once)")
@@ -195,7 +195,7 @@ func (o *options) validate() error {
 	if o.gitMemoryBudget < 0 || o.gitMemoryBudget > 0 && o.gitMemoryBudget < 64*2*o.maxGit {
 		return fmt.Errorf("--git-memory-budget must be 0 (half of the machine's memory) or at least 64 MiB per git process (%d MiB for --max-git-processes %d)", 64*2*o.maxGit, o.maxGit)
 	}
-	if _, err := git.ParseSandboxMode(o.sandbox); err != nil {
+	if _, err := gitexec.ParseSandboxMode(o.sandbox); err != nil {
 		return err
 	}
 	if o.patchCacheMiB < 0 || o.patchCacheMiB > 1<<14 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
@@ -153,7 +154,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, _ := git.ParseSandboxMode(o.sandbox) // validated above
+	mode, _ := gitexec.ParseSandboxMode(o.sandbox) // validated above
 	sandbox, err := env.UseSandbox(mode)
 	if err != nil {
 		env.Close()
@@ -163,7 +164,7 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 	budget, each := env.ShareMemory(uint64(o.gitMemoryBudget)<<20, uint64(o.maxGitMemory)<<20)
 	limits := fmt.Sprintf("%d commands (%d searches) and %d cat-file readers at once; memory %d MiB in all, %d MiB each",
 		o.maxGit, max(1, o.maxGit/2), env.MaxProcesses()-o.maxGit, budget>>20, each>>20)
-	if !git.CapsMemory {
+	if !gitexec.CapsMemory {
 		limits += " (not applied: the cap is a child's RLIMIT_DATA, which only Linux sets)"
 	}
 	var served *repo.Served

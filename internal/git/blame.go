@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // BlameLine is one line of a blamed range.
@@ -50,7 +52,7 @@ func (e *BlameRangeError) Error() string {
 
 // maxBlameLine caps what is kept of one line of git blame's output: the
 // text of a longer line is cut (Truncated), a longer header cut silently.
-// In all, a Blame keeps at most maxOutput bytes.
+// In all, a Blame keeps at most gitexec.MaxOutput bytes.
 const maxBlameLine = 64 << 10
 
 // blameCommand is the one command line every Blame runs with: what the
@@ -74,12 +76,12 @@ const maxBlameLine = 64 << 10
 // No -w, -M or -C: whitespace changes count, and lines are not searched
 // for in other files. git blame (2.39) takes no --end-of-options: the
 // commit is a full commit id, the path goes after "--".
-func blameCommand(commit, path string, start, end int) *command {
-	return gitCommand("blame", "--porcelain", "--no-textconv", "--no-ignore-revs-file",
+func blameCommand(commit, path string, start, end int) *gitexec.Cmd {
+	return gitexec.Command("blame", "--porcelain", "--no-textconv", "--no-ignore-revs-file",
 		"--indent-heuristic", "--encoding=UTF-8").
-		config("mailmap.file=").config("mailmap.blob=").
-		flagValue("-L", strconv.Itoa(start)+","+strconv.Itoa(end)).
-		rev(commit).paths(path)
+		Config("mailmap.file=").Config("mailmap.blob=").
+		FlagValue("-L", strconv.Itoa(start)+","+strconv.Itoa(end)).
+		Rev(commit).Paths(path)
 }
 
 // Blame tells, for lines start to end (from 1, inclusive) of the file at
@@ -99,7 +101,7 @@ func (r *Repo) Blame(ctx context.Context, commit, path string, start, end int) (
 		return nil, nil, fmt.Errorf("git blame: lines %d to %d: the first line is 1, and the last at least the first", start, end)
 	}
 	p := newBlameParser(ctx)
-	err := r.stream(ctx, blameCommand(commit, path, start, end), func(stdout io.Reader) error {
+	err := r.run.Stream(ctx, blameCommand(commit, path, start, end), func(stdout io.Reader) error {
 		return readError(ctx, p.parse(bufio.NewReaderSize(stdout, 64<<10)))
 	})
 	if err != nil {
@@ -114,7 +116,7 @@ var hasOnly = regexp.MustCompile(`has only (\d+) lines?\s*$`)
 
 // blameError maps git's refusals to the package's errors.
 func blameError(err error, path string, start int) error {
-	var exit *ExitError
+	var exit *gitexec.ExitError
 	if !errors.As(err, &exit) {
 		return err
 	}
@@ -195,8 +197,8 @@ func (p *blameParser) line1(b []byte, cut bool) error {
 		l := p.line
 		l.Text, l.Truncated = string(b[1:]), cut
 		l.Path, l.Previous, l.PreviousPath = p.origin.path, p.origin.previous, p.origin.previousPath
-		if p.kept += len(l.Text) + 128; p.kept > maxOutput {
-			return fmt.Errorf("git blame: over %d bytes: ask for fewer lines", maxOutput)
+		if p.kept += len(l.Text) + 128; p.kept > gitexec.MaxOutput {
+			return fmt.Errorf("git blame: over %d bytes: ask for fewer lines", gitexec.MaxOutput)
 		}
 		p.lines = append(p.lines, l)
 		p.pending = false

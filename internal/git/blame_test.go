@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -298,10 +299,10 @@ func TestBlameHostileConfig(t *testing.T) {
 	two := commitFile(r, "s.txt", "1\n2\na\n\nb\na\n\nb\n3\n4\n", "two")
 	reformat := commitFile(r, "s.txt", "1 reformatted\n2\na\n\nb\na\n\nb\n3\n4\n", "reformat")
 	head := commitFile(r, "other.txt", "x\n", "three")
-	blame := func(g *Repo, c *command) ([]BlameLine, []BlameCommit, error) {
+	blame := func(g *Repo, c *gitexec.Cmd) ([]BlameLine, []BlameCommit, error) {
 		t.Helper()
 		p := newBlameParser(context.Background())
-		err := g.stream(context.Background(), c, func(stdout io.Reader) error { return p.parse(bufio.NewReader(stdout)) })
+		err := g.run.Stream(context.Background(), c, func(stdout io.Reader) error { return p.parse(bufio.NewReader(stdout)) })
 		return p.lines, p.commits, err
 	}
 	wantLines, wantCommits, err := open(t, r).Blame(context.Background(), head, "s.txt", 1, 10)

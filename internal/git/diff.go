@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // RenameLimit is passed to every diff explicitly, git's own default: past
@@ -47,16 +49,16 @@ type DiffOptions struct {
 //
 // format selects the output: "-p" (with -U, which implies a patch, so it is
 // given only then) or "--raw", "--numstat".
-func diffArgs(o DiffOptions, format ...arg) *command {
-	c := gitCommand("diff", "--no-color", "--no-ext-diff", "--no-textconv",
-		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "--indent-heuristic", "-M", intArg("-l", RenameLimit))
+func diffArgs(o DiffOptions, format ...gitexec.Arg) *gitexec.Cmd {
+	c := gitexec.Command("diff", "--no-color", "--no-ext-diff", "--no-textconv",
+		"--submodule=short", "--ignore-submodules=none", "--src-prefix=a/", "--dst-prefix=b/", "--indent-heuristic", "-M", gitexec.IntArg("-l", RenameLimit))
 	if slices.Contains(format, "-p") {
-		c.flags(intArg("-U", o.Context))
+		c.Flags(gitexec.IntArg("-U", o.Context))
 	}
 	if o.IgnoreWhitespace {
-		c.flags("-w")
+		c.Flags("-w")
 	}
-	return c.flags(format...).revs(o.From, o.To).paths(o.Paths...)
+	return c.Flags(format...).Revs(o.From, o.To).Paths(o.Paths...)
 }
 
 // Change is one file of a diff, as git's raw format gives it.
@@ -87,8 +89,8 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if mb, ok := r.memo.get(key); ok {
 		return mb.(string), nil
 	}
-	out, err := r.output(ctx, gitCommand("merge-base").revs(a, b))
-	var exit *ExitError
+	out, err := r.run.Output(ctx, gitexec.Command("merge-base").Revs(a, b))
+	var exit *gitexec.ExitError
 	if errors.As(err, &exit) && exit.Code == 1 {
 		return "", ErrNoMergeBase
 	}
@@ -120,7 +122,7 @@ func (r *Repo) EachChange(ctx context.Context, o DiffOptions, each func(i int, c
 	var keep []Change // the whole list, while small enough to remember
 	keepBytes, remember := 0, true
 	n := 0
-	err := r.stream(ctx, diffArgs(o, "-z", "--raw"), func(stdout io.Reader) error {
+	err := r.run.Stream(ctx, diffArgs(o, "-z", "--raw"), func(stdout io.Reader) error {
 		rd := newRawReader(ctx, stdout)
 		for {
 			c, ok, err := rd.next()
@@ -263,7 +265,7 @@ func (r *Repo) countBatch(ctx context.Context, o DiffOptions, changes []Change) 
 	for i, c := range changes {
 		at[key{c.OldPath, c.Path}] = i
 	}
-	return r.stream(ctx, diffArgs(o, "-z", "--raw", "--numstat"), func(stdout io.Reader) error {
+	return r.run.Stream(ctx, diffArgs(o, "-z", "--raw", "--numstat"), func(stdout io.Reader) error {
 		rd := newRawReader(ctx, stdout)
 		var listed []Change
 		for {
@@ -291,7 +293,7 @@ func (r *Repo) countBatch(ctx context.Context, o DiffOptions, changes []Change) 
 // Patch streams the unified diff to read. When read returns early, git is
 // stopped: the cost follows what is read.
 func (r *Repo) Patch(ctx context.Context, o DiffOptions, read func(patch io.Reader) error) error {
-	return r.stream(ctx, diffArgs(o, "-p"), read)
+	return r.run.Stream(ctx, diffArgs(o, "-p"), read)
 }
 
 // StartedPatch is a git diff started before its reader is ready: git does
@@ -315,20 +317,20 @@ func (r *Repo) StartPatch(ctx context.Context, o DiffOptions) *StartedPatch {
 // calls that each hold one, and wait for a slot to list their changes,
 // cannot wait on each other until their deadlines. false: not started.
 func (r *Repo) StartPatchEarly(ctx context.Context, o DiffOptions) (*StartedPatch, bool) {
-	release, ok := r.acquireEarly(ctx)
+	release, ok := r.run.EarlySlot(ctx)
 	if !ok {
 		return nil, false
 	}
-	return r.startPatch(ctx, diffArgs(o, "-p").inCallersSlot(), release), true
+	return r.startPatch(ctx, diffArgs(o, "-p").InCallersSlot(), release), true
 }
 
 // startPatch runs c in the background until its reader is handed over,
 // then release.
-func (r *Repo) startPatch(ctx context.Context, c *command, release func()) *StartedPatch {
+func (r *Repo) startPatch(ctx context.Context, c *gitexec.Cmd, release func()) *StartedPatch {
 	p := &StartedPatch{reader: make(chan func(io.Reader) error, 1), done: make(chan error, 1)}
 	go func() {
 		defer release()
-		p.done <- r.stream(ctx, c, func(patch io.Reader) error {
+		p.done <- r.run.Stream(ctx, c, func(patch io.Reader) error {
 			select {
 			case read := <-p.reader:
 				if read == nil {
@@ -341,23 +343,6 @@ func (r *Repo) startPatch(ctx context.Context, c *command, release func()) *Star
 		})
 	}()
 	return p
-}
-
-// acquireEarly takes room for an early command: the repository's share,
-// then an Env slot, each only if room stays for a needed command.
-func (r *Repo) acquireEarly(ctx context.Context) (release func(), ok bool) {
-	if r.env.slots == nil {
-		return func() {}, true
-	}
-	if !r.commands.tryAcquireEarly(r.env.commandShare()) {
-		return nil, false
-	}
-	slot, ok := r.env.acquireEarly(ctx)
-	if !ok {
-		r.commands.releaseEarly()
-		return nil, false
-	}
-	return func() { slot(); r.commands.releaseEarly() }, true
 }
 
 var errAbandoned = errors.New("git diff abandoned")

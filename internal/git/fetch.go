@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // InitBare creates an empty bare repository at dir (absolute), for a mirror.
@@ -15,7 +17,7 @@ func InitBare(ctx context.Context, env *Env, dir string) error {
 	}
 	r := Open(env, dir, "")
 	defer r.Close()
-	return r.runWriting(ctx, gitCommand("init", "--bare", "--quiet").withoutWorkTree().writing(""))
+	return r.run.RunWriting(ctx, gitexec.Command("init", "--bare", "--quiet").WithoutWorkTree().Writing(""))
 }
 
 // Fetch updates the repository from remote (an http or https URL) with the
@@ -33,11 +35,11 @@ func (r *Repo) Fetch(ctx context.Context, remote, header string, refspecs ...str
 	if header != "" {
 		env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.extraHeader", "GIT_CONFIG_VALUE_0="+header)
 	}
-	c := gitCommand("fetch", "--prune", "--quiet", "--no-write-fetch-head", "--no-auto-gc", "--no-recurse-submodules").
-		config("http.followRedirects=false").config("fetch.recurseSubmodules=false").
-		paths(remote).paths(refspecs...). // after "--": the remote and refspecs, never options
-		writing(u.Scheme, env...)
-	if err := r.runWriting(ctx, c); err != nil {
+	c := gitexec.Command("fetch", "--prune", "--quiet", "--no-write-fetch-head", "--no-auto-gc", "--no-recurse-submodules").
+		Config("http.followRedirects=false").Config("fetch.recurseSubmodules=false").
+		Paths(remote).Paths(refspecs...). // after "--": the remote and refspecs, never options
+		Writing(u.Scheme, env...)
+	if err := r.run.RunWriting(ctx, c); err != nil {
 		return fmt.Errorf("git fetch from %s: %w", u.Host, err)
 	}
 	return nil
@@ -45,5 +47,5 @@ func (r *Repo) Fetch(ctx context.Context, remote, header string, refspecs ...str
 
 // SetHead points the mirror's HEAD at a branch.
 func (r *Repo) SetHead(ctx context.Context, branch string) error {
-	return r.runWriting(ctx, gitCommand("symbolic-ref", "HEAD").rev("refs/heads/"+branch).writing(""))
+	return r.run.RunWriting(ctx, gitexec.Command("symbolic-ref", "HEAD").Rev("refs/heads/"+branch).Writing(""))
 }

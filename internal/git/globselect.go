@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 )
 
@@ -28,12 +29,12 @@ func (r *Repo) GlobsSelectFile(ctx context.Context, rev string, patterns, exclud
 			return v.(bool), nil
 		}
 	}
-	c := gitCommand("ls-files", "-z", "--stage") // "MODE OID STAGE\tPATH": the index only
+	c := gitexec.Command("ls-files", "-z", "--stage") // "MODE OID STAGE\tPATH": the index only
 	if rev != "" {
-		c = gitCommand("ls-tree", "-r", "-z", "--full-tree").revs(rev) // "MODE TYPE OID\tPATH"
+		c = gitexec.Command("ls-tree", "-r", "-z", "--full-tree").Revs(rev) // "MODE TYPE OID\tPATH"
 	}
 	found := false
-	err := r.stream(ctx, c, func(stdout io.Reader) error {
+	err := r.run.Stream(ctx, c, func(stdout io.Reader) error {
 		// Each record may be matched twice, over a long path.
 		z := newNulRecords(ctx, bufio.NewReaderSize(stdout, 64<<10), grepPathMax+128, 64)
 		for {
@@ -46,7 +47,7 @@ func (r *Repo) GlobsSelectFile(ctx context.Context, rev string, patterns, exclud
 			}
 			head, path, ok := strings.Cut(string(rec), "\t")
 			if !ok {
-				return fmt.Errorf("git %s: unexpected record %q", c.sub(), rec)
+				return fmt.Errorf("git %s: unexpected record %q", c.Sub(), rec)
 			}
 			if !cut && !strings.HasPrefix(head, "160000 ") && include.MatchString(path) && (drop == nil || !drop.MatchString(path)) {
 				found = true

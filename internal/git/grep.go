@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 )
 
@@ -96,19 +97,19 @@ func (r *Repo) Grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 
 func (r *Repo) grep(ctx context.Context, o GrepOptions, each func(GrepMatch) error) (GrepResult, error) {
 	var res GrepResult
-	c := grepCommand("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
+	c := gitexec.Grep("--null", "-n", "--column", "-I", "--no-color", "--no-textconv", "--full-name")
 	var large []string
 	var err error
 	switch {
 	case o.Rev == "":
 		// One search slot for all the steps (ls-files, update-index,
 		// grep), each of which runs in it.
-		release, aerr := r.acquire(ctx, roomSearch)
+		release, aerr := r.run.SearchSlot(ctx)
 		if aerr != nil {
 			return res, aerr
 		}
 		defer release()
-		large, res.Searched, err = r.grepWorkTree(ctx, c.inCallersSlot(), o)
+		large, res.Searched, err = r.grepWorkTree(ctx, c.InCallersSlot(), o)
 	case o.MaxFileBytes > 0:
 		large, err = r.largeBlobs(ctx, o.Rev, o.MaxFileBytes)
 	}
@@ -121,34 +122,34 @@ func (r *Repo) grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 	}
 	res.Skipped = counted
 	if o.Regex {
-		c.flags("-E")
+		c.Flags("-E")
 	} else {
-		c.flags("-F")
+		c.Flags("-F")
 	}
 	if !o.CaseSensitive {
-		c.flags("-i")
+		c.Flags("-i")
 	}
-	c.flagValue("-e", o.Pattern)
+	c.FlagValue("-e", o.Pattern)
 	if o.Rev != "" {
 		// git grep (2.39) takes no --end-of-options; Rev is a full
 		// commit id, never a caller's text.
-		c.rev(o.Rev)
+		c.Rev(o.Rev)
 	}
-	c.pathspecs(":(glob)", globs.TranslateAll(o.Globs)...).
-		pathspecs(":(exclude,glob,icase)", o.Exclude...).
-		pathspecs(":(exclude,literal)", skip...)
+	c.Pathspecs(":(glob)", globs.TranslateAll(o.Globs)...).
+		Pathspecs(":(exclude,glob,icase)", o.Exclude...).
+		Pathspecs(":(exclude,literal)", skip...)
 	prefix := ""
 	if o.Rev != "" {
 		prefix = o.Rev + ":"
 	}
-	err = r.stream(ctx, c, func(stdout io.Reader) error {
+	err = r.run.Stream(ctx, c, func(stdout io.Reader) error {
 		err := parseGrep(stdout, prefix, each)
 		if err == ErrStopGrep {
 			return nil // git is stopped
 		}
 		return err
 	})
-	if exit, ok := err.(*ExitError); ok && exit.Code == 1 && onlyDenials(exit.Stderr) {
+	if exit, ok := err.(*gitexec.ExitError); ok && exit.Code == 1 && onlyDenials(exit.Stderr) {
 		return res, nil
 	}
 	return res, err
@@ -287,7 +288,7 @@ func (r *Repo) largeBlobs(ctx context.Context, commit string, max int64) ([]stri
 		return v.([]string), nil
 	}
 	var large []string
-	err := r.stream(ctx, gitCommand("ls-tree", "-r", "-l", "-z", "--full-tree").rev(commit), func(stdout io.Reader) error {
+	err := r.run.Stream(ctx, gitexec.Command("ls-tree", "-r", "-l", "-z", "--full-tree").Rev(commit), func(stdout io.Reader) error {
 		br := bufio.NewReaderSize(stdout, 64<<10)
 		var rec []byte
 		for {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -115,109 +116,6 @@ func plainEnv(t testing.TB) []string {
 	return env
 }
 
-// plainGit runs git without our runner, in dir, as a user would: this is the
-// control step of each safety test.
-func plainGit(t testing.TB, dir string, env []string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
-	return out.String(), err
-}
-
-func mustPlainGit(t testing.TB, dir string, env []string, args ...string) string {
-	t.Helper()
-	out, err := plainGit(t, dir, env, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
-}
-
-// runWithout runs our runner's own command line for args with the named
-// safety settings removed: a "-c key=..." pair when the name holds a dot,
-// else an environment variable. It shows that this setting, and nothing
-// else, stops the hostile behaviour.
-func runWithout(t testing.TB, r *Repo, withWorkTree bool, drop []string, args ...string) (string, error) {
-	t.Helper()
-	c := rawCommand(args...)
-	c.workTree = withWorkTree // any command, as the runner would run it there
-	cmd := r.execCmd(context.Background(), c)
-	var argv []string
-	for i := 0; i < len(cmd.Args); i++ {
-		if cmd.Args[i] == "-c" && i+1 < len(cmd.Args) && slices.ContainsFunc(drop, func(k string) bool {
-			return strings.HasPrefix(cmd.Args[i+1], k+"=")
-		}) {
-			i++
-			continue
-		}
-		argv = append(argv, cmd.Args[i])
-	}
-	cmd.Args = argv
-	var env []string
-	for _, kv := range cmd.Env {
-		if !slices.ContainsFunc(drop, func(k string) bool { return strings.HasPrefix(kv, k+"=") }) {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	return string(out), err
-}
-
-// rawCommand builds a command from raw arguments, as only tests may: each
-// becomes a trusted argument. A grep is built as grepCommand builds it.
-func rawCommand(args ...string) *command {
-	if len(args) == 0 {
-		return &command{}
-	}
-	c := gitCommand(arg(args[0]))
-	if args[0] == "grep" {
-		c = grepCommand()
-	}
-	for _, a := range args[1:] {
-		c.flags(arg(a))
-	}
-	return c
-}
-
-// outputRaw runs the runner's output for a raw command line.
-func outputRaw(ctx context.Context, r *Repo, args ...string) ([]byte, error) {
-	return r.output(ctx, rawCommand(args...))
-}
-
-// streamRaw runs the runner's stream for a raw command line.
-func streamRaw(ctx context.Context, r *Repo, args []string, consume func(stdout io.Reader) error) error {
-	return r.stream(ctx, rawCommand(args...), consume)
-}
-
-// output runs our runner's output and fails the test on error.
-func output(t testing.TB, r *Repo, args ...string) string {
-	t.Helper()
-	out, err := outputRaw(context.Background(), r, args...)
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return string(out)
-}
-
-// workTreeOutput runs a raw command on the work tree (onWorkTree) and
-// returns stdout.
-func workTreeOutput(t testing.TB, r *Repo, args ...string) (string, error) {
-	t.Helper()
-	var out []byte
-	err := r.stream(context.Background(), rawCommand(args...).onWorkTree(), func(stdout io.Reader) error {
-		var err error
-		out, err = io.ReadAll(stdout)
-		return err
-	})
-	return string(out), err
-}
-
 // commitFile writes path and commits it; it returns the commit id.
 func commitFile(r *testrepo.Repo, path, content, msg string) string {
 	r.Write(path, content)
@@ -301,4 +199,71 @@ func eventually(d time.Duration, cond func() bool) bool {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// twoCommits is a repository whose commits c1 and c2 change a.txt.
+func twoCommits(t *testing.T) (r *testrepo.Repo, c1, c2 string) {
+	t.Helper()
+	r = testrepo.New(t)
+	c1 = commitFile(r, "a.txt", "one\n", "one")
+	c2 = commitFile(r, "a.txt", "one\ntwo\n", "two")
+	return r, c1, c2
+}
+
+// openSettingsOnly is a Repo with the sandbox off: only the command line
+// and environment guard it.
+func openSettingsOnly(t testing.TB, r *testrepo.Repo) *Repo {
+	t.Helper()
+	env := newEnv(t)
+	if _, err := env.UseSandbox(gitexec.SandboxOff); err != nil {
+		t.Fatal(err)
+	}
+	return openIn(t, env, r)
+}
+
+func writeTemp(t testing.TB, content string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "content")
+	if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// readBlob reads a whole object through the pool.
+func readBlob(t testing.TB, g *Repo, name string) string {
+	t.Helper()
+	var data []byte
+	err := g.ReadObject(context.Background(), name, func(_ Object, body io.Reader) error {
+		var err error
+		data, err = io.ReadAll(body)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("ReadObject(%q): %v", name, err)
+	}
+	return string(data)
+}
+
+// plainGit runs git without our runner, in dir, as a user would: this is the
+// control step of each safety test.
+func plainGit(t testing.TB, dir string, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func mustPlainGit(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
+	out, err := plainGit(t, dir, env, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
 }

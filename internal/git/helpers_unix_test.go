@@ -15,7 +15,7 @@ func idlePids(r *Repo) []int {
 	defer p.mu.Unlock()
 	var pids []int
 	for _, c := range p.idle {
-		pids = append(pids, c.proc.cmd.Process.Pid)
+		pids = append(pids, c.proc.Pid())
 	}
 	return pids
 }

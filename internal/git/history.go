@@ -12,6 +12,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // CountLog is the number of commits Log lists for o, without paging.
@@ -37,9 +39,9 @@ func (r *Repo) countFollowed(ctx context.Context, from, to, path string) (int, e
 		return n.(int), nil
 	}
 	n := 0
-	c := gitCommand("log", "--no-color", "--no-decorate", "--no-show-signature", "--no-mailmap", "--follow", "--format=%H").
-		fullyBuffered().revs(rangeRevs(from, to)...).paths(path)
-	err := r.stream(ctx, c, func(stdout io.Reader) error {
+	c := gitexec.Command("log", "--no-color", "--no-decorate", "--no-show-signature", "--no-mailmap", "--follow", "--format=%H").
+		FullyBuffered().Revs(rangeRevs(from, to)...).Paths(path)
+	err := r.run.Stream(ctx, c, func(stdout io.Reader) error {
 		buf := make([]byte, 64<<10)
 		for {
 			k, err := stdout.Read(buf)
@@ -70,7 +72,7 @@ func (r *Repo) CountCommits(ctx context.Context, from, to string, paths []string
 	if n, ok := r.memo.get(key); ok {
 		return n.(int), nil
 	}
-	out, err := r.output(ctx, gitCommand("rev-list", "--count").revs(rangeRevs(from, to)...).paths(paths...))
+	out, err := r.run.Output(ctx, gitexec.Command("rev-list", "--count").Revs(rangeRevs(from, to)...).Paths(paths...))
 	if err != nil {
 		return 0, missingRevision(err)
 	}
@@ -97,7 +99,7 @@ func (r *Repo) FirstParentDescendant(ctx context.Context, base, head string) (st
 		return id.(string), nil
 	}
 	var last string
-	err := r.stream(ctx, gitCommand("rev-list", "--first-parent", "--ancestry-path").revs(base, "^"+head).paths(), func(stdout io.Reader) error {
+	err := r.run.Stream(ctx, gitexec.Command("rev-list", "--first-parent", "--ancestry-path").Revs(base, "^"+head).Paths(), func(stdout io.Reader) error {
 		sc := bufio.NewScanner(stdout)
 		for n := 0; sc.Scan(); n++ {
 			if n%checkEvery == 0 {

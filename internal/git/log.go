@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // Person is who wrote or committed a commit, and when, as the commit
@@ -63,7 +65,7 @@ type LogOptions struct {
 }
 
 // Limits of what Log keeps of one commit. Past them a field is cut and the
-// commit marked Truncated; in all, a Log keeps at most maxOutput bytes.
+// commit marked Truncated; in all, a Log keeps at most gitexec.MaxOutput bytes.
 const (
 	maxLogField = 64 << 10 // a subject, name, email or date
 	maxLogBody  = 1 << 20  // a body, or the list of parents
@@ -121,41 +123,41 @@ func logFieldLimits(withBody bool) []int {
 // around itself: git's --skip and --reverse drop the commits where the
 // rename is seen, and with it the rest of the history (git 2.39: "--follow
 // --reverse" lists only the commits after the rename).
-func logCommand(o LogOptions, skip, n int) *command {
-	c := gitCommand("log", "-z", "--no-color", "--no-decorate", "--no-show-signature",
-		"--no-mailmap", "--encoding=UTF-8").fullyBuffered()
+func logCommand(o LogOptions, skip, n int) *gitexec.Cmd {
+	c := gitexec.Command("log", "-z", "--no-color", "--no-decorate", "--no-show-signature",
+		"--no-mailmap", "--encoding=UTF-8").FullyBuffered()
 	if o.Follow {
-		c.flags("--follow")
+		c.Flags("--follow")
 	} else {
-		c.flags("--no-follow")
+		c.Flags("--no-follow")
 	}
 	if o.WithBody {
-		c.flags(logFormatBody)
+		c.Flags(logFormatBody)
 	} else {
-		c.flags(logFormat)
+		c.Flags(logFormat)
 	}
 	if o.WithFileCount && !o.Follow {
-		c.flags(fileCountFlags...).flags("--full-diff")
+		c.Flags(fileCountFlags...).Flags("--full-diff")
 		if mergesApart(o) {
-			c.flags("--diff-merges=off")
+			c.Flags("--diff-merges=off")
 		} else {
-			c.flags("--diff-merges=first-parent")
+			c.Flags("--diff-merges=first-parent")
 		}
 	}
 	if o.Reverse && !o.Follow {
-		c.flags("--reverse")
+		c.Flags("--reverse")
 	}
 	if oneCommit(o, skip, n) {
 		// The commit itself, without a walk: a walk reads every parent
 		// first, thousands of objects for a hostile octopus.
-		c.flags("--no-walk")
+		c.Flags("--no-walk")
 	}
 	if o.Follow {
-		c.flags(intArg("--max-count=", skip+n)) // Log passes over the first skip
+		c.Flags(gitexec.IntArg("--max-count=", skip+n)) // Log passes over the first skip
 	} else {
-		c.flags(intArg("--skip=", skip), intArg("--max-count=", n))
+		c.Flags(gitexec.IntArg("--skip=", skip), gitexec.IntArg("--max-count=", n))
 	}
-	return c.revs(rangeRevs(o.From, o.To)...).paths(o.Paths...)
+	return c.Revs(rangeRevs(o.From, o.To)...).Paths(o.Paths...)
 }
 
 // oneCommit tells a Log that lists To alone (what get_commit asks), which
@@ -170,15 +172,15 @@ func oneCommit(o LogOptions, skip, n int) bool {
 func mergesApart(o LogOptions) bool { return o.WithFileCount && len(o.Paths) > 0 }
 
 // fileCountFlags make git log print each commit's changed files.
-var fileCountFlags = []arg{"--name-only", "--root", "--no-ext-diff", "--no-textconv", "-M", intArg("-l", RenameLimit)}
+var fileCountFlags = []gitexec.Arg{"--name-only", "--root", "--no-ext-diff", "--no-textconv", "-M", gitexec.IntArg("-l", RenameLimit)}
 
 // mergesCommand prints the files of each merge against its first parent
 // (as GitHub counts them): the merges alone (--no-walk), so no walk is
 // changed.
-func mergesCommand(merges []string) *command {
-	return gitCommand("log", "-z", "--no-color", "--no-decorate", "--no-show-signature", "--encoding=UTF-8",
-		"--no-walk=unsorted", "--format=%x00%H", "--diff-merges=first-parent").fullyBuffered().
-		flags(fileCountFlags...).revs(merges...).paths()
+func mergesCommand(merges []string) *gitexec.Cmd {
+	return gitexec.Command("log", "-z", "--no-color", "--no-decorate", "--no-show-signature", "--encoding=UTF-8",
+		"--no-walk=unsorted", "--format=%x00%H", "--diff-merges=first-parent").FullyBuffered().
+		Flags(fileCountFlags...).Revs(merges...).Paths()
 }
 
 // rangeRevs is "to ^from", or "to" alone.
@@ -217,7 +219,7 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	}
 	var commits []Commit
 	var merges []string
-	err := r.stream(ctx, logCommand(o, skip, n), func(stdout io.Reader) error {
+	err := r.run.Stream(ctx, logCommand(o, skip, n), func(stdout io.Reader) error {
 		rr := newRecordReader(ctx, stdout, logFieldLimits(o.WithBody), o.WithFileCount)
 		kept, passed := 0, 0
 		for len(commits) < n {
@@ -232,8 +234,8 @@ func (r *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 			if o.MaxParents > 0 && len(c.Parents) > o.MaxParents {
 				c.Parents = firstParents(c.Parents, o.MaxParents)
 			}
-			if kept += commitBytes(c); kept > maxOutput {
-				return fmt.Errorf("git log: over %d bytes for %d commits: ask for fewer", maxOutput, len(commits)+1)
+			if kept += commitBytes(c); kept > gitexec.MaxOutput {
+				return fmt.Errorf("git log: over %d bytes for %d commits: ask for fewer", gitexec.MaxOutput, len(commits)+1)
 			}
 			if (len(c.Parents) > 1 || o.Follow) && mergesApart(o) {
 				merges = append(merges, c.SHA)
@@ -269,7 +271,7 @@ func (r *Repo) mergeFileCounts(ctx context.Context, merges []string) (map[string
 	for len(merges) > 0 {
 		batch := merges[:min(len(merges), mergesPerProcess)]
 		merges = merges[len(batch):]
-		err := r.stream(ctx, mergesCommand(batch), func(stdout io.Reader) error {
+		err := r.run.Stream(ctx, mergesCommand(batch), func(stdout io.Reader) error {
 			rr := newRecordReader(ctx, stdout, []int{64}, true)
 			for {
 				f, _, files, ok, err := rr.next()

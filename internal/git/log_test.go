@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -258,15 +259,15 @@ func TestLogRunsOneBufferedProcess(t *testing.T) {
 	} {
 		o := LogOptions{To: strings.Repeat("a", 40), Paths: tc.paths, Limit: 10, WithFileCount: true}
 		c := logCommand(o, 0, o.Limit)
-		if !slices.Contains(c.args, tc.flag) || mergesApart(o) != tc.apart {
-			t.Errorf("paths %q: args %q, merges apart %v; want %s, apart %v", tc.paths, c.args, mergesApart(o), tc.flag, tc.apart)
+		if !slices.Contains(c.Args(), tc.flag) || mergesApart(o) != tc.apart {
+			t.Errorf("paths %q: args %q, merges apart %v; want %s, apart %v", tc.paths, c.Args(), mergesApart(o), tc.flag, tc.apart)
 		}
 	}
 	// Both of Log's commands are read whole: git need not flush each
 	// commit (GIT_FLUSH=0), which costs a write and a wake-up per commit.
-	for _, c := range []*command{logCommand(LogOptions{To: strings.Repeat("a", 40), Limit: 10}, 0, 10), mergesCommand([]string{strings.Repeat("a", 40)})} {
-		if !slices.Contains(c.env, "GIT_FLUSH=0") {
-			t.Errorf("%q: environment %q, want GIT_FLUSH=0", c.args, c.env)
+	for _, c := range []*gitexec.Cmd{logCommand(LogOptions{To: strings.Repeat("a", 40), Limit: 10}, 0, 10), mergesCommand([]string{strings.Repeat("a", 40)})} {
+		if !slices.Contains(c.Env(), "GIT_FLUSH=0") {
+			t.Errorf("%q: environment %q, want GIT_FLUSH=0", c.Args(), c.Env())
 		}
 	}
 	r, ids := logHistory(t)
@@ -424,16 +425,23 @@ func TestLogDeadline(t *testing.T) {
 // withoutArgs is c with arguments taken out: flags as written, or -c settings
 // by key. It shows that an argument, and nothing else, stops what a
 // hostile repository configures.
-func withoutArgs(c *command, drop ...string) *command {
-	d := *c
-	d.args = slices.DeleteFunc(slices.Clone(c.args), func(a string) bool { return slices.Contains(drop, a) })
-	d.global = nil
-	for i := 0; i+1 < len(c.global); i += 2 { // "-c", "key=value"
-		if key, _, _ := strings.Cut(c.global[i+1], "="); !slices.Contains(drop, key) {
-			d.global = append(d.global, c.global[i], c.global[i+1])
+func withoutArgs(c *gitexec.Cmd, drop ...string) *gitexec.Cmd {
+	args := c.Args()
+	d := gitexec.Command(gitexec.Arg(args[0]))
+	for _, a := range args[1:] {
+		if !slices.Contains(drop, a) {
+			d.Flags(gitexec.Arg(a)) // the line as it was: Flags takes any argument a test gives
 		}
 	}
-	return &d
+	for _, kv := range c.Settings() {
+		if key, _, _ := strings.Cut(kv, "="); !slices.Contains(drop, key) {
+			d.Config(gitexec.Arg(kv))
+		}
+	}
+	if slices.Contains(c.Env(), "GIT_FLUSH=0") {
+		d.FullyBuffered()
+	}
+	return d
 }
 
 // hostileReadConfig sets what a repository can configure to run programs or
@@ -525,8 +533,8 @@ func TestLogHostileConfig(t *testing.T) {
 		{"-M", 0, nil},     // diff.renames=false: a rename is two files
 	} {
 		o := options[tc.o]
-		run := func(c *command) ([]Commit, error) {
-			out, err := g.output(ctx, c)
+		run := func(c *gitexec.Cmd) ([]Commit, error) {
+			out, err := g.run.Output(ctx, c)
 			if err != nil {
 				return nil, err
 			}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // TreeEntry is one entry of a ListTree.
@@ -64,7 +66,7 @@ func (r *Repo) ListTree(ctx context.Context, commit, dir string, recursive bool,
 	if dir != "" {
 		prefix = dir + "/"
 	}
-	err = r.stream(ctx, lsTreeCommand(e.OID, recursive), func(stdout io.Reader) error {
+	err = r.run.Stream(ctx, lsTreeCommand(e.OID, recursive), func(stdout io.Reader) error {
 		return readError(ctx, parseLsTree(ctx, bufio.NewReaderSize(stdout, 64<<10), prefix, each))
 	})
 	return stopped(err)
@@ -73,12 +75,12 @@ func (r *Repo) ListTree(ctx context.Context, commit, dir string, recursive bool,
 // lsTreeCommand lists a tree (by id) with each blob's size (-l: read from
 // the object's header, not its content). Nothing a repository configures
 // changes what ls-tree prints in -z form.
-func lsTreeCommand(tree string, recursive bool) *command {
-	c := gitCommand("ls-tree", "-z", "-l", "--full-tree")
+func lsTreeCommand(tree string, recursive bool) *gitexec.Cmd {
+	c := gitexec.Command("ls-tree", "-z", "-l", "--full-tree")
 	if recursive {
-		c.flags("-r")
+		c.Flags("-r")
 	}
-	return c.revs(tree)
+	return c.Revs(tree)
 }
 
 // parseLsTree reads "MODE TYPE OID SIZE\tNAME\0" records, SIZE padded with

@@ -8,12 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// MaxObjectReaders bounds the cat-file processes one repository keeps for
-// concurrent calls; once other repositories are open, it keeps at most its
-// share of the reader table (Env.readerShare).
-const MaxObjectReaders = 8
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
+)
 
 // objectPool keeps long-lived `git cat-file --batch-command -z` processes: a
 // warm read costs a pipe round trip instead of a process start. Requests are
@@ -37,14 +34,13 @@ const defaultIdleTimeout = 2 * time.Minute
 
 func newObjectPool(r *Repo) *objectPool {
 	// One token per reader: a return never goes unnoticed by a waiter.
-	p := &objectPool{repo: r, free: make(chan struct{}, MaxObjectReaders), idleTimeout: defaultIdleTimeout}
-	r.env.readers.add(p)
+	p := &objectPool{repo: r, free: make(chan struct{}, gitexec.MaxReaders), idleTimeout: defaultIdleTimeout}
 	return p
 }
 
-// oldestIdle says since when the reader idle the longest has been idle
-// (false: none is).
-func (p *objectPool) oldestIdle() (time.Time, bool) {
+// OldestIdle says since when the reader idle the longest has been idle
+// (false: none is): the pool is the repository's gitexec.Idler.
+func (p *objectPool) OldestIdle() (time.Time, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.idle) == 0 {
@@ -53,9 +49,9 @@ func (p *objectPool) oldestIdle() (time.Time, bool) {
 	return p.idle[0].idleSince, true
 }
 
-// retireOldestIdle takes the reader idle the longest out of the pool, for
-// the caller to stop: another repository needs its room.
-func (p *objectPool) retireOldestIdle() *catFile {
+// RetireOldestIdle takes the reader idle the longest out of the pool and
+// returns what stops it: another repository needs its room.
+func (p *objectPool) RetireOldestIdle() (stop func()) {
 	p.mu.Lock()
 	if len(p.idle) == 0 {
 		p.mu.Unlock()
@@ -69,11 +65,11 @@ func (p *objectPool) retireOldestIdle() *catFile {
 	case p.free <- struct{}{}:
 	default:
 	}
-	return c
+	return c.stop
 }
 
 type catFile struct {
-	proc      *process
+	proc      *gitexec.Process
 	in        io.WriteCloser
 	out       *bufio.Reader
 	cancel    context.CancelFunc
@@ -86,7 +82,7 @@ type catFile struct {
 // idle one is retired to make room if the pool is full).
 func (p *objectPool) get(ctx context.Context, fresh bool) (*catFile, error) {
 	for {
-		limit := p.repo.env.readerShare() // before p.mu: the table locks pools
+		limit := p.repo.env.ReaderShare() // before p.mu: the table locks pools
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -183,12 +179,12 @@ func (p *objectPool) release() {
 // under callCtx), given back when the reader stops.
 func (p *objectPool) start(callCtx context.Context) (*catFile, error) {
 	ctx, cancel := context.WithCancel(context.Background()) // the reader outlives the call that starts it
-	proc, err := p.repo.start(callCtx, ctx, gitCommand("cat-file", "--batch-command", "-z").longLived(), true)
+	proc, err := p.repo.run.Start(callCtx, ctx, gitexec.Command("cat-file", "--batch-command", "-z").LongLived(), true)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	return &catFile{proc: proc, in: proc.stdin, out: bufio.NewReaderSize(proc.stdout, 64<<10), cancel: cancel}, nil
+	return &catFile{proc: proc, in: proc.Stdin, out: bufio.NewReaderSize(proc.Stdout, 64<<10), cancel: cancel}, nil
 }
 
 func (c *catFile) stop() {
@@ -198,11 +194,10 @@ func (c *catFile) stop() {
 	c.stopped = true
 	c.in.Close()
 	c.cancel()
-	_ = c.proc.wait() // gives back its room in the Env's reader table; how it ended does not matter now
+	_ = c.proc.Wait() // gives back its room in the Env's reader table; how it ended does not matter now
 }
 
 func (p *objectPool) close() {
-	p.repo.env.readers.remove(p)
 	p.mu.Lock()
 	p.closed = true
 	idle := p.idle

@@ -10,6 +10,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // errStale marks a reader found dead when it was taken from the idle list
@@ -131,17 +133,17 @@ func (p *objectPool) request(ctx context.Context, c *catFile, verb, name string,
 // such a name names nothing.
 func (p *objectPool) failure(ctx context.Context, c *catFile, name string, err error) error {
 	if cause := context.Cause(ctx); cause != nil {
-		return p.repo.blockedBy(cause)
+		return p.repo.run.BlockedBy(cause)
 	}
 	if c.used {
 		return errStale
 	}
 	c.stop() // waits for git, so its stderr is complete
-	msg := strings.TrimSpace(c.proc.stderr.String())
-	refused := p.repo.refusal(msg)
+	msg := strings.TrimSpace(c.proc.Stderr())
+	refused := p.repo.run.Refusal(msg)
 	switch {
-	case refused == ErrNotFetched: // a partial clone's: the object is missing
-		return fmt.Errorf("%w: %q: %w", ErrMissing, name, ErrNotFetched)
+	case refused == gitexec.ErrNotFetched: // a partial clone's: the object is missing
+		return fmt.Errorf("%w: %q: %w", ErrMissing, name, gitexec.ErrNotFetched)
 	case refused != nil:
 		return fmt.Errorf("git cat-file: %w", refused)
 	case strings.HasPrefix(msg, "fatal: "):

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -91,8 +92,8 @@ func TestObjectsConcurrentReads(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := len(catFiles(t, gitDir(r))); n > MaxObjectReaders {
-		t.Errorf("%d cat-file processes, at most %d expected", n, MaxObjectReaders)
+	if n := len(catFiles(t, gitDir(r))); n > gitexec.MaxReaders {
+		t.Errorf("%d cat-file processes, at most %d expected", n, gitexec.MaxReaders)
 	}
 }
 
@@ -263,8 +264,8 @@ func TestReadObjectCancelled(t *testing.T) {
 	// asks no reader.)
 	release := make(chan struct{})
 	var busy sync.WaitGroup
-	started := make(chan struct{}, MaxObjectReaders)
-	for range MaxObjectReaders {
+	started := make(chan struct{}, gitexec.MaxReaders)
+	for range gitexec.MaxReaders {
 		busy.Go(func() {
 			g.ReadObject(context.Background(), oids[1][:20], func(_ Object, body io.Reader) error {
 				started <- struct{}{}
@@ -274,7 +275,7 @@ func TestReadObjectCancelled(t *testing.T) {
 			})
 		})
 	}
-	for range MaxObjectReaders {
+	for range gitexec.MaxReaders {
 		<-started
 	}
 	ctx3, cancel3 := context.WithTimeout(context.Background(), 100*time.Millisecond)

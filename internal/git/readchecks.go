@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // readError is err, or the call's deadline if that is what cut git short.
@@ -72,7 +74,7 @@ func isCleanPath(p string) bool {
 // missingRevision turns git's "bad object" (a commit id the repository
 // does not have) into ErrMissing.
 func missingRevision(err error) error {
-	var exit *ExitError
+	var exit *gitexec.ExitError
 	if errors.As(err, &exit) && strings.HasPrefix(exit.Stderr, "fatal: bad object ") {
 		return fmt.Errorf("%w: %s", ErrMissing, strings.TrimSpace(strings.TrimPrefix(exit.Stderr, "fatal: ")))
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
 // A branch name costs a cat-file round trip to resolve, and its answer can
@@ -96,14 +98,14 @@ const notDir = 1
 // symlink, a FIFO), or it cannot be stat'ed: the name is left to git.
 var errUncacheable = errors.New("not a path the ref cache can stamp")
 
-// blockingFile is a *FileError if path is a file that an open for reading
+// blockingFile is a *gitdir.FileError if path is a file that an open for reading
 // waits on (a FIFO) or that is no file at all (a socket, a device), else nil.
-func blockingFile(path string) *FileError {
+func blockingFile(path string) *gitdir.FileError {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Mode()&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice) == 0 {
 		return nil
 	}
-	return &FileError{Path: path, Kind: fileKind(fi.Mode())}
+	return &gitdir.FileError{Path: path, Kind: gitdir.KindOf(fi.Mode())}
 }
 
 // get is the answer kept for name if every file stamped is as it was.
@@ -132,7 +134,7 @@ type refStamp struct {
 	taken time.Time
 	// blocked is a loose ref file git would wait on for ever (a FIFO, a
 	// socket, a device): the name is refused rather than asked of git.
-	blocked *FileError
+	blocked *gitdir.FileError
 }
 
 type ruleEnd struct{ end, idLen int }
@@ -273,7 +275,7 @@ func (c *refCache) stamp(gitDir, name string) (st refStamp, ok bool) {
 
 // blockingRef is the first loose file git would wait on (a FIFO, ...) in
 // resolving the plain ref name, or nil.
-func (c *refCache) blockingRef(gitDir, name string) *FileError {
+func (c *refCache) blockingRef(gitDir, name string) *gitdir.FileError {
 	if !cacheableName(name) {
 		return nil
 	}
@@ -297,7 +299,7 @@ type stampBuilder struct {
 	ids     map[string]fileID // the paths stamped
 	walked  map[string]bool   // the ref files read for a symref
 	failed  bool
-	blocked *FileError // the first path git would wait on
+	blocked *gitdir.FileError // the first path git would wait on
 }
 
 // add stats path into the stamp, once.
@@ -330,7 +332,7 @@ func (b *stampBuilder) commonDir(gitDir string) (string, bool) {
 		return "", false
 	case id.mode == 0: // no commondir: the git directory is the common one
 	case id.mode == syscall.S_IFREG:
-		data, err := ReadSmallFile(file)
+		data, err := gitdir.ReadSmallFile(file)
 		p := strings.TrimRight(string(data), "\r\n")
 		if err != nil || p == "" {
 			return "", false
@@ -363,7 +365,7 @@ func (b *stampBuilder) ref(dirs []string, ref string, depth int) (idLen int) {
 		b.walked[path] = true
 		// Read after the stat: if it changed in between, the stamp is
 		// outdated already.
-		data, err := ReadSmallFile(path)
+		data, err := gitdir.ReadSmallFile(path)
 		if err != nil {
 			b.failed = true
 			return 0

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // CommitID resolves a revision to the full id of the commit it names,
@@ -55,17 +58,17 @@ func (r *Repo) CommitID(ctx context.Context, rev string) (string, error) {
 // (following symrefs such as HEAD's) that is a symlink resolving outside
 // the repository's store, or nil. The sandbox keeps git from reading it,
 // and git then takes the ref for one that does not exist.
-func (r *Repo) refLeavingStore(rev string) *FileError {
+func (r *Repo) refLeavingStore(rev string) *gitdir.FileError {
 	name := rev
 	if base := leadingRef(rev); base != "" {
 		name = base
 	}
-	st, err := r.storeLayout()
+	st, err := r.run.Store()
 	if err != nil {
 		return nil
 	}
 	inStore := func(p string) bool {
-		return slices.ContainsFunc(st.Dirs(), func(d string) bool { return Within(d, p) })
+		return slices.ContainsFunc(st.Dirs(), func(d string) bool { return gitdir.Within(d, p) })
 	}
 	for depth := 0; depth < maxSymrefDepth && PlainRefName(name); depth++ {
 		next := ""
@@ -78,10 +81,10 @@ func (r *Repo) refLeavingStore(rev string) *FileError {
 				case err != nil:
 				case fi.Mode()&fs.ModeSymlink != 0:
 					if real, err := filepath.EvalSymlinks(p); err != nil || !inStore(real) {
-						return &FileError{Path: p, Name: rel, Kind: "a symlink"}
+						return &gitdir.FileError{Path: p, Name: rel, Kind: "a symlink"}
 					}
 				case fi.Mode().IsRegular() && next == "":
-					if data, err := ReadSmallFile(p); err == nil {
+					if data, err := gitdir.ReadSmallFile(p); err == nil {
 						if target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref:"); ok {
 							next = strings.TrimSpace(target)
 						}
@@ -108,20 +111,20 @@ func leadingRef(rev string) string {
 
 // HasRef reports whether the full ref name exists.
 func (r *Repo) HasRef(ctx context.Context, ref string) bool {
-	_, err := r.output(ctx, gitCommand("show-ref", "--verify", "--quiet").revs(ref))
+	_, err := r.run.Output(ctx, gitexec.Command("show-ref", "--verify", "--quiet").Revs(ref))
 	return err == nil
 }
 
 // HasRefUnder reports whether any ref starts with prefix (a constant such
 // as "refs/pull/"): one ref is read, however many there are.
-func (r *Repo) HasRefUnder(ctx context.Context, prefix arg) bool {
-	out, err := r.output(ctx, gitCommand("for-each-ref", "--count=1", "--format=%(refname)", prefix))
+func (r *Repo) HasRefUnder(ctx context.Context, prefix gitexec.Arg) bool {
+	out, err := r.run.Output(ctx, gitexec.Command("for-each-ref", "--count=1", "--format=%(refname)", prefix))
 	return err == nil && len(bytes.TrimSpace(out)) > 0
 }
 
 // DefaultBranch is the branch HEAD points at ("" when HEAD is detached).
 func (r *Repo) DefaultBranch(ctx context.Context) string {
-	out, err := r.output(ctx, gitCommand("symbolic-ref", "--quiet", "--short", "HEAD"))
+	out, err := r.run.Output(ctx, gitexec.Command("symbolic-ref", "--quiet", "--short", "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -130,7 +133,7 @@ func (r *Repo) DefaultBranch(ctx context.Context) string {
 
 // ConfigValue reads one key of the repository's config ("" when unset).
 func (r *Repo) ConfigValue(ctx context.Context, key string) string {
-	out, err := r.output(ctx, gitCommand("config", "--get").revs(key))
+	out, err := r.run.Output(ctx, gitexec.Command("config", "--get").Revs(key))
 	if err != nil {
 		return ""
 	}
@@ -145,11 +148,11 @@ type LastCommit struct {
 
 // LastCommitFor runs `git log -1` for one path ("" for the whole tree).
 func (r *Repo) LastCommitFor(ctx context.Context, commit, path string) (LastCommit, error) {
-	c := gitCommand("log", "-1", "--no-show-signature", "--format=%H%x00%cI%x00%aI").revs(commit).paths()
+	c := gitexec.Command("log", "-1", "--no-show-signature", "--format=%H%x00%cI%x00%aI").Revs(commit).Paths()
 	if path != "" {
-		c.paths(path)
+		c.Paths(path)
 	}
-	out, err := r.output(ctx, c)
+	out, err := r.run.Output(ctx, c)
 	if err != nil {
 		return LastCommit{}, err
 	}
@@ -164,7 +167,7 @@ func (r *Repo) LastCommitFor(ctx context.Context, commit, path string) (LastComm
 // commit ("" when there is none). The blob's [include] sections are not
 // followed: a committed file must not make git read one of the host's.
 func (r *Repo) SubmoduleURL(ctx context.Context, commit, path string) string {
-	out, err := r.output(ctx, gitCommand("config", "--no-includes", "--null", "--list").flagValue("--blob", commit+":.gitmodules"))
+	out, err := r.run.Output(ctx, gitexec.Command("config", "--no-includes", "--null", "--list").FlagValue("--blob", commit+":.gitmodules"))
 	if err != nil {
 		return ""
 	}

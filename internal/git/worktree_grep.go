@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 )
 
@@ -31,10 +32,6 @@ import (
 // its blob, else on a private index naming the same blobs, the clean ones
 // assume-unchanged, with the private directory as its work tree: one
 // search, in git's order.
-
-// searchesDir is the directory of the private home that holds each
-// work-tree search's copies while it runs.
-const searchesDir = "searches"
 
 // maxWorkTreeCopy bounds the bytes of modified files one search copies.
 const maxWorkTreeCopy = 256 << 20
@@ -88,7 +85,7 @@ func (s *SearchedFiles) Close() {
 // what it made: the index itself (--cached) when no file it reads differs
 // from its blob, else a private index. It returns the large files (for
 // grepSkips) and what was searched.
-func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (large []string, _ *SearchedFiles, err error) {
+func (r *Repo) grepWorkTree(ctx context.Context, c *gitexec.Cmd, o GrepOptions) (large []string, _ *SearchedFiles, err error) {
 	if r.workTree == "" {
 		return nil, nil, errors.New("git: a bare repository has no work tree to search")
 	}
@@ -115,7 +112,7 @@ func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (lar
 	}
 	differ := false
 	if len(changed) > 0 {
-		if s.dir, err = os.MkdirTemp(filepath.Join(r.env.dir, searchesDir), ""); err != nil {
+		if s.dir, err = r.env.TempDir(); err != nil {
 			return nil, nil, err
 		}
 		var changedLarge []string
@@ -127,7 +124,7 @@ func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (lar
 	}
 	if !differ {
 		// Every file the search reads is in the index as it is.
-		c.flags("--cached")
+		c.Flags("--cached")
 		return large, s, nil
 	}
 	index := filepath.Join(s.dir, "index")
@@ -135,8 +132,7 @@ func (r *Repo) grepWorkTree(ctx context.Context, c *command, o GrepOptions) (lar
 		s.Close()
 		return nil, nil, err
 	}
-	c.env = append(c.env, "GIT_INDEX_FILE="+index)
-	c.privateTree = filepath.Join(s.dir, "tree")
+	c.OnPrivateCopy(index, filepath.Join(s.dir, "tree"))
 	return large, s, nil
 }
 

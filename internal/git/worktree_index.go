@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 )
 
 // Index entry flags, as ls-files --debug prints git's ce_flags.
@@ -113,7 +115,7 @@ func entriesBytes(entries []indexEntry) int {
 // An unmerged path comes once.
 func (r *Repo) readIndex(ctx context.Context) ([]indexEntry, error) {
 	var entries []indexEntry
-	err := r.stream(ctx, gitCommand("ls-files", "-z", "--stage", "--debug").inCallersSlot(), func(stdout io.Reader) error {
+	err := r.run.Stream(ctx, gitexec.Command("ls-files", "-z", "--stage", "--debug").InCallersSlot(), func(stdout io.Reader) error {
 		br := bufio.NewReaderSize(stdout, 64<<10)
 		// Each record is followed by its stat lines, read from br between
 		// two records.
@@ -258,32 +260,31 @@ func (r *Repo) writeIndex(ctx context.Context, path string, entries []indexEntry
 			clean.WriteString(e.path + "\x00")
 		}
 	}
-	env := "GIT_INDEX_FILE=" + path
-	if err := r.feed(ctx, gitCommand("update-index", "-z", "--index-info").privateIndex(env).inCallersSlot(), info.Bytes()); err != nil {
+	if err := r.feed(ctx, gitexec.Command("update-index", "-z", "--index-info").PrivateIndex(path).InCallersSlot(), info.Bytes()); err != nil {
 		return err
 	}
 	if clean.Len() == 0 {
 		return nil
 	}
-	return r.feed(ctx, gitCommand("update-index", "--assume-unchanged", "-z", "--stdin").privateIndex(env).inCallersSlot(), clean.Bytes())
+	return r.feed(ctx, gitexec.Command("update-index", "--assume-unchanged", "-z", "--stdin").PrivateIndex(path).InCallersSlot(), clean.Bytes())
 }
 
 // feed runs a command with input on its stdin, to its end.
-func (r *Repo) feed(ctx context.Context, c *command, input []byte) error {
-	p, err := r.start(ctx, ctx, c, true)
+func (r *Repo) feed(ctx context.Context, c *gitexec.Cmd, input []byte) error {
+	p, err := r.run.Start(ctx, ctx, c, true)
 	if err != nil {
 		return err
 	}
 	go func() {
-		_, _ = p.stdin.Write(input) // a write that fails is git gone: wait says why
-		p.stdin.Close()
+		_, _ = p.Stdin.Write(input) // a write that fails is git gone: wait says why
+		p.Stdin.Close()
 	}()
-	_, _ = io.Copy(io.Discard, p.stdout)
-	if err := p.wait(); err != nil {
+	_, _ = io.Copy(io.Discard, p.Stdout)
+	if err := p.Wait(); err != nil {
 		if ctxErr := context.Cause(ctx); ctxErr != nil {
 			return ctxErr
 		}
-		return fmt.Errorf("git %s: %v: %s", c.sub(), err, strings.TrimSpace(p.stderr.String()))
+		return fmt.Errorf("git %s: %v: %s", c.Sub(), err, strings.TrimSpace(p.Stderr()))
 	}
 	return nil
 }

@@ -14,19 +14,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
 // storeInWorkTree lists the repository's directories that lie inside its
 // work tree, as paths relative to it.
 func (r *Repo) storeInWorkTree() []string {
-	st, err := r.storeLayout()
+	st, err := r.run.Store()
 	dirs := []string{r.gitDir}
 	if err == nil {
 		dirs = st.Dirs()
 	}
 	var in []string
 	for _, d := range dirs {
-		if Within(r.workTree, d) && d != r.workTree {
+		if gitdir.Within(r.workTree, d) && d != r.workTree {
 			if rel, err := filepath.Rel(r.workTree, d); err == nil {
 				in = append(in, filepath.ToSlash(rel))
 			}

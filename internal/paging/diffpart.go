@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -473,7 +474,7 @@ func sectionOf(h diff.Header, c git.Change) bool {
 // long-lived object reader that had read them may still report them, so
 // the check of a cursor's commits can pass and the diff fail); else err.
 func GoneCommit(r *repo.Repository, withCursor bool, err error) error {
-	var exit *git.ExitError
+	var exit *gitexec.ExitError
 	if !errors.As(err, &exit) {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
 // Repository is one served repository.
@@ -47,7 +48,7 @@ func (r *Repository) ResolveCommit(ctx context.Context, rev string) (string, err
 		return "", err
 	}
 	oid, err := r.resolve(ctx, rev)
-	var file *git.FileError
+	var file *gitdir.FileError
 	if errors.As(err, &file) && file.Kind == "a symlink" {
 		return "", errcode.New(errcode.InvalidRef, "%q cannot be read in %s: its ref file %s is a symlink leading out of the repository's store, which the sandbox refused git (the server reads no ref through a link)", rev, r.FullName(), file.Name)
 	}
@@ -123,7 +124,7 @@ func findRepository(dir string) (gitDir, workTree string, err error) {
 // readGitFile follows a ".git" file ("gitdir: PATH"), as linked work trees
 // and submodules have.
 func readGitFile(p string) (string, error) {
-	data, err := git.ReadSmallFile(p)
+	data, err := gitdir.ReadSmallFile(p)
 	if err != nil {
 		return "", err
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
 // listTTL is how long a scan of the root answers list_repositories and
@@ -143,7 +143,7 @@ func (s *Served) scan(ctx context.Context) ([]Info, error) {
 
 // headBranch reads the branch HEAD names from the HEAD file.
 func headBranch(gitDir string) string {
-	data, err := git.ReadSmallFile(filepath.Join(gitDir, "HEAD"))
+	data, err := gitdir.ReadSmallFile(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}

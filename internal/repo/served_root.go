@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
 func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Repository, error) {
@@ -47,7 +48,7 @@ func (s *Served) openUnderRoot(ctx context.Context, owner, repo string) (*Reposi
 // it is not served when it is not.
 type candidate struct {
 	gitDir, workTree string // absolute, symlinks resolved; workTree "" when bare
-	store            git.Store
+	store            gitdir.Store
 	refused          string // "" when it is served
 }
 
@@ -131,11 +132,11 @@ func (s *Served) check(gitDir, workTree string) candidate {
 // inside resolves symlinks and checks both paths stay under the root.
 func (s *Served) inside(gitDir, workTree string) (string, string, bool) {
 	gd, err := filepath.EvalSymlinks(gitDir)
-	if err != nil || !git.Within(s.root, gd) {
+	if err != nil || !gitdir.Within(s.root, gd) {
 		return "", "", false
 	}
 	wt, err := filepath.EvalSymlinks(workTree)
-	if err != nil || !git.Within(s.root, wt) {
+	if err != nil || !gitdir.Within(s.root, wt) {
 		return "", "", false
 	}
 	return gd, wt, true

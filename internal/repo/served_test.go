@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -166,7 +166,7 @@ func TestServeRootGet(t *testing.T) {
 				if r.FullName() != tt.full || r.Bare() != tt.bare {
 					t.Errorf("Get(%q, %q) = %s (bare %v), want %s (bare %v)", tt.owner, tt.repo, r.FullName(), r.Bare(), tt.full, tt.bare)
 				}
-				if !git.Within(realPath(t, l.root), r.Git.GitDir()) {
+				if !gitdir.Within(realPath(t, l.root), r.Git.GitDir()) {
 					t.Errorf("git directory %s is outside the root", r.Git.GitDir())
 				}
 				if head, err := r.ResolveCommit(ctx, ""); err != nil || head != tt.head {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
 // storeDir is one directory a repository reads its data from, and what it
@@ -18,7 +18,7 @@ type storeDir struct {
 }
 
 // storeDirs names every directory of a store, for messages.
-func storeDirs(s git.Store) []storeDir {
+func storeDirs(s gitdir.Store) []storeDir {
 	dirs := []storeDir{
 		{"git directory", s.GitDir},
 		{"common directory (named by commondir)", s.CommonDir},
@@ -40,9 +40,9 @@ type storeRefused struct {
 func (e *storeRefused) Error() string { return e.detail }
 
 // readStore reads where the repository at gitDir keeps its data.
-func readStore(gitDir string) (git.Store, *storeRefused) {
-	s, err := git.ReadStore(gitDir)
-	var file *git.FileError
+func readStore(gitDir string) (gitdir.Store, *storeRefused) {
+	s, err := gitdir.ReadStore(gitDir)
+	var file *gitdir.FileError
 	if errors.As(err, &file) {
 		return s, &storeRefused{fileRefused(file), "its object store cannot be read: " + err.Error()}
 	}
@@ -56,7 +56,7 @@ func readStore(gitDir string) (git.Store, *storeRefused) {
 
 // fileRefused says, naming the file as the git directory does and no path,
 // why a file that is not a regular one keeps a repository from being served.
-func fileRefused(e *git.FileError) string {
+func fileRefused(e *gitdir.FileError) string {
 	if e.Kind == "a symlink" {
 		return fmt.Sprintf("its %s is a symlink, and neither git nor the server reads a git directory's files through a link (replace it with the file it points to)", e.Name)
 	}
@@ -67,8 +67,10 @@ func fileRefused(e *git.FileError) string {
 // where in messages to clients): through commondir, alternates or a
 // symlinked objects or refs directory, a repository would serve another
 // repository's files.
-func containedStore(s git.Store, dirs []string, where string) *storeRefused {
-	inside := func(p string) bool { return slices.ContainsFunc(dirs, func(d string) bool { return git.Within(d, p) }) }
+func containedStore(s gitdir.Store, dirs []string, where string) *storeRefused {
+	inside := func(p string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return gitdir.Within(d, p) })
+	}
 	for _, d := range storeDirs(s) {
 		if !inside(d.path) {
 			return &storeRefused{
@@ -96,14 +98,14 @@ func containedStore(s git.Store, dirs []string, where string) *storeRefused {
 // .git file names elsewhere (a submodule's checkout, --separate-git-dir),
 // which for a linked work tree (git worktree add) lies in the main
 // repository's git directory: that one, then.
-func ownDirs(s git.Store, workTree string) []string {
+func ownDirs(s gitdir.Store, workTree string) []string {
 	if workTree == "" {
 		return []string{s.GitDir}
 	}
 	dirs := []string{workTree}
-	if !git.Within(workTree, s.GitDir) {
+	if !gitdir.Within(workTree, s.GitDir) {
 		home := s.GitDir
-		if git.Within(s.CommonDir, s.GitDir) {
+		if gitdir.Within(s.CommonDir, s.GitDir) {
 			home = s.CommonDir
 		}
 		dirs = append(dirs, home)
@@ -134,13 +136,13 @@ func linkLeaving(dir string, allowed func(string) bool) string {
 // relative to it and slash-separated ("." when one is the work tree
 // itself): a git directory need not be named .git, and work-tree reads
 // must never show one.
-func storeInWorkTree(s git.Store, workTree string) []string {
+func storeInWorkTree(s gitdir.Store, workTree string) []string {
 	if workTree == "" {
 		return nil
 	}
 	var out []string
 	for _, d := range s.Dirs() {
-		if rel, err := filepath.Rel(workTree, d); err == nil && git.Within(workTree, d) {
+		if rel, err := filepath.Rel(workTree, d); err == nil && gitdir.Within(workTree, d) {
 			out = append(out, filepath.ToSlash(rel))
 		}
 	}

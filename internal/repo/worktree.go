@@ -10,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
 // OpenWorkTreeFile opens a regular file of the work tree for reading. clean
@@ -149,7 +149,7 @@ func linkDest(wt, rel, full string) (string, error) {
 		target = filepath.Join(wt, filepath.FromSlash(rel), target)
 	}
 	target = filepath.Clean(target)
-	if !git.Within(wt, target) {
+	if !gitdir.Within(wt, target) {
 		return "", errors.New("outside the work tree")
 	}
 	dest, err := filepath.Rel(wt, target)

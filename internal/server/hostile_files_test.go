@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -189,7 +189,7 @@ func TestHostileConfigKeysPinned(t *testing.T) {
 func serveUnsandboxed(t *testing.T, r *testrepo.Repo) *harness {
 	t.Helper()
 	env := testEnv(t)
-	if _, err := env.UseSandbox(git.SandboxOff); err != nil {
+	if _, err := env.UseSandbox(gitexec.SandboxOff); err != nil {
 		t.Fatal(err)
 	}
 	served, err := repo.ServeOne(context.Background(), env, r.Dir, "acme/widgets")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/globs"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
@@ -275,7 +276,7 @@ func (s *Server) listTreeError(ctx context.Context, r *repo.Repository, commit, 
 // a long-lived reader that still had the commit led to a tree git ls-tree
 // no longer finds.
 func pinGone(err error) bool {
-	var exit *git.ExitError
+	var exit *gitexec.ExitError
 	if errors.As(err, &exit) {
 		msg := strings.TrimSpace(exit.Stderr)
 		return strings.HasPrefix(msg, "fatal: not a tree object") || strings.HasPrefix(msg, "fatal: bad object")

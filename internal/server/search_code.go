@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -104,7 +105,7 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 	res, err := r.Git.Grep(ctx, opts, c.add)
 	// git's verdict on the pattern itself ("fatal: -e option, 'a(':
 	// Unmatched ( ...") is the caller's to fix; any other failure is not.
-	var exit *git.ExitError
+	var exit *gitexec.ExitError
 	if errors.As(err, &exit) && strings.HasPrefix(strings.TrimSpace(exit.Stderr), "fatal: -e option") {
 		return reply[searchCodeOut]{}, errcode.New(errcode.InvalidArgument, "git grep refused the query: %s", strings.TrimPrefix(strings.TrimSpace(exit.Stderr), "fatal: "))
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -144,7 +144,7 @@ func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.
 // agent can act on: a call that ended (with what git waited on, if it
 // was a FIFO), a sandbox refusal, a partial clone's missing object.
 func explainGit(ctx context.Context, err error) error {
-	var blocked *git.BlockedError
+	var blocked *gitexec.BlockedError
 	var coded *errcode.Error
 	switch {
 	case errors.As(err, &blocked):
@@ -153,17 +153,17 @@ func explainGit(ctx context.Context, err error) error {
 		return context.Cause(ctx)
 	case errors.As(err, &coded):
 		return err
-	case errors.Is(err, git.ErrSandboxRefused):
-		return errcode.New(errcode.PermissionDenied, "%v (an include.path, say): the repository cannot be read until its owner removes that; retrying will not help", git.ErrSandboxRefused)
-	case errors.Is(err, git.ErrNotFetched):
-		return errcode.New(errcode.NotFound, "%v: a full clone has it", git.ErrNotFetched)
+	case errors.Is(err, gitexec.ErrSandboxRefused):
+		return errcode.New(errcode.PermissionDenied, "%v (an include.path, say): the repository cannot be read until its owner removes that; retrying will not help", gitexec.ErrSandboxRefused)
+	case errors.Is(err, gitexec.ErrNotFetched):
+		return errcode.New(errcode.NotFound, "%v: a full clone has it", gitexec.ErrNotFetched)
 	}
 	return err
 }
 
 // blockedError says that the call ended (its deadline, say) while git
 // waited on a FIFO of the repository, and which: retrying cannot help.
-func blockedError(b *git.BlockedError) error {
+func blockedError(b *gitexec.BlockedError) error {
 	code, msg := errcode.Unavailable, b.Cause.Error()
 	var coded *errcode.Error
 	if errors.As(b.Cause, &coded) {

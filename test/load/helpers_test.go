@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitexec"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/httpserve"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/server"
@@ -33,7 +34,7 @@ import (
 const owner, name = "acme", "widgets"
 
 // maxReaders is the bound on long-lived cat-file readers per repository.
-const maxReaders = git.MaxObjectReaders
+const maxReaders = gitexec.MaxReaders
 
 // ---------------------------------------------------------------------------
 // The test repository.

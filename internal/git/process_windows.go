@@ -1,9 +1,0 @@
-package git
-
-import "os/exec"
-
-// ownGroup: Windows has no process groups to signal; cancel ends git
-// itself (a helper git started of its own ends when its pipes close).
-func ownGroup(cmd *exec.Cmd) {
-	cmd.Cancel = func() error { return cmd.Process.Kill() }
-}
