@@ -328,11 +328,11 @@ func TestBlameHostileConfig(t *testing.T) {
 
 	// Control: plain git runs the textconv program, and its answer changes.
 	mustPlainGit(t, r.Dir, plainEnv(t), "blame", "--porcelain", head, "--", "s.txt")
-	m.mustRun("plain git blame")
+	m.MustRun("plain git blame")
 
 	for _, g := range []*Repo{open(t, r), openSettingsOnly(t, r)} {
 		lines, commits, err := g.Blame(context.Background(), head, "s.txt", 1, 10)
-		m.mustNotRun("Blame")
+		m.MustNotRun("Blame")
 		if err != nil || !reflect.DeepEqual(lines, wantLines) || !reflect.DeepEqual(commits, wantCommits) {
 			t.Errorf("Blame in the hostile repository =\n%+v\n%+v, %v\nwant\n%+v\n%+v", lines, commits, err, wantLines, wantCommits)
 		}
@@ -343,7 +343,7 @@ func TestBlameHostileConfig(t *testing.T) {
 	for _, drop := range []string{"--no-textconv", "--no-ignore-revs-file", "mailmap.file", "--indent-heuristic", "--encoding=UTF-8"} {
 		lines, commits, err := blame(g, withoutArgs(c, drop))
 		if drop == "--no-textconv" {
-			m.mustRun("Blame's command without " + drop)
+			m.MustRun("Blame's command without " + drop)
 		}
 		m.Reset()
 		t.Logf("without %s: %v", drop, err)

@@ -2,12 +2,6 @@
 
 package git
 
-// alive reports whether pid is a live process (not gone, not a zombie).
-func alive(pid int) bool {
-	p, ok := readProc(pid)
-	return ok && p.state != 'Z' && p.state != 'X'
-}
-
 // idlePids lists the process ids of the pool's idle readers.
 func idlePids(r *Repo) []int {
 	p := r.objects

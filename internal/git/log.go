@@ -102,7 +102,7 @@ func logFieldLimits(withBody bool) []int {
 //     (Follow), counted by git log itself (countFollowed).
 //   - --no-decorate, --no-show-signature, --no-color: log.decorate would
 //     read every ref, log.showSignature run gpg.program.
-//   - GIT_FLUSH=0 (fullyBuffered): the page is read whole, so git need not
+//   - GIT_FLUSH=0 (FullyBuffered): the page is read whole, so git need not
 //     flush it commit by commit.
 //   - file counts: --name-only (a tree diff: no blob is read, unlike
 //     --shortstat, which costs about ten times as much), --full-diff (all of

@@ -447,7 +447,7 @@ func withoutArgs(c *gitexec.Cmd, drop ...string) *gitexec.Cmd {
 // hostileReadConfig sets what a repository can configure to run programs or
 // change what log, blame and ls-tree print, each a setting this package's
 // commands must not follow; m is the program the settings name.
-func hostileReadConfig(t *testing.T, r *testrepo.Repo, m *marker) {
+func hostileReadConfig(t *testing.T, r *testrepo.Repo, m *testrepo.Marker) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(gitDir(r), "info", "attributes"), []byte("* diff=evil\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -503,7 +503,7 @@ func TestLogHostileConfig(t *testing.T) {
 	hostileReadConfig(t, r, m)
 
 	mustPlainGit(t, r.Dir, plainEnv(t), "log", "-p", "-3")
-	m.mustRun("plain git log -p")
+	m.MustRun("plain git log -p")
 	for _, g := range []*Repo{open(t, r), openSettingsOnly(t, r)} {
 		for i, o := range options {
 			got, err := g.Log(ctx, o)
@@ -511,7 +511,7 @@ func TestLogHostileConfig(t *testing.T) {
 				t.Fatalf("Log(%+v): %v", o, err)
 			}
 			sameCommits(t, fmt.Sprintf("Log(%+v) in the hostile repository", o), got, want[i])
-			m.mustNotRun("Log")
+			m.MustNotRun("Log")
 		}
 		if n, err := g.CountCommits(ctx, "", signed, []string{"dir/renamed b.txt"}); err != nil || n != len(want[1]) {
 			t.Errorf("CountCommits = %d, %v; want %d", n, err, len(want[1]))
@@ -558,7 +558,7 @@ func TestLogHostileConfig(t *testing.T) {
 			t.Errorf("without %s the hostile config changes nothing: the test proves nothing", tc.flag)
 		}
 	}
-	m.mustNotRun("Log's command lines")
+	m.MustNotRun("Log's command lines")
 }
 
 // parseLog reads a whole logCommand output.

@@ -207,7 +207,7 @@ func TestListTreeHostileConfig(t *testing.T) {
 				t.Errorf("ListTree(%q) in the hostile repository = %d entries, %v", dir, len(got), err)
 			}
 		}
-		m.mustNotRun("ListTree")
+		m.MustNotRun("ListTree")
 	}
 }
 

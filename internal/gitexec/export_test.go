@@ -17,14 +17,7 @@ var (
 	StreamRaw      = streamRaw
 	RawOutput      = output
 	WorkTreeOutput = workTreeOutput
-	NewMarker      = newMarker
-	PlainEnv       = plainEnv
-	PlainGit       = plainGit
-	MustPlainGit   = mustPlainGit
 	CommitFile     = commitFile
-	ProcsWith      = procsWith
-	CatFiles       = catFiles
-	Eventually     = eventually
 	TwoCommits     = twoCommits
 	WriteTemp      = writeTemp
 	GitDir         = gitDir
@@ -57,9 +50,6 @@ func Readers(e *Env) (live, bound int) {
 
 // SlotCount is how many process slots there are.
 func SlotCount(e *Env) int { return e.slotCount() }
-
-// Marker is a program a hostile repository names (newMarker).
-type Marker = marker
 
 // ExecCmd is the process the runner would start for c.
 func ExecCmd(r *Repo, c *Cmd) *exec.Cmd { return r.execCmd(context.Background(), c) }

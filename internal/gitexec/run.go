@@ -90,9 +90,9 @@ func (e *ExitError) Error() string {
 
 // execCmd turns a command into the process to run: fixed global options
 // first, then the command's own. Every git process is made here, and
-// started by Repo.start. The command puts values from outside the package
+// started by Repo.Start. The command puts values from the caller
 // only after --end-of-options or "--", or as the value of an option that
-// takes one (see command).
+// takes one (see Cmd).
 func (r *Repo) execCmd(ctx context.Context, c *Cmd) *exec.Cmd {
 	argv := make([]string, 0, 3+2*len(safeConfig)+len(c.global)+len(c.args))
 	argv = append(argv, "--git-dir="+r.gitDir)
@@ -213,7 +213,7 @@ func (r *Repo) streamUntil(ctx context.Context, c *Cmd, consume func(stdout io.R
 }
 
 // RunWriting runs one of the commands that write a mirror (init, fetch,
-// symbolic-ref; see command.writing) to its end.
+// symbolic-ref; see Cmd.Writing) to its end.
 func (r *Repo) RunWriting(ctx context.Context, c *Cmd) error {
 	if !c.writes {
 		return fmt.Errorf("git %s: not a writing command", c.Sub())

@@ -80,7 +80,7 @@ func TestSafetyHooks(t *testing.T) {
 				dir = t.TempDir()
 				r.Git("config", "core.hooksPath", dir)
 			}
-			hooks := map[string]*gitexec.Marker{}
+			hooks := map[string]*testrepo.Marker{}
 			for _, h := range []string{"post-index-change", "reference-transaction", "post-checkout"} {
 				m := newMarker(t, h, "exit 0")
 				script := "#!/bin/sh\nexec '" + m.Script + "' \"$@\"\n"
@@ -431,7 +431,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 	ctx := context.Background()
 	hostEnv := func() []string { return append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1") }
 
-	extDiff := func(t *testing.T, set func(m *gitexec.Marker)) {
+	extDiff := func(t *testing.T, set func(m *testrepo.Marker)) {
 		m := newMarker(t, "extdiff", "exit 0")
 		set(m)
 		g := openSettingsOnly(t, r)
@@ -442,20 +442,20 @@ func TestSafetyParentEnvironment(t *testing.T) {
 		m.MustNotRun("runner diff")
 	}
 	t.Run("GIT_EXTERNAL_DIFF", func(t *testing.T) {
-		extDiff(t, func(m *gitexec.Marker) { t.Setenv("GIT_EXTERNAL_DIFF", m.Script) })
+		extDiff(t, func(m *testrepo.Marker) { t.Setenv("GIT_EXTERNAL_DIFF", m.Script) })
 	})
 	t.Run("GIT_CONFIG_PARAMETERS", func(t *testing.T) {
-		extDiff(t, func(m *gitexec.Marker) { t.Setenv("GIT_CONFIG_PARAMETERS", "'diff.external'='"+m.Script+"'") })
+		extDiff(t, func(m *testrepo.Marker) { t.Setenv("GIT_CONFIG_PARAMETERS", "'diff.external'='"+m.Script+"'") })
 	})
 	t.Run("GIT_CONFIG_COUNT", func(t *testing.T) {
-		extDiff(t, func(m *gitexec.Marker) {
+		extDiff(t, func(m *testrepo.Marker) {
 			t.Setenv("GIT_CONFIG_COUNT", "1")
 			t.Setenv("GIT_CONFIG_KEY_0", "diff.external")
 			t.Setenv("GIT_CONFIG_VALUE_0", m.Script)
 		})
 	})
 	t.Run("GIT_CONFIG_GLOBAL", func(t *testing.T) {
-		extDiff(t, func(m *gitexec.Marker) {
+		extDiff(t, func(m *testrepo.Marker) {
 			cfg := filepath.Join(t.TempDir(), "gitconfig")
 			os.WriteFile(cfg, []byte("[diff]\n\texternal = "+m.Script+"\n"), 0o644)
 			t.Setenv("GIT_CONFIG_GLOBAL", cfg)

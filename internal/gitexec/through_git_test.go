@@ -81,14 +81,14 @@ func openSettingsOnly(t testing.TB, r *testrepo.Repo) *Repo {
 
 // The package's test helpers (helpers_test.go), on a Repo's runner.
 var (
-	newMarker    = gitexec.NewMarker
-	plainEnv     = gitexec.PlainEnv
-	plainGit     = gitexec.PlainGit
-	mustPlainGit = gitexec.MustPlainGit
+	newMarker    = testrepo.NewMarker
+	plainEnv     = testrepo.PlainEnv
+	plainGit     = testrepo.PlainGit
+	mustPlainGit = testrepo.MustPlainGit
 	commitFile   = gitexec.CommitFile
-	procsWith    = gitexec.ProcsWith
-	catFiles     = gitexec.CatFiles
-	eventually   = gitexec.Eventually
+	procsWith    = testrepo.ProcsWith
+	catFiles     = testrepo.CatFiles
+	eventually   = testrepo.Eventually
 	twoCommits   = gitexec.TwoCommits
 	writeTemp    = gitexec.WriteTemp
 	gitDir       = gitexec.GitDir
