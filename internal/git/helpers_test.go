@@ -101,7 +101,6 @@ func readBlob(t testing.TB, g *Repo, name string) string {
 var (
 	newMarker    = testrepo.NewMarker
 	plainEnv     = testrepo.PlainEnv
-	plainGit     = testrepo.PlainGit
 	mustPlainGit = testrepo.MustPlainGit
 	procsWith    = testrepo.ProcsWith
 	catFiles     = testrepo.CatFiles

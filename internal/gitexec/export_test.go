@@ -14,7 +14,6 @@ var (
 	RawCommand     = rawCommand
 	RunWithout     = runWithout
 	OutputRaw      = outputRaw
-	StreamRaw      = streamRaw
 	RawOutput      = output
 	WorkTreeOutput = workTreeOutput
 	CommitFile     = commitFile

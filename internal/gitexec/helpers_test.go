@@ -176,12 +176,9 @@ func writeTemp(t testing.TB, content string) string {
 
 // The watchers of package testrepo.
 var (
-	newMarker    = testrepo.NewMarker
-	plainEnv     = testrepo.PlainEnv
-	plainGit     = testrepo.PlainGit
-	mustPlainGit = testrepo.MustPlainGit
-	procsWith    = testrepo.ProcsWith
-	catFiles     = testrepo.CatFiles
-	eventually   = testrepo.Eventually
-	alive        = testrepo.Alive
+	plainEnv   = testrepo.PlainEnv
+	plainGit   = testrepo.PlainGit
+	procsWith  = testrepo.ProcsWith
+	eventually = testrepo.Eventually
+	alive      = testrepo.Alive
 )

@@ -86,9 +86,7 @@ var (
 	plainGit     = testrepo.PlainGit
 	mustPlainGit = testrepo.MustPlainGit
 	commitFile   = gitexec.CommitFile
-	procsWith    = testrepo.ProcsWith
 	catFiles     = testrepo.CatFiles
-	eventually   = testrepo.Eventually
 	twoCommits   = gitexec.TwoCommits
 	writeTemp    = gitexec.WriteTemp
 	gitDir       = gitexec.GitDir
@@ -102,10 +100,6 @@ func output(t testing.TB, g *Repo, args ...string) string {
 
 func outputRaw(ctx context.Context, g *Repo, args ...string) ([]byte, error) {
 	return gitexec.OutputRaw(ctx, g.runner(), args...)
-}
-
-func streamRaw(ctx context.Context, g *Repo, args []string, consume func(stdout io.Reader) error) error {
-	return gitexec.StreamRaw(ctx, g.runner(), args, consume)
 }
 
 func workTreeOutput(t testing.TB, g *Repo, args ...string) (string, error) {
