@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -47,6 +49,9 @@ type clientDrain struct {
 	// gives its model (seenBytes), the whole result within the limit.
 	Measured string `json:"measured"`
 	Calls    int    `json:"calls"`
+	// SaidParts is the count of parts list_pull_request_files gives
+	// beforehand ("about N parts"; 1 when it says the diff fits one).
+	SaidParts int `json:"saidParts"`
 	// CallsTarget and RatioTarget are 0 but at the 8,000-byte budget.
 	CallsTarget int     `json:"callsTarget,omitempty"`
 	ReplyBytes  int64   `json:"replyBytes"`
@@ -113,6 +118,11 @@ func (ru *runner) perClient(ctx context.Context, c benchCase, sp *spec, r *row) 
 		if err != nil {
 			return fmt.Errorf("as %s: %w", name, err)
 		}
+		said, err := saidParts(ctx, s, sp.args)
+		if err != nil {
+			s.close()
+			return fmt.Errorf("as %s: %w", name, err)
+		}
 		dr, err := drain(ctx, s, c.tool, sp.args)
 		s.close()
 		if err != nil {
@@ -123,7 +133,7 @@ func (ru *runner) perClient(ctx context.Context, c benchCase, sp *spec, r *row) 
 		}
 		_, known := clients.Lookup(name)
 		cd := judgeClient(dr, ds.escaped, table.For(name), replyLimit)
-		cd.Client, cd.Known, cd.Joined = name, known, true
+		cd.Client, cd.Known, cd.Joined, cd.SaidParts = name, known, true, said
 		cd.Met = cd.Met && cd.Joined
 		r.Clients = append(r.Clients, cd)
 		ru.logf("%s: as %s, %d calls, %.3f× E", c.label(), name, cd.Calls, cd.ReplyRatio)
@@ -131,6 +141,26 @@ func (ru *runner) perClient(ctx context.Context, c benchCase, sp *spec, r *row) 
 	r.Notes = fmt.Sprintf("%s (E = %d bytes); %d clients, each on a server of its own; the joined parts are git's patch for each", sp.note, ds.escaped, len(r.Clients))
 	return nil
 }
+
+// saidParts is how many parts list_pull_request_files says the whole diff
+// takes at this client's budget.
+func saidParts(ctx context.Context, s caller, args map[string]any) (int, error) {
+	res, err := s.call(ctx, "list_pull_request_files", map[string]any{"owner": args["owner"], "repo": args["repo"], "index": args["index"]})
+	if err != nil {
+		return 0, err
+	}
+	first, _, _ := strings.Cut(firstText(res), "\n")
+	if strings.HasSuffix(first, "the whole diff fits one reply") {
+		return 1, nil
+	}
+	m := saidPartsRe.FindStringSubmatch(first)
+	if m == nil {
+		return 0, fmt.Errorf("list_pull_request_files does not say how many parts the diff takes: %q", first)
+	}
+	return strconv.Atoi(m[1])
+}
+
+var saidPartsRe = regexp.MustCompile(`the whole diff: about (\d+) parts`)
 
 // judgeClient holds a drain to the budget b it was sized to, within the
 // server's limit, escaped being the diff's bytes inside a JSON string.
@@ -217,7 +247,7 @@ func writeClients(w io.Writer, rows []*row) {
 		}
 		fmt.Fprintf(w, "\nReplies sized to each client (issue 32): %s, drained as each client; E = git's patch JSON-escaped; the server's limit %d bytes\n\n", r.Case, replyLimit)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "client\tbudget\tcalls\ttarget\treplies ÷ E\ttarget\ton the wire ÷ E\tframing/call\tsmallest fill\tparts < %.0f%%\tlargest result\twithin budget, joined = git\tmet?\n", clientsFillTarget*100)
+		fmt.Fprintf(tw, "client\tbudget\tcalls\tsaid\ttarget\treplies ÷ E\ttarget\ton the wire ÷ E\tframing/call\tsmallest fill\tparts < %.0f%%\tlargest result\twithin budget, joined = git\tmet?\n", clientsFillTarget*100)
 		for _, cd := range r.Clients {
 			name := cd.Client
 			if !cd.Known {
@@ -235,10 +265,10 @@ func writeClients(w io.Writer, rows []*row) {
 			if cd.MinFill != nil {
 				fill = fmt.Sprintf("%.1f%%", *cd.MinFill*100)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.3f×\t%s\t%.3f×\t%s\t%s\t%d\t%s bytes, %s lines\t%s\t%s\n", name, budget, cd.Calls, callsTarget, cd.ReplyRatio, ratioTarget, cd.WireRatio,
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.3f×\t%s\t%.3f×\t%s\t%s\t%d\t%s bytes, %s lines\t%s\t%s\n", name, budget, cd.Calls, cd.SaidParts, callsTarget, cd.ReplyRatio, ratioTarget, cd.WireRatio,
 				thousands(cd.Framing), fill, cd.UnderFilled, thousands(float64(cd.MaxReplyBytes)), thousands(float64(cd.MaxReplyLines)), yesNo(cd.WithinBudget && cd.Joined), yesNo(cd.Met))
 		}
-		fmt.Fprintf(tw, "\t(budget: what the server sends the client, measured as the client gives it to its model (the content array's JSON and 40 bytes), or, at the server's limit, the whole result on the wire; largest result: on the wire; fill: a part's measure over its budget, by bytes or lines, the last part not counted; framing: (replies − E) ÷ calls; fill target ≥ %.0f%%)\n", clientsFillTarget*100)
+		fmt.Fprintf(tw, "\t(budget: what the server sends the client, measured as the client gives it to its model (the content array's JSON and 40 bytes), or, at the server's limit, the whole result on the wire; largest result: on the wire; fill: a part's measure over its budget, by bytes or lines, the last part not counted; said: the parts list_pull_request_files says the whole diff takes; framing: (replies − E) ÷ calls; fill target ≥ %.0f%%)\n", clientsFillTarget*100)
 		tw.Flush()
 	}
 }

@@ -154,11 +154,13 @@ func (t *fileTally) String() string {
 const partFraming = 850
 
 // diffParts says about how many replies get_pull_request_diff takes for a
-// whole diff of patch bytes at the call's budget b, so that an agent knows
-// what reading it whole costs: JSON escapes about a tenth more of code
-// (newlines, tabs, quotes), and parts are filled to about 97%.
-func diffParts(b paging.Budget, patch int64) string {
-	escaped := patch + patch/10
+// whole diff of patch bytes, escaped in JSON (0: not counted, then about a
+// tenth more, as code escapes), at the call's budget b, so that an agent
+// knows what reading it whole costs; parts are filled to about 97%.
+func diffParts(b paging.Budget, patch, escaped int64) string {
+	if escaped == 0 {
+		escaped = patch + patch/10
+	}
 	if escaped <= int64(b.MaxBytes-b.ReplySize(textReply{})) {
 		return "the whole diff fits one reply"
 	}
