@@ -87,6 +87,7 @@ func pagingTarget() *target {
 type drained struct {
 	parts    [][]byte
 	sizes    []int64 // each result as sent
+	seen     []int64 // each result as a client gives it to its model (seenBytes)
 	lines    []int   // each result's lines of text (textLines)
 	each     []time.Duration
 	calls    int
@@ -125,6 +126,7 @@ func drain(ctx context.Context, s caller, tool string, args map[string]any) (*dr
 		out.bytes += n
 		out.maxBytes = max(out.maxBytes, n)
 		out.sizes = append(out.sizes, n)
+		out.seen = append(out.seen, seenBytes(res))
 		out.lines = append(out.lines, textLines(res))
 		text := firstText(res)
 		out.parts = append(out.parts, []byte(patchOf(text)))

@@ -6,6 +6,8 @@ package diff
 import (
 	"bufio"
 	"io"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // lineStart is what the next line is, as far as its first bytes tell.
@@ -24,6 +26,10 @@ const (
 type lineReader struct {
 	br *bufio.Reader
 	n  int64
+	// escaped, when counted (Count), is the JSON-escaped size of what was
+	// read: about what a reply carries of it.
+	escaped      int64
+	countEscapes bool
 }
 
 // next tells what the next line is without consuming it. b holds its first
@@ -54,6 +60,9 @@ func (lr *lineReader) read(dst []byte, limit int) (out []byte, size int64, cut b
 		frag, err := lr.br.ReadSlice('\n')
 		size += int64(len(frag))
 		lr.n += int64(len(frag))
+		if lr.countEscapes {
+			lr.escaped += int64(text.JSONLen(frag))
+		}
 		if !cut && size > int64(limit) {
 			cut, dst = true, dst[:start]
 		}

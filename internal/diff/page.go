@@ -116,6 +116,9 @@ type LongLine struct {
 type Total struct {
 	Files int   // file sections
 	Bytes int64 // bytes read, a preamble included, hidden sections (PageOptions.Hide) not
+	// Escaped is Bytes JSON-escaped, as replies carry them (Count only;
+	// 0: not counted): what reading the whole diff costs.
+	Escaped int64
 }
 
 var (
@@ -202,12 +205,12 @@ func Count(r io.Reader, hide func(Header) bool, each func(SectionSize)) (*Total,
 		br.Reset(nil)
 		readers.Put(br)
 	}()
-	p := &pager{o: PageOptions{Hide: hide, Cost: func(b []byte) int { return len(b) }}, lr: lineReader{br: br}}
+	p := &pager{o: PageOptions{Hide: hide, Cost: func(b []byte) int { return len(b) }}, lr: lineReader{br: br, countEscapes: true}}
 	if err := p.countRest(each); err != nil {
 		return nil, err
 	}
 	if p.seen == 0 && p.lr.n > 0 {
 		return nil, fmt.Errorf("%w: no \"diff --git \" line", ErrNotDiff)
 	}
-	return &Total{Files: p.seen, Bytes: p.lr.n - p.hidden}, nil
+	return &Total{Files: p.seen, Bytes: p.lr.n - p.hidden, Escaped: p.lr.escaped - p.hiddenEscaped}, nil
 }

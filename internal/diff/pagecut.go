@@ -63,14 +63,20 @@ const wholeFill = 90
 // cut ends the part before unit u, which does not fit. If the part is
 // nearly full and the section or the hunk that u is in would fit whole in
 // a part of its own, the part ends before it instead, so that it is not
-// split.
+// split. A section past its first hunk moves only when the part is nearly
+// full without it: a part that ended before a section that had filled it
+// from 80% to 96% would be 80% full. (Within its first hunk, moving the
+// hunk is moving the section, and splitting it there could leave a piece
+// of context lines alone, which applies as no patch, to the next part.)
 func (p *pager) cut(u unit) {
-	full := p.used*100 >= p.o.Room*wholeFill
-	secOK := full && p.here && p.sectionAt > 0 && !p.long
-	hunkOK := full && u.kind != 0 && p.hunk.here && !p.hunk.long && (p.hunk.textAt > p.bodyAt() || secOK)
+	full := func(used int) bool { return used*100 >= p.o.Room*wholeFill }
+	movable := p.here && p.sectionAt > 0 && !p.long
+	firstHunk := p.hunk.textAt == p.bodyAt()
+	secOK := movable && full(p.usedAt)
+	hunkOK := full(p.used) && u.kind != 0 && p.hunk.here && !p.hunk.long && (!firstHunk || movable)
 	secFits, hunkFits := p.lookahead(secOK, hunkOK)
 	switch {
-	case secFits || hunkFits && p.hunk.textAt == p.bodyAt():
+	case secFits || hunkFits && firstHunk:
 		p.dropSection()
 	case hunkFits:
 		p.text, p.used, *p.file = p.text[:p.hunk.textAt], p.hunk.usedAt, p.hunk.snap

@@ -22,6 +22,8 @@ type pager struct {
 	// more than Room; it ends after it.
 	omitted bool
 	hidden  int64 // bytes of the hidden sections read
+	// hiddenEscaped is hidden JSON-escaped, when the reader counts it.
+	hiddenEscaped int64
 
 	// The current section.
 	file       *PageFile
@@ -140,7 +142,7 @@ func (p *pager) countRest(each func(SectionSize)) error {
 		if err != nil || k == startEOF {
 			return err
 		}
-		offset := p.lr.n
+		offset, escaped := p.lr.n, p.lr.escaped
 		if err := p.readHeader(); err != nil {
 			return err
 		}
@@ -154,6 +156,7 @@ func (p *pager) countRest(each func(SectionSize)) error {
 		sec := SectionSize{Header: h, Index: p.seen - 1, Bytes: p.lr.n - offset, Hidden: p.o.Hide != nil && p.o.Hide(h)}
 		if sec.Hidden {
 			p.hidden += sec.Bytes
+			p.hiddenEscaped += p.lr.escaped - escaped
 		}
 		if each != nil {
 			each(sec)

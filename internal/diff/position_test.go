@@ -6,6 +6,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // sectionSizes are the sizes of data's sections as the Splitter reads
@@ -140,6 +142,9 @@ func TestPagePositions(t *testing.T) {
 		if err != nil || total.Files != len(sizes) || total.Bytes != int64(len(data))-hidden {
 			t.Fatalf("diff %d: Count %+v, %v; want %d files, %d bytes", i, total, err, len(sizes), int64(len(data))-hidden)
 		}
+		if want := int64(text.JSONLen(data)); hidden == 0 && total.Escaped != want || hidden > 0 && (total.Escaped < total.Bytes || total.Escaped >= want) {
+			t.Fatalf("diff %d: Count escaped %d bytes, %d hidden; the whole diff escapes to %d", i, total.Escaped, hidden, want)
+		}
 		// CountRest, from any part's start, tells the same total and the
 		// size of the section the part ends inside.
 		o.CountRest = true
@@ -150,7 +155,7 @@ func TestPagePositions(t *testing.T) {
 			}
 			o.Start = start
 			got, err := ReadPage(bytes.NewReader(data), o)
-			if err != nil || got.Total == nil || *got.Total != *total {
+			if err != nil || got.Total == nil || got.Total.Files != total.Files || got.Total.Bytes != total.Bytes {
 				t.Fatalf("diff %d from %+v: CountRest total %+v, %v; want %+v", i, start, got.Total, err, total)
 			}
 			if n := len(got.Files); n > 0 && got.Files[n-1].Size != sizes[got.Files[n-1].Index] {

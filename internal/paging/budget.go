@@ -2,8 +2,11 @@ package paging
 
 // The reply budget: every reply, error or not, must fit --max-bytes measured
 // over the whole result as it goes over the wire (JSON-escaped, with the
-// SDK's envelope). These are the reserves the tools keep and the ways they
-// measure; docs/architecture.md, "Reply budget", explains them.
+// SDK's envelope), and the budget of the client that reads it measured as
+// clients measure a result: what they give their model (SeenSize,
+// Budget.Measure).
+// These are the reserves the tools keep and the ways they measure;
+// docs/architecture.md, "Reply budget", explains them.
 
 import (
 	"context"
@@ -50,6 +53,11 @@ type Budget struct {
 	// reply passes whole (internal/clients), within --max-bytes, or less
 	// when the call asks for less (maxBytes).
 	MaxBytes int
+	// Whole is the most the whole result may be on the wire: --max-bytes.
+	// While MaxBytes is less, MaxBytes is measured as a client measures a
+	// result (SeenSize: no client gives its model the result's _meta); 0
+	// or MaxBytes: both measure the whole result.
+	Whole int
 	// MaxLines, when not 0, is the most lines a reply's text may have.
 	MaxLines int
 	// Ceiling is what a part may take that holds one item larger than
@@ -86,7 +94,7 @@ func (b Budget) ErrorRoom() int { return min(b.MaxBytes-ErrorReserve, MaxErrorCh
 // it may have.
 func (b Budget) ReplySize(r Wirer) int {
 	w := r.Wire()
-	n := b.WireSize(w) + b.NoteRoom()
+	n := b.Measure(b.WireSize(w), SeenSize(w, b.Structured)) + b.NoteRoom()
 	if b.MaxLines > 0 {
 		if lines := LineCount(w) + NoteLines; lines > b.MaxLines {
 			// Over by what a cut in proportion to the lines drops.
@@ -164,6 +172,44 @@ func (b Budget) WireSize(w Wire) int {
 			return math.MaxInt / 2
 		}
 		n += len(`,"structuredContent":`) + len(data)
+	}
+	return n
+}
+
+// Measure is a reply's size against MaxBytes, from its size on the wire
+// and its size as clients see it (SeenSize): the seen size while MaxBytes
+// is under Whole, unless the wire size is the nearer to Whole; the wire
+// size otherwise. A reply measured within MaxBytes is so within Whole on
+// the wire too.
+func (b Budget) Measure(wire, seen int) int {
+	if b.Whole <= b.MaxBytes {
+		return wire
+	}
+	return max(seen, wire-(b.Whole-b.MaxBytes))
+}
+
+// SeenReserve covers what a client puts around a result before its model
+// reads it: Codex's "Wall time: … seconds\nOutput:\n" (37 bytes up to
+// 9,999 seconds), Gemini CLI's 41-unit <untrusted_context> wrapper around
+// the text, which is 27 bytes or more shorter than the content array.
+const SeenReserve = 40
+
+// seenEnvelope is the content array around one text part, as JSON.
+const seenEnvelope = len(`[{"type":"text","text":""}]`)
+
+// SeenSize is w as a client gives it to its model, at the most any known
+// client counts (docs/clients.md): the JSON of the content array (Codex;
+// at least the text's UTF-16 units or bytes that VS Code, Gemini CLI and
+// opencode count), the structured content's JSON when it is sent (Copilot
+// CLI counts both), and SeenReserve; never the result's _meta.
+func SeenSize(w Wire, structured bool) int {
+	n := SeenReserve + seenEnvelope + text.JSONLen(w.Text) + text.JSONLen(LastLines(w.Text, w.Next))
+	if w.Structured != nil && structured {
+		data, err := json.Marshal(w.Structured)
+		if err != nil {
+			return math.MaxInt / 2
+		}
+		n += len(data)
 	}
 	return n
 }

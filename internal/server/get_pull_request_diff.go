@@ -153,9 +153,12 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		if first {
 			fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
 		} else { // the first part named the commits; the cursor pins them
-			fmt.Fprintf(&b, "%s, at the commits of its first part", name)
+			fmt.Fprintf(&b, "%s (the commits of part 1)", name)
 		}
 		switch {
+		case !first && path == "" && size > 0 && len(opts.Paths) == 0:
+			// "files k–m of N" below counts the files.
+			fmt.Fprintf(&b, "; %d bytes of patch", size)
 		case path != "" && size > 0:
 			fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)
 		case path != "":

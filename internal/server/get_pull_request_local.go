@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
@@ -48,10 +49,19 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		return none, err
 	}
 	files := 0
+	counted := func() *diff.Total { return nil }
 	if cur != nil {
 		files = cur.Files
-	} else if files, err = r.Git.EachChange(ctx, opts, func(int, git.Change) error { return nil }); err != nil {
-		return none, err
+	} else {
+		// The patch's size, counted beside the commits as
+		// get_pull_request_diff counts it, says what reading the whole
+		// diff costs (no size rather than a late one: paging.CountTime).
+		var stop func()
+		counted, stop = s.diffs.StartCount(ctx, paging.Request{Repo: r, Opts: opts, Hide: s.hiddenSection})
+		defer stop()
+		if files, err = r.Git.EachChange(ctx, opts, func(int, git.Change) error { return nil }); err != nil {
+			return none, err
+		}
 	}
 	total, err := r.Git.CountCommits(ctx, pr.MergeBase, pr.Head, nil)
 	if err != nil {
@@ -94,6 +104,9 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		return none, err
 	}
 	p.whole = whole
+	if t := counted(); t != nil {
+		p.header = pullHeaderBytes(in.Owner, in.Repo, in.Index, files, &t.Bytes, pr.Base, pr.MergeBase, pr.Head) + "; " + diffParts(s.budget(ctx), t.Bytes, t.Escaped)
+	}
 	res := paging.FitList(s.budget(ctx), len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
 	if len(res.Out.Commits) == 0 && start < whole {
 		// A whole message that does not fit a part (one of control

@@ -47,10 +47,13 @@ type listPullRequestFilesOut struct {
 	Files      []pullFile `json:"files"`
 	TotalCount int        `json:"totalCount"`
 	PatchBytes *int64     `json:"patchBytes" jsonschema:"bytes of the pull request's whole patch as git prints it (git diff -M merge-base head), hidden files not counted: what get_pull_request_diff's parts hold together, the total its first line says; from a forge, its patch's size"`
-	Page       int        `json:"page" jsonschema:"the page asked for (1 when offset is given)"`
-	Offset     int        `json:"offset" jsonschema:"files before this reply's first"`
-	NextOffset *int       `json:"nextOffset" jsonschema:"offset of the next call, null at the end"`
-	HasMore    bool       `json:"hasMore" jsonschema:"true when more files follow this reply's"`
+	// patchEscaped is the whole patch JSON-escaped, where it was counted
+	// (0: not): how many parts reading it takes.
+	patchEscaped int64
+	Page         int  `json:"page" jsonschema:"the page asked for (1 when offset is given)"`
+	Offset       int  `json:"offset" jsonschema:"files before this reply's first"`
+	NextOffset   *int `json:"nextOffset" jsonschema:"offset of the next call, null at the end"`
+	HasMore      bool `json:"hasMore" jsonschema:"true when more files follow this reply's"`
 	paging.Paged
 	// repoName is the repository the next page's cursor is made for.
 	repoName string
@@ -112,7 +115,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		var b strings.Builder
 		b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
 		if o.PatchBytes != nil && in.Offset == 0 {
-			b.WriteString("; " + diffParts(s.budget(ctx), *o.PatchBytes))
+			b.WriteString("; " + diffParts(s.budget(ctx), *o.PatchBytes, o.patchEscaped))
 		}
 		if n < o.TotalCount {
 			b.WriteString("; " + text.ShownRange(in.Offset, n, o.TotalCount, "file"))
@@ -201,7 +204,7 @@ func (b localBackend) pullRequestFiles(ctx context.Context, in listPullRequestFi
 		return listPullRequestFilesOut{}, paging.GoneCommit(r, pinned != nil, err)
 	}
 	if t := counted(); t != nil {
-		out.PatchBytes = ptr(t.Bytes)
+		out.PatchBytes, out.patchEscaped = ptr(t.Bytes), t.Escaped
 	}
 	s.markGenerated(ctx, r, pr.Head, files)
 	out.Files = make([]pullFile, len(page))

@@ -147,21 +147,28 @@ func (t *fileTally) String() string {
 }
 
 // partFraming is about what a part of a pull request's diff takes besides
-// its patch: its first line, the next call in the text and in _meta (a
-// cursor twice), the envelope, the notes' room, a split file's header
-// lines again; measured at 8,000 bytes (TestPartsAreFullAndLight).
-const partFraming = 1150
+// its patch, as a client's budget counts it: its first line, the next call,
+// the notes' room, a split file's header lines again; measured at 8,000
+// bytes (TestPartsAreFullAndLight). On the wire, at a budget that is
+// --max-bytes, the _meta's copy of the next call adds about 350.
+const partFraming = 850
 
 // diffParts says about how many replies get_pull_request_diff takes for a
-// whole diff of patch bytes at the call's budget b, so that an agent knows
-// what reading it whole costs: JSON escapes about a tenth more of code
-// (newlines, tabs, quotes), and parts are filled to about 97%.
-func diffParts(b paging.Budget, patch int64) string {
-	escaped := patch + patch/10
-	if escaped <= int64(b.MaxBytes-b.Envelope-paging.EnvelopeReserve-b.NoteRoom()) {
+// whole diff of patch bytes, escaped in JSON (0: not counted, then about a
+// tenth more, as code escapes), at the call's budget b, so that an agent
+// knows what reading it whole costs; parts are filled to about 97%.
+func diffParts(b paging.Budget, patch, escaped int64) string {
+	if escaped == 0 {
+		escaped = patch + patch/10
+	}
+	if escaped <= int64(b.MaxBytes-b.ReplySize(textReply{})) {
 		return "the whole diff fits one reply"
 	}
-	per := int64(max(b.MaxBytes-partFraming, b.MaxBytes/2)) * 97 / 100
+	framing := partFraming
+	if b.Whole <= b.MaxBytes {
+		framing += 350
+	}
+	per := int64(max(b.MaxBytes-framing, b.MaxBytes/2)) * 97 / 100
 	n := (escaped + per - 1) / per
 	return fmt.Sprintf("the whole diff: about %d parts of this client's %s-byte replies", n, text.Thousands(b.MaxBytes))
 }

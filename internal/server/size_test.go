@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // The arithmetic measure of a result equals its JSON encoding.
 func TestResultSizeIsExact(t *testing.T) {
 	s := New(nil, Config{MaxBytes: DefaultMaxBytes, Policy: mustPolicy(nil), Version: "v1.2.3 abcdef"})
+	structured := New(nil, Config{MaxBytes: DefaultMaxBytes, Policy: mustPolicy(nil), Version: "v1.2.3 abcdef", Structured: true})
 	replies := []paging.Wire{
 		{},
 		{Text: "plain"},
@@ -37,5 +39,35 @@ func TestResultSizeIsExact(t *testing.T) {
 		if got, want := s.calls.Budget.WireSize(r), len(data)+paging.EnvelopeReserve; got != want {
 			t.Errorf("%.40q (next: %v): wireSize %d, encoded %d", r.Text, r.Next != nil, got, want)
 		}
+		// As clients give it to their model: the content array (and the
+		// structured content) as encoded, never the _meta.
+		seen := toolcall.SeenSize(res)
+		if got := paging.SeenSize(r, s.calls.Budget.Structured); got != seen {
+			t.Errorf("%.40q (next: %v): SeenSize %d, encoded %d", r.Text, r.Next != nil, got, seen)
+		}
+		if res := structured.calls.Result(r); r.Structured != nil && paging.SeenSize(r, true) != toolcall.SeenSize(res) {
+			t.Errorf("%.40q (next: %v), structured: SeenSize %d, encoded %d", r.Text, r.Next != nil, paging.SeenSize(r, true), toolcall.SeenSize(res))
+		}
+		content, _ := json.Marshal(res.Content)
+		if seen < len(content)+paging.SeenReserve || r.Next != nil && seen >= len(data) {
+			t.Errorf("%.40q: seen %d, content %d, whole %d", r.Text, seen, len(content), len(data))
+		}
+	}
+}
+
+// A client's budget under --max-bytes is held on what it gives its model;
+// the whole result stays within --max-bytes; a budget that is --max-bytes
+// measures the whole result.
+func TestBudgetMeasure(t *testing.T) {
+	b := paging.Budget{MaxBytes: 8_000, Whole: 65_536}
+	if got := b.Measure(9_000, 7_000); got != 7_000 {
+		t.Errorf("seen 7,000, whole 9,000: measured %d", got)
+	}
+	if got := b.Measure(65_600, 7_000); got != 65_600-(65_536-8_000) || got <= b.MaxBytes {
+		t.Errorf("whole over --max-bytes: measured %d, within the budget", got)
+	}
+	b.Whole = b.MaxBytes
+	if got := b.Measure(9_000, 7_000); got != 9_000 {
+		t.Errorf("at --max-bytes: measured %d, want the whole result", got)
 	}
 }

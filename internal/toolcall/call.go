@@ -121,12 +121,12 @@ func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.
 	if all := remarks.All(); len(all) > 0 {
 		// The room kept for notes, or what the reply leaves, up to
 		// NoteReserve.
-		room := max(b.NoteRoom(), min(b.MaxBytes-c.ResultSize(c.Result(r))-paging.EnvelopeReserve, paging.NoteReserve))
+		room := max(b.NoteRoom(), min(b.MaxBytes-c.measure(b, c.Result(r))-paging.EnvelopeReserve, paging.NoteReserve))
 		r.Text += renderNotes(all, room)
 	}
 	res := c.Result(r)
 	limit := b.Widened()
-	if n, lines := c.ResultSize(res), resultLines(res); n > limit.MaxBytes || limit.MaxLines > 0 && lines > limit.MaxLines {
+	if n, lines := c.measure(limit, res), resultLines(res); n > limit.MaxBytes || limit.MaxLines > 0 && lines > limit.MaxLines {
 		// Tools fit their replies themselves; this is the backstop that
 		// keeps the promise if one of them gets it wrong. No argument is
 		// known to help: the tool should have cut the reply into parts.

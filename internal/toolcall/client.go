@@ -59,7 +59,7 @@ func (c *Calls) Declared(req mcp.Request) bool {
 // what is kept.
 func (c *Calls) BudgetFor(req *mcp.CallToolRequest) paging.Budget {
 	b := c.Budget
-	b.Ceiling = b.MaxBytes
+	b.Whole, b.Ceiling = b.MaxBytes, b.MaxBytes
 	if c.Clients == nil {
 		return b
 	}

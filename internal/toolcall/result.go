@@ -91,6 +91,33 @@ func (c *Calls) ResultSize(res *mcp.CallToolResult) int {
 	return len(data) + paging.EnvelopeReserve
 }
 
+// SeenSize is the size of the result as clients give it to their model
+// (paging.SeenSize): its content array and structured content as JSON,
+// with paging.SeenReserve; never its _meta.
+func SeenSize(res *mcp.CallToolResult) int {
+	data, err := json.Marshal(res.Content)
+	if err != nil {
+		return int(^uint(0) >> 1)
+	}
+	n := len(data) + paging.SeenReserve
+	if res.StructuredContent != nil {
+		s, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return int(^uint(0) >> 1)
+		}
+		n += len(s)
+	}
+	return n
+}
+
+// measure is res's size against budget b's MaxBytes (paging.Budget.Measure).
+func (c *Calls) measure(b paging.Budget, res *mcp.CallToolResult) int {
+	if b.Whole <= b.MaxBytes {
+		return c.ResultSize(res) // no need to encode the content again
+	}
+	return b.Measure(c.ResultSize(res), SeenSize(res))
+}
+
 func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
 	if len(res.Content) != 1 {
 		return nil, false
