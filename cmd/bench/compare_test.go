@@ -113,3 +113,21 @@ func TestBaselineFlag(t *testing.T) {
 		t.Errorf("no --baseline: %q", o.baseline)
 	}
 }
+
+// TestSearchText reads each form of search_code's first line.
+func TestSearchText(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		n      int
+		more   bool
+	}{
+		{`search_code "x" (literal, case-insensitive) in the work tree: 3 matches`, 3, false},
+		{`search_code "x" (literal, case-insensitive) at abc: matches 1–50 shown; more follow`, 50, true},
+		{`search_code "x" (regex, case-sensitive) at abc: matches 51–60 of 60`, 10, false},
+	} {
+		n, more, err := searchText(c.header + "\nfile:1: x\n")
+		if err != nil || n != c.n || more != c.more {
+			t.Errorf("%q: %d, %v, %v; want %d, %v", c.header, n, more, err, c.n, c.more)
+		}
+	}
+}

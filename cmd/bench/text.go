@@ -164,16 +164,23 @@ func changedFilesText(text string) (total int, files []listedFile, err error) {
 	return total, files, nil
 }
 
-// searchHeader is search_code's first line: `... in WHERE: N matches[
-// shown; more exist]`.
-var searchHeader = regexp.MustCompile(`: (\d+) match(?:es)?( shown; more exist)?\n`)
+// searchHeader is search_code's first line: `... in WHERE: N matches`, or
+// of a part, `matches K–M shown; more follow` or `matches K–M of M`.
+var searchHeader = regexp.MustCompile(`: (?:(\d+) match(?:es)?|matches (\d+)–(\d+) (shown; more follow|of \d+))\n`)
 
+// searchText is how many matches a search_code reply shows and whether
+// more follow.
 func searchText(text string) (n int, more bool, err error) {
 	header, _, _ := strings.Cut(text, "\n")
 	m := searchHeader.FindStringSubmatch(header + "\n")
 	if m == nil {
 		return 0, false, fmt.Errorf("no search_code header line: %.120q", header)
 	}
-	n, _ = strconv.Atoi(m[1])
-	return n, m[2] != "", nil
+	if m[1] != "" {
+		n, _ = strconv.Atoi(m[1])
+		return n, false, nil
+	}
+	first, _ := strconv.Atoi(m[2])
+	last, _ := strconv.Atoi(m[3])
+	return last - first + 1, strings.HasPrefix(m[4], "shown"), nil
 }
