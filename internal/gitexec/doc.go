@@ -52,5 +52,7 @@
 //     TestBlockedRepositoriesLeaveSlotsForOthers.
 //
 // It imports gitdir (where a repository's data lives: what the sandbox
-// grants) and callctx (whose turn a slot is), nothing else of the module.
+// grants), callctx (whose turn a slot is) and sysmem (the machine's memory,
+// which the memory budget defaults to a share of), nothing else of the
+// module.
 package gitexec
