@@ -41,6 +41,11 @@ const oneLineBytes = 40
 // has, the first commits' messages whole (as many as fill a share of the
 // reply) and every other commit on one line, oldest first, as many as fit;
 // the next part goes on with the lines.
+// pullCountWait bounds what counting the patch may add to a local pull
+// request's overview (the count stops at half of it): a 2.5 MB patch
+// counts in about a tenth of a second.
+const pullCountWait = 2 * time.Second
+
 func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *paging.Cursor) (reply[getPullRequestOut], error) {
 	var none reply[getPullRequestOut]
 	s := lb.s
@@ -55,9 +60,12 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	} else {
 		// The patch's size, counted beside the commits as
 		// get_pull_request_diff counts it, says what reading the whole
-		// diff costs (no size rather than a late one: paging.CountTime).
+		// diff costs; no size rather than a late one, for an overview:
+		// the count gives up within half of pullCountWait.
+		countCtx, cancel := context.WithTimeout(ctx, pullCountWait)
+		defer cancel()
 		var stop func()
-		counted, stop = s.diffs.StartCount(ctx, paging.Request{Repo: r, Opts: opts, Hide: s.hiddenSection})
+		counted, stop = s.diffs.StartCount(countCtx, paging.Request{Repo: r, Opts: opts, Hide: s.hiddenSection})
 		defer stop()
 		if files, err = r.Git.EachChange(ctx, opts, func(int, git.Change) error { return nil }); err != nil {
 			return none, err
