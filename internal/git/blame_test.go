@@ -315,12 +315,12 @@ func TestBlameHostileConfig(t *testing.T) {
 
 	m := newMarker(t, "evil", `tr a-z A-Z < "$1"`)
 	hostileReadConfig(t, r, m)
-	ignoreFile := filepath.Join(gitDir(r), "ignore-revs")
+	ignoreFile := filepath.Join(r.GitDir(), "ignore-revs")
 	if err := os.WriteFile(ignoreFile, []byte(reformat+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r.Git("config", "blame.ignoreRevsFile", ignoreFile)
-	mailmap := filepath.Join(gitDir(r), "mailmap")
+	mailmap := filepath.Join(r.GitDir(), "mailmap")
 	if err := os.WriteFile(mailmap, []byte("Mapped <mapped@example.com> <author@example.com>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestBlameHostileConfig(t *testing.T) {
 func TestBlameFIFO(t *testing.T) {
 	r, head := blameHistory(t)
 	for _, key := range []string{"blame.ignoreRevsFile", "mailmap.file"} {
-		fifo := filepath.Join(gitDir(r), strings.ReplaceAll(key, ".", "-"))
+		fifo := filepath.Join(r.GitDir(), strings.ReplaceAll(key, ".", "-"))
 		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -253,10 +253,10 @@ func TestStartPatch(t *testing.T) {
 		t.Error("a diff whose context ended was read")
 	}
 	ended := func() bool {
-		return len(procsWith(t, "--git-dir="+gitDir(r)+" ", " diff ")) == 0 && g.env.SlotsInUse() == 0
+		return len(procsWith(t, "--git-dir="+r.GitDir()+" ", " diff ")) == 0 && g.env.SlotsInUse() == 0
 	}
 	if !eventually(5*time.Second, ended) {
-		t.Errorf("git diff still running (%v), or %d process slots still taken", procsWith(t, "--git-dir="+gitDir(r)+" ", " diff "), g.env.SlotsInUse())
+		t.Errorf("git diff still running (%v), or %d process slots still taken", procsWith(t, "--git-dir="+r.GitDir()+" ", " diff "), g.env.SlotsInUse())
 	}
 }
 

@@ -22,14 +22,6 @@ func newEnv(t testing.TB) *Env {
 	return env
 }
 
-// gitDir is the absolute git directory of a test repository.
-func gitDir(r *testrepo.Repo) string {
-	if r.Bare {
-		return r.Dir
-	}
-	return filepath.Join(r.Dir, ".git")
-}
-
 // open is our runner on a test repository, with its own Env.
 func open(t testing.TB, r *testrepo.Repo) *Repo {
 	t.Helper()
@@ -42,7 +34,7 @@ func openIn(t testing.TB, env *Env, r *testrepo.Repo) *Repo {
 	if r.Bare {
 		wt = ""
 	}
-	g := Open(env, gitDir(r), wt)
+	g := Open(env, r.GitDir(), wt)
 	t.Cleanup(g.Close)
 	return g
 }

@@ -449,7 +449,7 @@ func withoutArgs(c *gitexec.Cmd, drop ...string) *gitexec.Cmd {
 // commands must not follow; m is the program the settings name.
 func hostileReadConfig(t *testing.T, r *testrepo.Repo, m *testrepo.Marker) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(gitDir(r), "info", "attributes"), []byte("* diff=evil\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.GitDir(), "info", "attributes"), []byte("* diff=evil\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mailmap := filepath.Join(t.TempDir(), "mailmap")
@@ -649,7 +649,7 @@ func historyRepo(b testing.TB, commits, files int) *testrepo.Repo {
 // plainGitBench runs git as a user would, output discarded: the baseline.
 func plainGitBench(b *testing.B, r *testrepo.Repo, args ...string) {
 	b.Helper()
-	cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir(r)}, args...)...)
+	cmd := exec.Command("git", append([]string{"--git-dir=" + r.GitDir()}, args...)...)
 	cmd.Env = testrepo.Env(b.TempDir())
 	cmd.Stdout = io.Discard
 	if err := cmd.Run(); err != nil {

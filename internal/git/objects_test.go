@@ -92,7 +92,7 @@ func TestObjectsConcurrentReads(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := len(catFiles(t, gitDir(r))); n > gitexec.MaxReaders {
+	if n := len(catFiles(t, r.GitDir())); n > gitexec.MaxReaders {
 		t.Errorf("%d cat-file processes, at most %d expected", n, gitexec.MaxReaders)
 	}
 }
@@ -292,7 +292,7 @@ func TestReadObjectCancelled(t *testing.T) {
 
 func TestPoolClose(t *testing.T) {
 	r, oids, _ := blobRepo(t, 8)
-	g := Open(newEnv(t), gitDir(r), r.Dir)
+	g := Open(newEnv(t), r.GitDir(), r.Dir)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for w := range 8 {
@@ -306,7 +306,7 @@ func TestPoolClose(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if len(catFiles(t, gitDir(r))) == 0 {
+	if len(catFiles(t, r.GitDir())) == 0 {
 		t.Fatal("no cat-file process found: the check below would prove nothing")
 	}
 
@@ -327,8 +327,8 @@ func TestPoolClose(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("read in flight during Close: %v", err)
 	}
-	if !eventually(2*time.Second, func() bool { return len(catFiles(t, gitDir(r))) == 0 }) {
-		t.Fatalf("cat-file processes left after Close: %v", catFiles(t, gitDir(r)))
+	if !eventually(2*time.Second, func() bool { return len(catFiles(t, r.GitDir())) == 0 }) {
+		t.Fatalf("cat-file processes left after Close: %v", catFiles(t, r.GitDir()))
 	}
 	if _, err := g.Info(ctx, oids[0]); err == nil || errors.Is(err, ErrMissing) {
 		t.Fatalf("Info after Close = %v, want an error", err)
@@ -337,7 +337,7 @@ func TestPoolClose(t *testing.T) {
 		t.Fatal("ReadObject after Close succeeded")
 	}
 	g.Close() // twice is fine
-	if n := len(catFiles(t, gitDir(r))); n != 0 {
+	if n := len(catFiles(t, r.GitDir())); n != 0 {
 		t.Fatalf("%d cat-file processes started after Close", n)
 	}
 }
@@ -487,11 +487,11 @@ func TestIdleReadersEnd(t *testing.T) {
 	if _, err := g.Info(context.Background(), c2); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(catFiles(t, gitDir(r))); n != 1 {
+	if n := len(catFiles(t, r.GitDir())); n != 1 {
 		t.Fatalf("%d readers after a read", n)
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for len(catFiles(t, gitDir(r))) > 0 {
+	for len(catFiles(t, r.GitDir())) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("an idle reader is still running")
 		}

@@ -105,7 +105,7 @@ func TestRefCacheBranchMoves(t *testing.T) {
 	r.Git("update-ref", "refs/heads/foo/bar", c1)
 	r.Git("pack-refs", "--all")
 	checkRef(t, g, r, "foo/bar")
-	if err := os.WriteFile(filepath.Join(gitDir(r), "refs", "heads", "foo"), []byte(c1+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.GitDir(), "refs", "heads", "foo"), []byte(c1+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	checkRef(t, g, r, "foo/bar")
@@ -161,13 +161,13 @@ func TestRefCacheDwimOrder(t *testing.T) {
 	// 2.39 to 2.50 read it first, a git that passed over it would read
 	// the branch; either way a move of the branch is seen.
 	r.Git("branch", "top", c1)
-	if err := os.WriteFile(filepath.Join(gitDir(r), "top"), []byte(c2+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(r.GitDir(), "top"), []byte(c2+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	checkRef(t, g, r, "top")
 	r.Git("update-ref", "refs/heads/top", c2)
 	checkRef(t, g, r, "top")
-	if err := os.Remove(filepath.Join(gitDir(r), "top")); err != nil {
+	if err := os.Remove(filepath.Join(r.GitDir(), "top")); err != nil {
 		t.Fatal(err)
 	}
 	checkRef(t, g, r, "top")
@@ -175,7 +175,7 @@ func TestRefCacheDwimOrder(t *testing.T) {
 	// A loose ref git cannot read (a SHA-256 length id in a SHA-1
 	// repository) is passed over for the next rule.
 	r.Git("update-ref", "refs/remotes/odd", c1)
-	odd := filepath.Join(gitDir(r), "refs", "heads", "odd")
+	odd := filepath.Join(r.GitDir(), "refs", "heads", "odd")
 	if err := os.WriteFile(odd, []byte(c2+strings.Repeat("0", 24)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestRefCacheWorktree(t *testing.T) {
 
 	// A branch's file in the work tree's own directory is not where git
 	// reads branches: git goes on to the next rule.
-	ghost := filepath.Join(gitDir(r), "worktrees", "wt", "refs", "heads", "ghost")
+	ghost := filepath.Join(r.GitDir(), "worktrees", "wt", "refs", "heads", "ghost")
 	if err := os.MkdirAll(filepath.Dir(ghost), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestRefCacheReftable(t *testing.T) {
 	r, _, _ := twoCommits(t)
 	g := cached(t, r)
 	checkRef(t, g, r, "main")
-	if err := os.Mkdir(filepath.Join(gitDir(r), "reftable"), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(r.GitDir(), "reftable"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if !resolveTwice(t, g, r, "main") {
@@ -484,9 +484,9 @@ func TestRefCacheRepointedCommonDir(t *testing.T) {
 	r, c1, _ := twoCommits(t)
 	wtDir := filepath.Join(t.TempDir(), "wt")
 	r.Git("worktree", "add", "-q", "--detach", wtDir, c1)
-	wtGit := filepath.Join(gitDir(r), "worktrees", "wt")
+	wtGit := filepath.Join(r.GitDir(), "worktrees", "wt")
 	link := filepath.Join(t.TempDir(), "common")
-	if err := os.Symlink(gitDir(r), link); err != nil {
+	if err := os.Symlink(r.GitDir(), link); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(wtGit, "commondir"), []byte(link+"\n"), 0o644); err != nil {

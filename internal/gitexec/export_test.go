@@ -19,7 +19,6 @@ var (
 	CommitFile     = commitFile
 	TwoCommits     = twoCommits
 	WriteTemp      = writeTemp
-	GitDir         = gitDir
 )
 
 // SettingsOff takes the first wall down for the rest of the test: the -c

@@ -57,7 +57,7 @@ func TestStreamEarlyReturnStopsGit(t *testing.T) {
 		if err != nil || read != 64<<10 {
 			t.Fatalf("Stream(%v) stopped early = %v after %d bytes, want nil", args, err, read)
 		}
-		if left := procsWith(t, "--git-dir="+gitDir(r)+" ", args[0]); len(left) > 0 {
+		if left := procsWith(t, "--git-dir="+r.GitDir()+" ", args[0]); len(left) > 0 {
 			t.Fatalf("git still running after Stream returned: %+v", left)
 		}
 	}

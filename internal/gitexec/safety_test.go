@@ -473,7 +473,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 		m.MustNotRun("runner diff")
 	})
 	t.Run("GIT_DIR", func(t *testing.T) {
-		t.Setenv("GIT_DIR", gitDir(other))
+		t.Setenv("GIT_DIR", other.GitDir())
 		g := openSettingsOnly(t, r)
 		if got := strings.TrimSpace(mustPlainGit(t, r.Dir, hostEnv(), "rev-parse", "HEAD")); got != other.Head() {
 			t.Fatalf("control: plain git rev-parse HEAD = %s, want the other repository's %s", got, other.Head())
@@ -496,7 +496,7 @@ func TestSafetyParentEnvironment(t *testing.T) {
 		}
 	})
 	t.Run("GIT_INDEX_FILE", func(t *testing.T) {
-		t.Setenv("GIT_INDEX_FILE", filepath.Join(gitDir(other), "index"))
+		t.Setenv("GIT_INDEX_FILE", filepath.Join(other.GitDir(), "index"))
 		g := openSettingsOnly(t, r)
 		if got := mustPlainGit(t, r.Dir, hostEnv(), "ls-files"); !strings.Contains(got, "other.txt") {
 			t.Fatalf("control: plain git ls-files = %q, want the other index", got)
@@ -556,7 +556,7 @@ func TestSafetyUserConfig(t *testing.T) {
 		g := openSettingsOnly(t, r)
 		got := output(t, g, "config", "--list", "--show-origin")
 		for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
-			if !strings.HasPrefix(line, "command line:") && !strings.HasPrefix(line, "file:"+gitDir(r)+"/config") {
+			if !strings.HasPrefix(line, "command line:") && !strings.HasPrefix(line, "file:"+r.GitDir()+"/config") {
 				t.Errorf("runner read config from outside the repository and the command line: %q", line)
 			}
 		}
@@ -586,7 +586,7 @@ func TestSafetyCoreWorktree(t *testing.T) {
 	outside := t.TempDir() // plain git given only --git-dir, from elsewhere
 	plain := append(plainEnv(t), "GIT_OPTIONAL_LOCKS=0")
 
-	if got := mustPlainGit(t, outside, plain, "--git-dir="+gitDir(r), "grep", "-e", "elsewhere"); got != "b.txt:bee elsewhere\n" {
+	if got := mustPlainGit(t, outside, plain, "--git-dir="+r.GitDir(), "grep", "-e", "elsewhere"); got != "b.txt:bee elsewhere\n" {
 		t.Fatalf("control: plain git grep = %q, want the configured work tree", got)
 	}
 	if got, err := workTreeOutput(t, g, "grep", "-c", "-e", "."); err != nil || got != "a.txt:2\nb.txt:1\n" {
@@ -595,7 +595,7 @@ func TestSafetyCoreWorktree(t *testing.T) {
 
 	// Commands run without the work tree do not fall back to core.worktree:
 	// status there would run the clean filter on the changed a.txt.
-	mustPlainGit(t, outside, plain, "--git-dir="+gitDir(r), "status", "--porcelain")
+	mustPlainGit(t, outside, plain, "--git-dir="+r.GitDir(), "status", "--porcelain")
 	m.MustRun("plain git --git-dir status")
 	if _, err := outputRaw(context.Background(), g, "status", "--porcelain"); err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ import (
 // sandboxedAndNot opens r twice: with the sandbox (the default) and without.
 func sandboxedAndNot(t *testing.T, r *testrepo.Repo) (on, off *Repo) {
 	t.Helper()
-	return sandboxedAndNotAt(t, gitDir(r), r.Dir)
+	return sandboxedAndNotAt(t, r.GitDir(), r.Dir)
 }
 
 func sandboxedAndNotAt(t *testing.T, gitDir, workTree string) (on, off *Repo) {

@@ -59,7 +59,7 @@ func openIn(t testing.TB, env *git.Env, r *testrepo.Repo) *Repo {
 	if r.Bare {
 		wt = ""
 	}
-	return openAt(t, env, gitexec.GitDir(r), wt)
+	return openAt(t, env, r.GitDir(), wt)
 }
 
 func openAt(t testing.TB, env *git.Env, gitDir, workTree string) *Repo {
@@ -89,7 +89,6 @@ var (
 	catFiles     = testrepo.CatFiles
 	twoCommits   = gitexec.TwoCommits
 	writeTemp    = gitexec.WriteTemp
-	gitDir       = gitexec.GitDir
 	settingsOff  = gitexec.SettingsOff
 )
 

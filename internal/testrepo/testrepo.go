@@ -18,6 +18,14 @@ type Repo struct {
 	env  []string
 }
 
+// GitDir is the repository's absolute git directory.
+func (r *Repo) GitDir() string {
+	if r.Bare {
+		return r.Dir
+	}
+	return filepath.Join(r.Dir, ".git")
+}
+
 // Env is the environment tests run git with: no user or system config.
 func Env(home string) []string {
 	return []string{
