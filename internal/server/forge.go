@@ -11,7 +11,6 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -86,81 +85,107 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 			return textReply{}, headMoved(in.Index, cur.Commits[2], pr.Head.SHA)
 		}
 	}
-	body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
-	if err != nil {
-		return textReply{}, b.diffNotFound(ctx, err, in.Owner, in.Repo, in.Index)
-	}
-	defer body.Close()
+	// The forge's diff is read as a stream from its start, as often as
+	// fitting a part to its notes asks (paging.Replay): the room a part
+	// is read in is reckoned as git's parts are (get_pull_request_diff.go),
+	// not with room for the longest notes a part could have.
+	stream := paging.NewReplay(func() (io.ReadCloser, error) {
+		body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
+		if err != nil {
+			return nil, b.diffNotFound(ctx, err, in.Owner, in.Repo, in.Index)
+		}
+		return body, nil
+	}, replayKeep(s.budget(ctx)))
+	defer stream.Close()
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
-	var src io.Reader = body
-	near := argcheck.NewPathsNear(path)
-	if path != "" {
-		src = diff.Filter(body, func(h diff.Header) bool {
+	var near *argcheck.PathsNear
+	source := func() io.Reader {
+		near = argcheck.NewPathsNear(path)
+		if path == "" {
+			return stream.Reader()
+		}
+		return diff.Filter(stream.Reader(), func(h diff.Header) bool {
 			near.Add(h.OldPath, paging.SectionName(h))
 			return h.Matches(path)
 		})
 	}
-	next := in
-	next.Cursor = paging.CursorProbe
-	room := s.budget(ctx).PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)}) - paging.NotesRoom
 	first := in.Cursor == ""
-	part, err := paging.ReadStreamPart(src, paging.StreamRequest{
-		Start: cur.Start(), Split: paging.SplitOf(cur),
-		Room: room, Hide: s.hiddenSection, CountRest: first && path == "",
-	})
-	if err != nil {
-		return textReply{}, err
-	}
-	page := part.Page
-	hidden := false
-	for _, f := range page.Files {
-		hidden = hidden || f.Hidden
-	}
-	switch {
-	case path != "" && len(page.Files) == 0 && first:
-		return textReply{}, pathNotFound(near, name, "no file differs between its head and its merge base with its base", in, s.budget(ctx).ErrorRoom())
-	case path != "" && hidden:
-		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
-	case first && page.Next == nil && !paging.NeedsNotes(page):
-		if len(page.Files) == 0 {
-			return textReply{Text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
+	q := paging.StreamRequest{Start: cur.Start(), Split: paging.SplitOf(cur), Hide: s.hiddenSection}
+	files, size := cur.Files, cur.Bytes
+	if first {
+		// As git's: a diff that fits comes whole, exactly as the forge
+		// wrote it; a larger one is headed by the size this read counted.
+		whole := q
+		whole.Room, whole.CountRest = s.budget(ctx).PayloadRoom(textReply{}), true
+		part, err := paging.ReadStreamPart(source(), whole)
+		if err != nil {
+			return textReply{}, err
 		}
-		return textReply{Text: string(page.Text)}, nil
+		page := part.Page
+		hidden := false
+		for _, f := range page.Files {
+			hidden = hidden || f.Hidden
+		}
+		switch {
+		case path != "" && len(page.Files) == 0:
+			return textReply{}, pathNotFound(near, name, "no file differs between its head and its merge base with its base", in, s.budget(ctx).ErrorRoom())
+		case path != "" && hidden:
+			return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
+		case page.Next == nil && !paging.NeedsNotes(page):
+			if len(page.Files) == 0 {
+				return textReply{Text: fmt.Sprintf("The diff of %s is empty: no file differs between its head and its merge base with its base.\n", name)}, nil
+			}
+			return textReply{Text: string(page.Text)}, nil
+		}
+		if page.Total != nil {
+			files, size = page.Total.Files, page.Total.Bytes
+		}
 	}
 	if err := pull(); err != nil {
 		return textReply{}, err
 	}
-	files, size := cur.Files, cur.Bytes
-	if first && page.Total != nil {
-		files, size = page.Total.Files, page.Total.Bytes
+	read := func(room int) (*paging.Part, error) {
+		q.Room = room
+		part, err := paging.ReadStreamPart(source(), q)
+		if err != nil {
+			return nil, err
+		}
+		part.Total = files
+		if path != "" {
+			part.Total = part.Last + 1
+		}
+		return part, nil
 	}
-	part.Total = files
-	if path != "" {
-		part.Total = part.Last + 1
+	notes := func(p *paging.Part) string {
+		s.flagGenerated(ctx, nil, "", p)
+		return p.Notes(s.noteRules(pr.Head.SHA))
 	}
-	var t strings.Builder
-	fmt.Fprintf(&t, "%s: base %s, head %s, merge base %s", name, pr.Base.SHA, pr.Head.SHA, pr.MergeBase)
-	switch {
-	case path != "" && size > 0:
-		fmt.Fprintf(&t, "; %s, %d bytes of patch", text.Name(path), size)
-	case path != "":
-		fmt.Fprintf(&t, "; %s", text.Name(path))
-	case size > 0:
-		fmt.Fprintf(&t, "; %s, %d bytes of patch", text.Count(files, "file"), size)
+	next := in
+	next.Cursor = paging.CursorProbe
+	build := func(part *paging.Part, partNotes string) pullDiffPart {
+		head := pullDiffHead{name: name, base: pr.Base.SHA, head: pr.Head.SHA, mergeBase: pr.MergeBase, first: first, path: path, files: files, size: size}
+		out := textReply{Text: head.text(part) + string(part.Page.Text) + partNotes}
+		if part.Next != nil {
+			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}
+			part.CursorAt(&c)
+			more := next
+			more.Cursor = s.cursors.Encode(c, forgeName(in.Owner, in.Repo))
+			out.Next = paging.Continue(tool, more)
+		}
+		return pullDiffPart{out, part}
 	}
-	t.WriteString("; this part: " + part.Range() + "\n")
-	t.Write(page.Text)
-	s.flagGenerated(ctx, nil, "", part)
-	t.WriteString(part.Notes(s.noteRules(pr.Head.SHA)))
-	out := textReply{Text: t.String()}
-	if page.Next != nil {
-		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}
-		part.CursorAt(&c)
-		next.Cursor = s.cursors.Encode(c, forgeName(in.Owner, in.Repo))
-		out.Next = paging.Continue(tool, next)
+	room := s.budget(ctx).PayloadRoom(textReply{Text: strings.Repeat("x", 300+len(name)+len(path)), Next: paging.Continue(tool, next)})
+	res, err := paging.FitPart(s.budget(ctx), room, 0, read, notes, build)
+	if err != nil {
+		return textReply{}, err
 	}
-	return out, nil
+	return res.textReply, nil
 }
+
+// replayKeep is how much of a forge's diff a call keeps to read a part
+// again from memory: what a part of its reply holds, four times over,
+// and what reading it reads ahead.
+func replayKeep(b paging.Budget) int { return 4*max(b.MaxBytes, b.Ceiling) + 128<<10 }
 
 // headMoved: a forge's pull request changed between two parts of a reply.
 func headMoved(index int, was, now string) error {

@@ -148,30 +148,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
 	}
 	build := func(part *paging.Part, partNotes string) pullDiffPart {
-		var b strings.Builder
-		b.Grow(512 + len(name) + len(path) + len(part.Page.Text) + len(partNotes))
-		if first {
-			fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
-		} else { // the first part named the commits; the cursor pins them
-			fmt.Fprintf(&b, "%s (the commits of part 1)", name)
-		}
-		switch {
-		case !first && path == "" && size > 0 && len(opts.Paths) == 0:
-			// "files k–m of N" below counts the files.
-			fmt.Fprintf(&b, "; %d bytes of patch", size)
-		case path != "" && size > 0:
-			fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(path), size)
-		case path != "":
-			fmt.Fprintf(&b, "; %s", text.Name(path))
-		case size > 0 && len(opts.Paths) > 0:
-			fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", text.Count(files, "file"), size)
-		case size > 0:
-			fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Count(files, "file"), size)
-		}
-		b.WriteString("; this part: " + part.Range() + "\n")
-		b.Write(part.Page.Text)
-		b.WriteString(partNotes)
-		out := textReply{Text: b.String()}
+		head := pullDiffHead{name: name, base: pr.Base, head: pr.Head, mergeBase: pr.MergeBase, first: first, path: path, paths: len(opts.Paths) > 0, files: files, size: size}
+		out := textReply{Text: head.text(part) + string(part.Page.Text) + partNotes}
 		if part.Next != nil {
 			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
 			part.CursorAt(&c)
@@ -195,6 +173,44 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	}
 	return res.textReply, nil
+}
+
+// pullDiffHead is what the first line of a part of a pull request's diff
+// says, locally and through a forge alike: the same content takes the
+// same room in both.
+type pullDiffHead struct {
+	name                  string // owner/repo#index
+	base, head, mergeBase string
+	first                 bool   // the first part names the commits; the cursor pins them
+	path                  string // file_path, if given
+	paths                 bool   // paths narrowed the diff
+	files                 int    // the whole selection's files
+	size                  int64  // and its bytes of patch (0: not counted)
+}
+
+// text is the first line of part, its newline included.
+func (h pullDiffHead) text(part *paging.Part) string {
+	var b strings.Builder
+	if h.first {
+		fmt.Fprintf(&b, "%s: base %s, head %s, merge base %s", h.name, h.base, h.head, h.mergeBase)
+	} else {
+		fmt.Fprintf(&b, "%s (the commits of part 1)", h.name)
+	}
+	switch {
+	case !h.first && h.path == "" && h.size > 0 && !h.paths:
+		// "files k–m of N" below counts the files.
+		fmt.Fprintf(&b, "; %d bytes of patch", h.size)
+	case h.path != "" && h.size > 0:
+		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Name(h.path), h.size)
+	case h.path != "":
+		fmt.Fprintf(&b, "; %s", text.Name(h.path))
+	case h.size > 0 && h.paths:
+		fmt.Fprintf(&b, "; %s at or under paths, %d bytes of patch", text.Count(h.files, "file"), h.size)
+	case h.size > 0:
+		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Count(h.files, "file"), h.size)
+	}
+	b.WriteString("; this part: " + part.Range() + "\n")
+	return b.String()
 }
 
 // pullDiffPart is a part of a pull request's diff as fitted, with the part
