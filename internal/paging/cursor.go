@@ -328,8 +328,9 @@ func CheckPins(ctx context.Context, r *repo.Repository, c *Cursor, n int) ([]str
 }
 
 // ArgsDigest is the digest of a tool's input value without the arguments
-// named in skip (the cursor itself, and those next changes, like page):
-// what a cursor is bound to.
+// named in skip (the cursor itself, and those next changes, like page)
+// and maxBytes, which sizes parts but moves no position: what a cursor is
+// bound to.
 func ArgsDigest(in any, skip ...string) string {
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -342,6 +343,7 @@ func ArgsDigest(in any, skip ...string) string {
 	for _, k := range skip {
 		delete(m, k)
 	}
+	delete(m, "maxBytes")
 	canon, _ := json.Marshal(m) // encoding/json sorts map keys
 	sum := sha256.Sum256(canon)
 	return base64.RawURLEncoding.EncodeToString(sum[:argsDigestLen])

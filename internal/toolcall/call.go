@@ -60,7 +60,7 @@ func Add[In any](srv *mcp.Server, c *Calls, t *mcp.Tool, in *jsonschema.Schema, 
 	}
 	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		res, err := callTool(ctx, c, c.BudgetFor(req), req.Params.Arguments, schema, h)
+		res, err := callTool(ctx, c, t.Name, c.BudgetFor(req), req.Params.Arguments, schema, h)
 		ms := time.Since(start).Milliseconds()
 		if err != nil {
 			// For operators: which tool failed, how and how fast. Never the
@@ -79,16 +79,19 @@ const FailedCallLog = "tool call failed"
 
 // callTool answers one call within budget b, the client's. The error is
 // what made the result an error (nil when it is not), for the log.
-func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.RawMessage, schema argcheck.Schema, h Handler[In]) (*mcp.CallToolResult, error) {
+func callTool[In any](ctx context.Context, c *Calls, tool string, b paging.Budget, args json.RawMessage, schema argcheck.Schema, h Handler[In]) (*mcp.CallToolResult, error) {
 	in, err := argcheck.Decode[In](args, schema)
 	if err != nil {
 		return c.errorResult(b, err), err
 	}
 	ctx, remarks := notes.With(ctx)
+	var asked narrowed
 	if l, ok := any(in).(interface{ ReplyBytes() int }); ok {
+		asked = narrowed{asked: l.ReplyBytes(), client: b.MaxBytes}
 		if b, err = narrow(ctx, b, l.ReplyBytes()); err != nil {
 			return c.errorResult(b, err), err
 		}
+		asked.used = b.MaxBytes
 	}
 	ctx = paging.WithBudget(ctx, b)
 	if c.Timeout > 0 {
@@ -118,6 +121,7 @@ func callTool[In any](ctx context.Context, c *Calls, b paging.Budget, args json.
 		// A note can explain an error (a ref missing from a stale mirror).
 		return c.errorResult(b, err, remarks.All()...), err
 	}
+	leanNext(r.Next, tool, args, schema, in, asked)
 	if all := remarks.All(); len(all) > 0 {
 		// The room kept for notes, or what the reply leaves, up to
 		// NoteReserve.

@@ -57,7 +57,7 @@ func TestReplyOverTheLimitIsRefusedAndLogged(t *testing.T) {
 	overLimit := func(context.Context, struct{}) (paging.Wire, error) {
 		return paging.Wire{Text: strings.Repeat("x", 2*limit)}, nil
 	}
-	res, err := callTool(context.Background(), c, c.Budget, json.RawMessage(`{}`), schema, overLimit)
+	res, err := callTool(context.Background(), c, "over_limit", c.Budget, json.RawMessage(`{}`), schema, overLimit)
 	msg := textOf(res)
 	if err == nil || !res.IsError || !strings.HasPrefix(msg, "TOO_LARGE: ") || strings.Contains(msg, "narrow") || !strings.Contains(msg, "fault of the server") {
 		t.Fatalf("backstop: %v, %s", err, msg)
