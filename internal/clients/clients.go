@@ -25,6 +25,10 @@ type Rule struct {
 	// Names are the clientInfo.name values the client sends (and the
 	// product of its HTTP User-Agent).
 	Names []string
+	// Seen is, for the names a client was run and seen sending, the
+	// client and version it was seen in: a client renames itself between
+	// versions (Copilot CLI did), and the table is only as good as that.
+	Seen map[string]string
 	// Bytes is the largest result, as JSON on the wire, the client passes
 	// whole to its model; 0: whatever the server sends (--max-bytes).
 	Bytes int
@@ -44,28 +48,31 @@ type Rule struct {
 // where that is counted (Gemini CLI's wrapper, Codex's header), which the
 // result's envelope covers with room to spare.
 var Known = []Rule{
-	{Names: []string{"claude-code"}, Declared: true,
+	{Names: []string{"claude-code"}, Declared: true, Seen: map[string]string{"claude-code": "Claude Code 2.1.332"},
 		Over:   "over the declared size (at most 500,000 characters): a file, and the model gets a 2,000-character preview",
 		Source: "npm @anthropic-ai/claude-code 2.1.332; claude-code issue 79944"},
-	{Names: []string{"codex-mcp-client"}, Bytes: 12_000,
+	{Names: []string{"codex-mcp-client"}, Bytes: 12_000, Seen: map[string]string{"codex-mcp-client": "Codex 0.171"},
 		Over:   `over 12,000 bytes of "Wall time…\nOutput:\n" and the content's JSON (gpt-5.2 and any model it does not know): the middle is cut ("…N chars truncated…")`,
 		Source: "openai/codex codex-rs/core/src/tools/context.rs, utils/string/src/truncate.rs"},
 	{Names: []string{"Visual Studio Code", "Visual Studio Code - Insiders"}, Bytes: 8_192,
 		Over:   "a text part over 8,192 UTF-16 units: a file, and the model gets no preview",
 		Source: "vscode mcpLanguageModelToolContribution.ts; vscode-copilot-chat toolCalling.tsx"},
-	{Names: []string{"gemini-cli-mcp-client"}, Bytes: 40_000,
+	{Names: []string{"gemini-cli-mcp-client"}, Bytes: 40_000, Seen: map[string]string{"gemini-cli-mcp-client": "Gemini CLI 0.61"},
 		Over:   "a text part over 40,000 UTF-16 units with its 41-unit wrapper: a file, and the model gets the first 20% and the last 80%",
 		Source: "gemini-cli packages/core/src/scheduler/tool-executor.ts, utils/fileUtils.ts"},
-	{Names: []string{"github-copilot-developer"}, Bytes: 30_000,
+	// Copilot CLI sends copilot-cli; github-copilot-developer is in its
+	// strings, and was its name before.
+	{Names: []string{"copilot-cli", "github-copilot-developer"}, Bytes: 30_000, Seen: map[string]string{"copilot-cli": "Copilot CLI 1.0.102"},
 		Over:   "over about 30 KB (text and structured content counted): a file and a 500-character preview",
 		Source: "npm @github/copilot 1.0.102; copilot-cli issues 1268, 1732, 4515"},
-	{Names: []string{"opencode"}, Bytes: 51_200, Lines: 2_000,
+	{Names: []string{"opencode"}, Bytes: 51_200, Lines: 2_000, Seen: map[string]string{"opencode": "opencode 1.18"},
 		Over:   "over 51,200 bytes or 2,000 lines: the head, the rest to a file",
 		Source: "opencode packages/opencode/src/tool/truncate.ts"},
 	{Names: []string{"goose-cli"}, Bytes: 200_000,
 		Over:   "a text part over 200,000 characters: a file, no preview",
 		Source: "goose crates/goose/src/agents/large_response_handler.rs"},
-	{Names: []string{"Cline", "Roo Code", "continue-client", "continue-cli-client", "Zed"},
+	{Names: []string{"Cline", "@cline/core", "Roo Code", "continue-client", "continue-cli-client", "Zed"},
+		Seen:   map[string]string{"@cline/core": "Cline CLI 3.0.65", "continue-cli-client": "Continue CLI 1.5.47"},
 		Over:   "no limit found",
 		Source: "Cline McpHub.ts; Roo Code UseMcpToolTool.ts; Continue callTool.ts; Zed context_server_registry.rs"},
 	{Names: []string{CommandLine},

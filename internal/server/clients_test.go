@@ -74,7 +74,7 @@ var clientRules = []clientRule{
 	}},
 	// Copilot CLI: text and structured content both counted, over about
 	// 30 KB: a file and a 500-character preview.
-	{"github-copilot-developer", func(res *mcp.CallToolResult, _ int) string {
+	{"copilot-cli", func(res *mcp.CallToolResult, _ int) string {
 		n := len(strings.Join(textParts(res), ""))
 		if res.StructuredContent != nil {
 			n += len(wireJSON(res.StructuredContent, false))
