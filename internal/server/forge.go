@@ -106,7 +106,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	first := in.Cursor == ""
 	part, err := paging.ReadStreamPart(src, paging.StreamRequest{
 		Start: cur.Start(), Split: paging.SplitOf(cur),
-		Room: room, Hide: s.hiddenSection, CountRest: first && path == "",
+		Room: room, Cost: s.budget(ctx).Cost(), Hide: s.hiddenSection, CountRest: first && path == "",
 	})
 	if err != nil {
 		return textReply{}, err
