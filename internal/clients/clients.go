@@ -6,18 +6,19 @@
 // each reply to the client that reads it (docs/clients.md). The table below
 // is the whole of that knowledge: adding a client is one row.
 //
-// A rule is kept as a budget in the server's own measure, the result's JSON
-// on the wire (internal/paging), which bounds every client's measure from
-// above: the text's UTF-16 units (VS Code, Gemini CLI) and its UTF-8 bytes
-// (opencode, Copilot CLI) are at most its JSON, and Codex's header plus the
-// JSON of the content array is less than the whole result. Only a count of
-// lines (opencode) is a second measure.
+// A rule is kept as a budget in the client's own unit (text.Unit): the
+// text's UTF-16 units (VS Code, Gemini CLI), its UTF-8 bytes (opencode), or
+// JSON (Codex's header and content array; and every client whose count is
+// not known, since JSON is at least any of them). A count of lines
+// (opencode) is a second measure.
 package clients
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // Rule is what one client does with a tool result.
@@ -25,9 +26,15 @@ type Rule struct {
 	// Names are the clientInfo.name values the client sends (and the
 	// product of its HTTP User-Agent).
 	Names []string
-	// Bytes is the largest result, as JSON on the wire, the client passes
+	// Seen is, for the names a client was run and seen sending, the
+	// client and version it was seen in: a client renames itself between
+	// versions (Copilot CLI did), and the table is only as good as that.
+	Seen map[string]string
+	// Bytes is the largest result, counted in Unit, the client passes
 	// whole to its model; 0: whatever the server sends (--max-bytes).
 	Bytes int
+	// Unit is what the client counts Bytes in.
+	Unit text.Unit
 	// Lines is the most lines of text it passes whole; 0: no limit.
 	Lines int
 	// Declared: the client reads the size each tool declares
@@ -40,32 +47,35 @@ type Rule struct {
 }
 
 // Known is every client whose rule was read from its source. The budgets
-// are the clients' own limits, less what the client adds around the text
-// where that is counted (Gemini CLI's wrapper, Codex's header), which the
-// result's envelope covers with room to spare.
+// are the clients' own limits; what a client adds around the text where
+// it is counted (Gemini CLI's wrapper, Codex's header) the server keeps
+// free in each reply (paging.SeenSize).
 var Known = []Rule{
-	{Names: []string{"claude-code"}, Declared: true,
+	{Names: []string{"claude-code"}, Declared: true, Seen: map[string]string{"claude-code": "Claude Code 2.1.332"},
 		Over:   "over the declared size (at most 500,000 characters): a file, and the model gets a 2,000-character preview",
 		Source: "npm @anthropic-ai/claude-code 2.1.332; claude-code issue 79944"},
-	{Names: []string{"codex-mcp-client"}, Bytes: 12_000,
+	{Names: []string{"codex-mcp-client"}, Bytes: 12_000, Seen: map[string]string{"codex-mcp-client": "Codex 0.171"},
 		Over:   `over 12,000 bytes of "Wall time…\nOutput:\n" and the content's JSON (gpt-5.2 and any model it does not know): the middle is cut ("…N chars truncated…")`,
 		Source: "openai/codex codex-rs/core/src/tools/context.rs, utils/string/src/truncate.rs"},
-	{Names: []string{"Visual Studio Code", "Visual Studio Code - Insiders"}, Bytes: 8_192,
+	{Names: []string{"Visual Studio Code", "Visual Studio Code - Insiders"}, Bytes: 8_192, Unit: text.UTF16Units,
 		Over:   "a text part over 8,192 UTF-16 units: a file, and the model gets no preview",
 		Source: "vscode mcpLanguageModelToolContribution.ts; vscode-copilot-chat toolCalling.tsx"},
-	{Names: []string{"gemini-cli-mcp-client"}, Bytes: 40_000,
+	{Names: []string{"gemini-cli-mcp-client"}, Bytes: 40_000, Unit: text.UTF16Units, Seen: map[string]string{"gemini-cli-mcp-client": "Gemini CLI 0.61"},
 		Over:   "a text part over 40,000 UTF-16 units with its 41-unit wrapper: a file, and the model gets the first 20% and the last 80%",
 		Source: "gemini-cli packages/core/src/scheduler/tool-executor.ts, utils/fileUtils.ts"},
-	{Names: []string{"github-copilot-developer"}, Bytes: 30_000,
+	// Copilot CLI sends copilot-cli; github-copilot-developer is in its
+	// strings, and was its name before.
+	{Names: []string{"copilot-cli", "github-copilot-developer"}, Bytes: 30_000, Seen: map[string]string{"copilot-cli": "Copilot CLI 1.0.102"},
 		Over:   "over about 30 KB (text and structured content counted): a file and a 500-character preview",
 		Source: "npm @github/copilot 1.0.102; copilot-cli issues 1268, 1732, 4515"},
-	{Names: []string{"opencode"}, Bytes: 51_200, Lines: 2_000,
+	{Names: []string{"opencode"}, Bytes: 51_200, Lines: 2_000, Unit: text.UTF8Bytes, Seen: map[string]string{"opencode": "opencode 1.18"},
 		Over:   "over 51,200 bytes or 2,000 lines: the head, the rest to a file",
 		Source: "opencode packages/opencode/src/tool/truncate.ts"},
 	{Names: []string{"goose-cli"}, Bytes: 200_000,
 		Over:   "a text part over 200,000 characters: a file, no preview",
 		Source: "goose crates/goose/src/agents/large_response_handler.rs"},
-	{Names: []string{"Cline", "Roo Code", "continue-client", "continue-cli-client", "Zed"},
+	{Names: []string{"Cline", "@cline/core", "Roo Code", "continue-client", "continue-cli-client", "Zed"},
+		Seen:   map[string]string{"@cline/core": "Cline CLI 3.0.65", "continue-cli-client": "Continue CLI 1.5.47"},
 		Over:   "no limit found",
 		Source: "Cline McpHub.ts; Roo Code UseMcpToolTool.ts; Continue callTool.ts; Zed context_server_registry.rs"},
 	{Names: []string{CommandLine},
@@ -86,11 +96,12 @@ var Unknown = Rule{Bytes: 8_000, Lines: 2_000,
 	Over:   "not known: sized to pass every known client whole",
 	Source: "docs/clients.md"}
 
-// Budget is what the server may send one client: at most Bytes of JSON on
-// the wire and, when Lines is not 0, at most Lines lines of text.
+// Budget is what the server may send one client: at most Bytes counted in
+// Unit and, when Lines is not 0, at most Lines lines of text.
 type Budget struct {
 	Client string // the name it was found by; "" when unknown
 	Bytes  int
+	Unit   text.Unit
 	Lines  int
 	// Why says where the budget comes from, for the log.
 	Why string
@@ -111,14 +122,15 @@ func NewTable(maxBytes int, overrides map[string]int) *Table {
 
 // For is the budget of the client called name.
 func (t *Table) For(name string) Budget {
-	if n, ok := t.overrides[name]; ok {
-		return Budget{Client: name, Bytes: min(n, t.maxBytes), Why: fmt.Sprintf("--client-limit %s=%d", name, n)}
-	}
 	r, ok := Lookup(name)
+	if n, over := t.overrides[name]; over {
+		// The operator's number, counted as the client counts.
+		return Budget{Client: name, Bytes: min(n, t.maxBytes), Unit: r.Unit, Why: fmt.Sprintf("--client-limit %s=%d", name, n)}
+	}
 	if !ok {
 		return Budget{Bytes: min(Unknown.Bytes, t.maxBytes), Lines: Unknown.Lines, Why: "an unknown client: what every known client passes whole"}
 	}
-	b := Budget{Client: name, Bytes: t.maxBytes, Lines: r.Lines, Why: r.Over}
+	b := Budget{Client: name, Bytes: t.maxBytes, Unit: r.Unit, Lines: r.Lines, Why: r.Over}
 	if r.Bytes > 0 {
 		b.Bytes = min(r.Bytes, t.maxBytes)
 	}

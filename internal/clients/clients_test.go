@@ -1,6 +1,8 @@
 package clients
 
 import (
+	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,6 +21,9 @@ func TestBudgets(t *testing.T) {
 		{"Visual Studio Code", 8192, 0},
 		{"Visual Studio Code - Insiders", 8192, 0},
 		{"opencode", 51200, 2000},
+		{"copilot-cli", 30000, 0}, // Copilot CLI 1.0.102, not the name in its strings
+		{"github-copilot-developer", 30000, 0},
+		{"@cline/core", 65536, 0},
 		{"goose-cli", 65536, 0},
 		{"Zed", 65536, 0},
 		{CommandLine, 65536, 0},
@@ -49,6 +54,25 @@ func TestFromUserAgentAndParseLimit(t *testing.T) {
 	for _, bad := range []string{"codex", "=9000", "codex=", "codex=-1", "codex=x"} {
 		if _, _, err := ParseLimit(bad); err == nil || !strings.Contains(err.Error(), "--client-limit") {
 			t.Errorf("ParseLimit(%q): %v", bad, err)
+		}
+	}
+}
+
+// Each name a client was seen sending is one of its rule's names, and
+// docs/clients.md gives it with the version it was seen in.
+func TestSeenNamesAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/clients.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Known {
+		for name, version := range r.Seen {
+			if _, ok := Lookup(name); !ok || !slices.Contains(r.Names, name) {
+				t.Errorf("%q, seen in %s, is not one of %v", name, version, r.Names)
+			}
+			if want := "`" + name + "` (" + version + ")"; !strings.Contains(string(doc), want) {
+				t.Errorf("docs/clients.md does not give %s", want)
+			}
 		}
 	}
 }

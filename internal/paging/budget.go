@@ -51,8 +51,11 @@ const NoNarrowing = "no argument makes it smaller: the server's reply limit (--m
 type Budget struct {
 	// MaxBytes is the call's reply limit: what the client that reads the
 	// reply passes whole (internal/clients), within --max-bytes, or less
-	// when the call asks for less (maxBytes).
+	// when the call asks for less (maxBytes). While it is under Whole it
+	// is counted in Unit, the client's own; else as JSON on the wire.
 	MaxBytes int
+	// Unit is what the client that reads the reply counts its text in.
+	Unit text.Unit
 	// Whole is the most the whole result may be on the wire: --max-bytes.
 	// While MaxBytes is less, MaxBytes is measured as a client measures a
 	// result (SeenSize: no client gives its model the result's _meta); 0
@@ -94,7 +97,7 @@ func (b Budget) ErrorRoom() int { return min(b.MaxBytes-ErrorReserve, MaxErrorCh
 // it may have.
 func (b Budget) ReplySize(r Wirer) int {
 	w := r.Wire()
-	n := b.Measure(b.WireSize(w), SeenSize(w, b.Structured)) + b.NoteRoom()
+	n := b.Measure(b.WireSize(w), SeenSize(w, b.Structured, b.Unit)) + b.NoteRoom()
 	if b.MaxLines > 0 {
 		if lines := LineCount(w) + NoteLines; lines > b.MaxLines {
 			// Over by what a cut in proportion to the lines drops.
@@ -190,20 +193,30 @@ func (b Budget) Measure(wire, seen int) int {
 
 // SeenReserve covers what a client puts around a result before its model
 // reads it: Codex's "Wall time: … seconds\nOutput:\n" (37 bytes up to
-// 9,999 seconds), Gemini CLI's 41-unit <untrusted_context> wrapper around
-// the text, which is 27 bytes or more shorter than the content array.
-const SeenReserve = 40
+// 9,999 seconds) around the content array's JSON. WrapperReserve is Gemini
+// CLI's 41-unit <untrusted_context> wrapper around the text.
+const (
+	SeenReserve    = 40
+	WrapperReserve = 41
+)
 
 // seenEnvelope is the content array around one text part, as JSON.
 const seenEnvelope = len(`[{"type":"text","text":""}]`)
 
-// SeenSize is w as a client gives it to its model, at the most any known
-// client counts (docs/clients.md): the JSON of the content array (Codex;
-// at least the text's UTF-16 units or bytes that VS Code, Gemini CLI and
-// opencode count), the structured content's JSON when it is sent (Copilot
-// CLI counts both), and SeenReserve; never the result's _meta.
-func SeenSize(w Wire, structured bool) int {
-	n := SeenReserve + seenEnvelope + text.JSONLen(w.Text) + text.JSONLen(LastLines(w.Text, w.Next))
+// SeenSize is w as a client that counts in unit u gives it to its model
+// (docs/clients.md): in JSON, the content array's with SeenReserve
+// (Codex); in a unit of text, the text's with WrapperReserve (VS Code,
+// Gemini CLI, opencode). The structured content's JSON is added when it is
+// sent (Copilot CLI counts both; VS Code shows it in place of the text,
+// and its JSON is at least its UTF-16 units); never the result's _meta.
+func SeenSize(w Wire, structured bool, u text.Unit) int {
+	n := WrapperReserve
+	if u == text.JSONBytes {
+		n = SeenReserve + seenEnvelope
+	}
+	_, t := text.Lengths(w.Text, u)
+	_, l := text.Lengths(LastLines(w.Text, w.Next), u)
+	n += t + l
 	if w.Structured != nil && structured {
 		data, err := json.Marshal(w.Structured)
 		if err != nil {
@@ -212,6 +225,51 @@ func SeenSize(w Wire, structured bool) int {
 		n += len(data)
 	}
 	return n
+}
+
+// Cost is what a payload costs against a budget's MaxBytes
+// (Budget.Cost): its length in the client's unit, or its JSON scaled to
+// MaxBytes' share of Whole, whichever is more, so that a payload within
+// the budget by the client's count is within --max-bytes as JSON too. The
+// zero Cost counts JSON. It is comparable, so that a part cut ahead is
+// known to be cut at the cost of the call that takes it.
+type Cost struct {
+	unit         text.Unit
+	share, whole int
+}
+
+// Cost is what payloads cost against b: in JSON when b is counted in
+// JSON, or on the wire (MaxBytes at Whole).
+func (b Budget) Cost() Cost {
+	if b.Unit == text.JSONBytes || b.Whole <= b.MaxBytes {
+		return Cost{}
+	}
+	return Cost{b.Unit, b.MaxBytes, b.Whole}
+}
+
+// Len is what s costs against b's MaxBytes (Cost).
+func (b Budget) Len(s string) int { return b.Cost().Len(s) }
+
+// Len is what s costs; Bytes what p does (diff.PageOptions.Cost).
+func (c Cost) Len(s string) int   { return costOf(c, s) }
+func (c Cost) Bytes(p []byte) int { return costOf(c, p) }
+
+// Span is the most bytes a text that costs at most room can have: a
+// character of three bytes is one UTF-16 unit.
+func (c Cost) Span(room int) int {
+	if c.unit == text.UTF16Units {
+		return 3 * room
+	}
+	return room
+}
+
+func costOf[B []byte | string](c Cost, s B) int {
+	j, n := text.Lengths(s, c.unit)
+	if c.whole == 0 {
+		return j
+	}
+	// Each piece rounds up: a sum of pieces is never under the whole's.
+	return max(n, (j*c.share+c.whole-1)/c.whole)
 }
 
 // NextMetaSize is what the next call adds to a result's _meta; past any
@@ -224,7 +282,7 @@ func NextMetaSize(next any) int {
 	return len(`,"`+MetaKeyNext+`":`) + len(data)
 }
 
-// PayloadRoom is how much payload (counted in JSON) fits beside probe, a
+// PayloadRoom is how much payload (counted by Budget.Cost) fits beside probe, a
 // reply with everything but the payload at its largest. With Structured a
 // tool with structured output sends the payload twice, in the text and in
 // the structured content, so it has half the room.

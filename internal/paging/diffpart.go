@@ -112,9 +112,11 @@ type Request struct {
 	// Only, when set, selects the changes to show (get_diff's paths, paired
 	// with the other side of a rename; get_pull_request_diff's file_path).
 	// The file list is then read without opts.Paths.
-	Only      *Filter
-	Start     Pos
+	Only  *Filter
+	Start Pos
+	// Room is the patch's room, counted by Cost (the budget's).
 	Room      int
+	Cost      Cost
 	CountRest bool
 	Hide      func(diff.Header) bool
 	// Split is what the previous part knew of the file this one starts
@@ -157,7 +159,7 @@ func (q Request) cacheKey() string {
 func (q Request) pageOptions() diff.PageOptions {
 	return diff.PageOptions{
 		Start: diff.Pos{File: q.Start.Section, Line: q.Start.Line},
-		Room:  q.Room, Cost: text.JSONLen[[]byte], Frame: text.FramePatch, Hide: q.Hide,
+		Room:  q.Room, Cost: q.Cost.Bytes, Frame: text.FramePatch, Hide: q.Hide,
 		SizeLast: true, StartSize: q.Split.Bytes,
 	}
 }

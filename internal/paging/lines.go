@@ -9,26 +9,31 @@ import (
 )
 
 // Lines pages through a blob's lines: a part is the lines from a start
-// on that fit a room, measured as JSON (text.Slicer cuts them). A blob's
+// on that fit a room, measured by the budget's Cost (text.Slicer cuts
+// them). A blob's
 // line count, once known, is kept by its id (a blob never changes), so
 // that a later part stops reading at its last line instead of counting
 // to the end.
 type Lines struct{ counts lineCache }
 
 // Slice reads the lines from–to of body (to 0: as many as fit) within
-// room bytes of JSON and, when lines is not 0, that many lines; binary
-// files told, not read. blob is the blob body reads; a work-tree file has
-// no id, and its count is not kept.
-func (l *Lines) Slice(blob git.Object, body io.Reader, from, to, room, lines int) (text.Slice, error) {
+// room, counted by cost, and, when lines is not 0, that many lines;
+// binary files told, not read. A first line that does not fit alone is
+// Oversized. blob is the blob body reads; a work-tree file has no id, and
+// its count is not kept.
+func (l *Lines) Slice(blob git.Object, body io.Reader, from, to, room, lines int, cost Cost) (text.Slice, error) {
 	used, kept := 0, 0
-	slicer := text.Slicer{From: from, To: to, MaxLine: room, SkipBinary: true, Accept: func(line []byte) bool {
-		used += text.FramedJSONLen(line) + 2 // as shown: text.FrameBytes
+	slicer := text.Slicer{From: from, To: to, MaxLine: cost.Span(room), SkipBinary: true, Accept: func(line []byte) bool {
+		used += cost.Bytes(text.FrameBytes(line)) + 2 // as shown, and its "\n"
 		kept++
 		return used <= room && (lines == 0 || kept <= lines)
 	}}
 	total, known := l.counts.get(blob.OID)
 	slicer.StopEarly = known
 	res, err := slicer.Read(body)
+	if res.Stopped && res.Oversized == 0 && res.Last < res.First {
+		res.Oversized = max(from, 1) // shorter than the span, but over the room
+	}
 	if known {
 		res.Total = total
 	} else if err == nil && !res.Binary && blob.OID != "" {

@@ -21,10 +21,11 @@ type cutKey struct {
 	room      int
 	hide      bool
 	startSize int64
+	cost      Cost
 }
 
 func (q Request) cutKey() cutKey {
-	return cutKey{start: q.Start, room: q.Room, hide: q.Hide != nil, startSize: q.Split.Bytes}
+	return cutKey{start: q.Start, room: q.Room, hide: q.Hide != nil, startSize: q.Split.Bytes, cost: q.Cost}
 }
 
 // aheadCut is a part being cut, or cut, ahead of its call.

@@ -16,8 +16,10 @@ import (
 type StreamRequest struct {
 	Start Pos
 	Split SplitPos
-	// Room is the patch's room; at least MinPartRoom is given.
+	// Room is the patch's room, counted by Cost; at least MinPartRoom is
+	// given.
 	Room int
+	Cost Cost
 	Hide func(diff.Header) bool
 	// CountRest counts the whole diff's files and bytes as it is read
 	// past the part (the first part of a diff not narrowed to a file).
@@ -29,7 +31,7 @@ type StreamRequest struct {
 func ReadStreamPart(src io.Reader, q StreamRequest) (*Part, error) {
 	page, err := diff.ReadPage(src, diff.PageOptions{
 		Start: diff.Pos{File: q.Start.Change, Line: q.Start.Line}, Room: max(q.Room, MinPartRoom),
-		Cost: text.JSONLen[[]byte], Frame: text.FramePatch, Hide: q.Hide, CountRest: q.CountRest,
+		Cost: q.Cost.Bytes, Frame: text.FramePatch, Hide: q.Hide, CountRest: q.CountRest,
 		SizeLast: true, StartSize: q.Split.Bytes,
 	})
 	if errors.Is(err, diff.ErrBadPos) {

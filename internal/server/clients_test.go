@@ -74,7 +74,7 @@ var clientRules = []clientRule{
 	}},
 	// Copilot CLI: text and structured content both counted, over about
 	// 30 KB: a file and a 500-character preview.
-	{"github-copilot-developer", func(res *mcp.CallToolResult, _ int) string {
+	{"copilot-cli", func(res *mcp.CallToolResult, _ int) string {
 		n := len(strings.Join(textParts(res), ""))
 		if res.StructuredContent != nil {
 			n += len(wireJSON(res.StructuredContent, false))
@@ -494,5 +494,51 @@ func TestPullRequestFilesSayHowManyParts(t *testing.T) {
 		if d := said - got; d > max(1, got/25) || -d > max(1, got/25) {
 			t.Errorf("%s: said about %d parts, the drain took %d", name, said, got)
 		}
+	}
+}
+
+// VS Code counts a text part in UTF-16 units, where a newline, tab or
+// quote is one unit (two bytes of JSON) and a CJK character one (three):
+// a drain of a pull request full of them fills every part but the last to
+// at least 90% of VS Code's 8,192 units and none over, is git's diff
+// joined, and takes fewer parts than its JSON alone would at 8,192 bytes
+// a part, as every budget was counted before.
+func TestVSCodePartsFullByItsOwnCount(t *testing.T) {
+	r := testrepo.New(t)
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "\t\"%d\"\t「日本語の行」\t\"引用\"\n", i)
+	}
+	r.Write("cjk.txt", b.String())
+	r.Commit("base")
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Write("cjk.txt", strings.ReplaceAll(b.String(), "引用", "変更"))
+	r.Commit("the pull request")
+	r.Git("update-ref", "refs/pull/5/head", "HEAD")
+	r.Git("checkout", "-q", "main")
+	want := asShown(r.Git("diff", "-M", "main", "refs/pull/5/head"))
+
+	h := serveAs(t, r, "Visual Studio Code", nil)
+	results := drainResults(t, h, "get_pull_request_diff", prArgs(5))
+	var patches []string
+	least := 8_192
+	for i, res := range results {
+		n := utf16Len(textOf(res))
+		if n > 8_192 {
+			t.Errorf("part %d of %d is %d UTF-16 units, over VS Code's 8,192", i+1, len(results), n)
+		}
+		if i < len(results)-1 {
+			least = min(least, n)
+			if n < 8_192*90/100 {
+				t.Errorf("part %d of %d is %d UTF-16 units, %.0f%% of VS Code's 8,192", i+1, len(results), n, 100*float64(n)/8_192)
+			}
+		}
+		patches = append(patches, patchOf(textOf(res)))
+	}
+	checkJoined(t, patches, want)
+	asJSON := (len(wireJSON(want, false)) - 2 + 8_191) / 8_192
+	t.Logf("%d parts, the least full %d units (%.1f%%); its JSON alone takes %d parts of 8,192 bytes", len(results), least, 100*float64(least)/8_192, asJSON)
+	if len(results) >= asJSON {
+		t.Errorf("%d parts: no fewer than the %d the diff's JSON takes at 8,192 bytes a part", len(results), asJSON)
 	}
 }

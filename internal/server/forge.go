@@ -110,7 +110,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 		})
 	}
 	first := in.Cursor == ""
-	q := paging.StreamRequest{Start: cur.Start(), Split: paging.SplitOf(cur), Hide: s.hiddenSection}
+	q := paging.StreamRequest{Start: cur.Start(), Split: paging.SplitOf(cur), Hide: s.hiddenSection, Cost: s.budget(ctx).Cost()}
 	files, size := cur.Files, cur.Bytes
 	if first {
 		// As git's: a diff that fits comes whole, exactly as the forge

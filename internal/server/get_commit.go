@@ -177,7 +177,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 		avail := s.budget(ctx).PayloadRoom(reply[getCommitOut]{Text: bare + strings.Repeat("x", 300+len(r.FullName())), Out: out, Next: nextProbe})
 		// Parents past the first histListParents may take a quarter.
 		out.Parents = c.Parents[:min(len(c.Parents), histListParents+max(0, avail/4/(len(sha)+4)))]
-		shown, left := paging.CutText(histMessage(c), avail/3, indentedCost)
+		shown, left := paging.CutText(histMessage(c), avail/3, indentedCost(s.budget(ctx)))
 		out.Message, out.MessageBytesLeftOut = &shown, left
 		out.MessageHidden = histHidden(shown, 1)
 		files := make([]changedFile, len(page))
@@ -206,7 +206,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	firstRoom := 0
 	read := func(room int) (*paging.Part, error) {
 		firstRoom = cmp.Or(firstRoom, room)
-		part, err := s.diffs.ReadPart(ctx, paging.Request{Repo: r, Opts: opts, Start: start, Room: room, Hide: s.hiddenSection, Split: split,
+		part, err := s.diffs.ReadPart(ctx, paging.Request{Repo: r, Opts: opts, Start: start, Room: room, Cost: s.budget(ctx).Cost(), Hide: s.hiddenSection, Split: split,
 			CountRest: start == paging.Pos{} && patchBytes == 0, FirstRoom: firstRoom})
 		if err == nil && part.Counted != nil {
 			patchBytes = part.Counted.Bytes

@@ -129,7 +129,7 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 	probe.Text += strings.Repeat("x", 300+len(st.r.FullName()))
 	room := st.b.PayloadRoom(probe)
 	for attempt := 0; ; attempt++ {
-		res := render(paging.CutText(msg[from:], room, indentedCost))
+		res := render(paging.CutText(msg[from:], room, indentedCost(st.b)))
 		if over := st.b.ReplySize(res) - st.b.MaxBytes; over > 0 && attempt < 3 {
 			room -= over
 			continue
@@ -190,9 +190,11 @@ func histHiddenNote(piece string, first int) string {
 	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n"
 }
 
-// indentedCost is what a piece of a message takes in a reply: indented
-// (histIndent), as JSON.
-func indentedCost(piece string) int { return text.JSONLen(histIndent(piece)) }
+// indentedCost is what a piece of a message takes in a reply of budget b:
+// indented (histIndent), by b's Cost.
+func indentedCost(b paging.Budget) func(string) int {
+	return func(piece string) int { return b.Len(histIndent(piece)) }
+}
 
 // histMessageText is a piece of a message as the text shows it: indented,
 // and when the message goes on in the next part, said so, and whether it

@@ -162,7 +162,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	request := func(room int) paging.Request {
 		// The first part counts the whole diff's patch, once: the parts
 		// after it carry the count in their cursors.
-		q := paging.Request{Repo: sel.repo, Opts: sel.opts, Start: start, Room: room, Hide: s.hiddenSection, Split: split,
+		q := paging.Request{Repo: sel.repo, Opts: sel.opts, Start: start, Room: room, Cost: s.budget(ctx).Cost(), Hide: s.hiddenSection, Split: split,
 			CountRest: in.Cursor == "" && patchBytes == 0}
 		q.Only = paging.PathsFilter(sel.opts.Paths)
 		only = q.Only

@@ -99,7 +99,7 @@ func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io
 		from, to = max(in.StartLine, 1), max(in.EndLine, 0)
 	}
 	// The forge's blob comes without its id: its line count is not kept.
-	res, err := s.lines.Slice(git.Object{}, body, from, to, room, s.budget(ctx).LineRoom(1))
+	res, err := s.lines.Slice(git.Object{}, body, from, to, room, s.budget(ctx).LineRoom(1), s.budget(ctx).Cost())
 	if err != nil {
 		return textReply{}, err
 	}

@@ -105,7 +105,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	next.Cursor = paging.CursorProbe
 	first := in.Cursor == ""
 	q := paging.Request{
-		Repo: r, Opts: opts, Hide: s.hiddenSection,
+		Repo: r, Opts: opts, Hide: s.hiddenSection, Cost: s.budget(ctx).Cost(),
 		Start: cur.Start(), Split: paging.SplitOf(cur),
 	}
 	q.Only = selection()

@@ -105,7 +105,7 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 		return s.forgePullReply(in, d, header, standing, out, from, share)
 	}
 	rest := d.Body[from:]
-	share := paging.FitText(rest, s.budget(ctx).MaxBytes, func(share string) bool { return s.budget(ctx).ReplySize(render(share)) <= s.budget(ctx).MaxBytes })
+	share := paging.FitText(rest, s.budget(ctx).Cost().Span(s.budget(ctx).MaxBytes), func(share string) bool { return s.budget(ctx).ReplySize(render(share)) <= s.budget(ctx).MaxBytes })
 	return render(share), nil
 }
 

@@ -158,7 +158,7 @@ func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequ
 				room /= 2 // the messages are in the structured content too
 			}
 			for len(list) < len(read) {
-				if used += text.JSONLen(wholeCommitText(read[len(list)], start+len(list)+1, total)); used > room {
+				if used += s.budget(ctx).Len(wholeCommitText(read[len(list)], start+len(list)+1, total)); used > room {
 					break
 				}
 				list = append(list, pullEntry{c: read[len(list)], whole: true})

@@ -140,7 +140,7 @@ func (s *Server) listPullRequestComments(ctx context.Context, in listPullRequest
 	probe := reply[listPullRequestCommentsOut]{Text: header(start+1) + strings.Repeat("x", 300+len(c.User)+len(c.URL)), Out: base,
 		Next: remarksNext(tool, in, c.ID, len(c.Body))}
 	room := s.budget(ctx).PayloadRoom(probe)
-	piece, _ := paging.CutText(body, room, indentedCost)
+	piece, _ := paging.CutText(body, room, indentedCost(s.budget(ctx)))
 	out := base
 	var b strings.Builder
 	b.WriteString(header(start + 1))

@@ -127,7 +127,7 @@ func (s *Server) readFileSlice(ctx context.Context, in readFileIn, out readFileO
 	err := read(func(blob git.Object, body io.Reader) error {
 		size = blob.Size
 		var err error
-		res, err = s.lines.Slice(blob, body, in.StartLine, in.EndLine, room, s.budget(ctx).LineRoom(linesHead))
+		res, err = s.lines.Slice(blob, body, in.StartLine, in.EndLine, room, s.budget(ctx).LineRoom(linesHead), s.budget(ctx).Cost())
 		return err
 	})
 	if err != nil {

@@ -187,7 +187,7 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 		blob.OID = "job-log " + in.Owner + "/" + in.Repo + " " + strconv.FormatInt(job.ID, 10) + " " + strconv.FormatInt(size, 10)
 	}
 	what := "job " + strconv.FormatInt(job.ID, 10) + "'s log"
-	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, in.StartLine, in.EndLine, room, s.budget(ctx).LineRoom(linesHead))
+	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, in.StartLine, in.EndLine, room, s.budget(ctx).LineRoom(linesHead), s.budget(ctx).Cost())
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			return part, cause

@@ -38,7 +38,7 @@ func (s *Server) reviewBody(ctx context.Context, in listPullRequestReviewsIn) (r
 	header := fmt.Sprintf("%s/%s#%d: the body of %s by %s, %d bytes", in.Owner, in.Repo, in.Index, what, text.Name(author), len(body))
 	out := listPullRequestReviewsOut{Reviews: []prReview{}, Threads: []reviewThread{}}
 	probe := reply[listPullRequestReviewsOut]{Text: header + strings.Repeat("x", 100), Out: out, Next: paging.Continue(tool, in)}
-	piece, _ := paging.CutText(body[in.BodyOffset:], s.budget(ctx).PayloadRoom(probe), indentedCost)
+	piece, _ := paging.CutText(body[in.BodyOffset:], s.budget(ctx).PayloadRoom(probe), indentedCost(s.budget(ctx)))
 	end := in.BodyOffset + len(piece)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s; bytes %d–%d\n", header, in.BodyOffset+1, end)

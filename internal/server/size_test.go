@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
@@ -39,14 +40,20 @@ func TestResultSizeIsExact(t *testing.T) {
 		if got, want := s.calls.Budget.WireSize(r), len(data)+paging.EnvelopeReserve; got != want {
 			t.Errorf("%.40q (next: %v): wireSize %d, encoded %d", r.Text, r.Next != nil, got, want)
 		}
-		// As clients give it to their model: the content array (and the
-		// structured content) as encoded, never the _meta.
-		seen := toolcall.SeenSize(res)
-		if got := paging.SeenSize(r, s.calls.Budget.Structured); got != seen {
-			t.Errorf("%.40q (next: %v): SeenSize %d, encoded %d", r.Text, r.Next != nil, got, seen)
+		// As clients give it to their model, in each client's unit: the
+		// content array (and the structured content) as encoded, or the
+		// text as decoded; never the _meta.
+		for _, u := range []text.Unit{text.JSONBytes, text.UTF16Units, text.UTF8Bytes} {
+			if got, want := paging.SeenSize(r, s.calls.Budget.Structured, u), toolcall.SeenSize(res, u); got != want {
+				t.Errorf("%.40q (next: %v) in %v: SeenSize %d, encoded %d", r.Text, r.Next != nil, u, got, want)
+			}
+			if res := structured.calls.Result(r); r.Structured != nil && paging.SeenSize(r, true, u) != toolcall.SeenSize(res, u) {
+				t.Errorf("%.40q (next: %v) in %v, structured: SeenSize %d, encoded %d", r.Text, r.Next != nil, u, paging.SeenSize(r, true, u), toolcall.SeenSize(res, u))
+			}
 		}
-		if res := structured.calls.Result(r); r.Structured != nil && paging.SeenSize(r, true) != toolcall.SeenSize(res) {
-			t.Errorf("%.40q (next: %v), structured: SeenSize %d, encoded %d", r.Text, r.Next != nil, paging.SeenSize(r, true), toolcall.SeenSize(res))
+		seen := toolcall.SeenSize(res, text.JSONBytes)
+		if units := utf16Len(textOf(res)); toolcall.SeenSize(res, text.UTF16Units) != units+paging.WrapperReserve {
+			t.Errorf("%.40q: %d UTF-16 units seen, the text has %d", r.Text, toolcall.SeenSize(res, text.UTF16Units), units)
 		}
 		content, _ := json.Marshal(res.Content)
 		if seen < len(content)+paging.SeenReserve || r.Next != nil && seen >= len(data) {

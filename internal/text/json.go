@@ -9,24 +9,7 @@ import "unicode/utf8"
 // quotes) as encoding/json writes it with HTML escaping on. The MCP wire
 // escapes no more than that, so it is an upper bound for reply budgets.
 func JSONLen[B []byte | string](s B) int {
-	n := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			n += int(asciiJSONLen[b])
-			i++
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
-		switch {
-		case c == utf8.RuneError && size == 1:
-			n += 6 // \ufffd
-		case c == '\u2028' || c == '\u2029':
-			n += 6
-		default:
-			n += size
-		}
-		i += size
-	}
+	n, _ := Lengths(s, JSONBytes)
 	return n
 }
 
@@ -44,3 +27,65 @@ var asciiJSONLen = func() (t [utf8.RuneSelf]uint8) {
 	}
 	return t
 }()
+
+// Unit is what a client counts a tool result's text in before it cuts or
+// files it (docs/clients.md).
+type Unit uint8
+
+const (
+	// JSONBytes: the text as JSON (Codex counts the content array's), at
+	// least what any other unit counts.
+	JSONBytes Unit = iota
+	// UTF16Units: the text's UTF-16 code units, JavaScript's length (VS
+	// Code, Gemini CLI).
+	UTF16Units
+	// UTF8Bytes: the text's UTF-8 bytes (opencode).
+	UTF8Bytes
+)
+
+func (u Unit) String() string {
+	switch u {
+	case UTF16Units:
+		return "UTF-16 units"
+	case UTF8Bytes:
+		return "UTF-8 bytes"
+	}
+	return "bytes of JSON"
+}
+
+// Lengths is s's length as JSON (JSONLen) and in unit u, in one pass. The
+// client reads the text as JSON decodes it, so an invalid byte is U+FFFD:
+// one UTF-16 unit, three UTF-8 bytes.
+func Lengths[B []byte | string](s B, u Unit) (jsonLen, unitLen int) {
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			jsonLen += int(asciiJSONLen[b])
+			unitLen++
+			i++
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		invalid := c == utf8.RuneError && size == 1
+		switch {
+		case invalid || c == '\u2028' || c == '\u2029':
+			jsonLen += 6
+		default:
+			jsonLen += size
+		}
+		switch {
+		case u == UTF8Bytes && invalid:
+			unitLen += 3 // U+FFFD
+		case u == UTF8Bytes:
+			unitLen += size
+		case c >= 0x10000: // a surrogate pair
+			unitLen += 2
+		default:
+			unitLen++
+		}
+		i += size
+	}
+	if u == JSONBytes {
+		unitLen = jsonLen
+	}
+	return jsonLen, unitLen
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // jsonLenRef is the definition JSONLen must meet: the length of the JSON
@@ -113,4 +114,30 @@ func BenchmarkJSONLen(b *testing.B) {
 			JSONLen(data)
 		}
 	})
+}
+
+// Lengths counts a text as a client does once it has decoded the JSON the
+// server sent: UTF-16 units as JavaScript's length, UTF-8 bytes of the
+// decoded string (an invalid byte is U+FFFD), and JSON as JSONLen.
+func TestLengthsAsClientsCount(t *testing.T) {
+	ins := []string{"", "plain", "tab\tquote\"newline\n", "日本語", "😀é", "\u2028", "\xff\xfe", "\xe2\x82a", "<a>&\x00",
+		strings.Repeat("line <1> & \"two\"\t€\u2028\xff😀\n", 100)}
+	for b := range 256 {
+		ins = append(ins, "x"+string([]byte{byte(b)})+"y")
+	}
+	for _, s := range ins {
+		enc, _ := json.Marshal(s)
+		var decoded string
+		if err := json.Unmarshal(enc, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		for u, want := range map[Unit]int{JSONBytes: len(enc) - 2, UTF16Units: len(utf16.Encode([]rune(decoded))), UTF8Bytes: len(decoded)} {
+			if j, n := Lengths(s, u); n != want || j != len(enc)-2 {
+				t.Errorf("Lengths(%.30q, %v) = %d, %d; want %d, %d", s, u, j, n, len(enc)-2, want)
+			}
+			if _, n := Lengths([]byte(s), u); n != want {
+				t.Errorf("Lengths([]byte(%.30q), %v) = %d, want %d", s, u, n, want)
+			}
+		}
+	}
 }

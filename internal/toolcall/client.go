@@ -65,14 +65,14 @@ func (c *Calls) BudgetFor(req *mcp.CallToolRequest) paging.Budget {
 	}
 	name := ClientName(req)
 	cb := c.Clients.For(name)
-	b.MaxBytes, b.MaxLines, b.Ceiling = cb.Bytes, cb.Lines, cb.Bytes
+	b.MaxBytes, b.MaxLines, b.Ceiling, b.Unit = cb.Bytes, cb.Lines, cb.Bytes, cb.Unit
 	if _, seen := c.logged.LoadOrStore(cb.Client, true); !seen {
 		level := slog.LevelInfo
 		if name == clients.CommandLine {
 			level = slog.LevelDebug // the call command: no client to tell of
 		}
 		shown, _ := text.CutUTF8(name, 100) // a client's own text
-		c.Logger.Log(context.Background(), level, "client budget", "client", shown, "known", cb.Client != "", "bytes", cb.Bytes, "lines", cb.Lines, "why", cb.Why)
+		c.Logger.Log(context.Background(), level, "client budget", "client", shown, "known", cb.Client != "", "bytes", cb.Bytes, "lines", cb.Lines, "unit", cb.Unit.String(), "why", cb.Why)
 	}
 	return b
 }

@@ -91,15 +91,26 @@ func (c *Calls) ResultSize(res *mcp.CallToolResult) int {
 	return len(data) + paging.EnvelopeReserve
 }
 
-// SeenSize is the size of the result as clients give it to their model
-// (paging.SeenSize): its content array and structured content as JSON,
-// with paging.SeenReserve; never its _meta.
-func SeenSize(res *mcp.CallToolResult) int {
-	data, err := json.Marshal(res.Content)
-	if err != nil {
-		return int(^uint(0) >> 1)
+// SeenSize is the size of the result as a client that counts in unit u
+// gives it to its model (paging.SeenSize): its content array as JSON with
+// paging.SeenReserve, or its text in u with paging.WrapperReserve; and its
+// structured content as JSON; never its _meta.
+func SeenSize(res *mcp.CallToolResult, u text.Unit) int {
+	n := paging.WrapperReserve
+	if u == text.JSONBytes {
+		data, err := json.Marshal(res.Content)
+		if err != nil {
+			return int(^uint(0) >> 1)
+		}
+		n = len(data) + paging.SeenReserve
+	} else {
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				_, k := text.Lengths(t.Text, u)
+				n += k
+			}
+		}
 	}
-	n := len(data) + paging.SeenReserve
 	if res.StructuredContent != nil {
 		s, err := json.Marshal(res.StructuredContent)
 		if err != nil {
@@ -115,7 +126,7 @@ func (c *Calls) measure(b paging.Budget, res *mcp.CallToolResult) int {
 	if b.Whole <= b.MaxBytes {
 		return c.ResultSize(res) // no need to encode the content again
 	}
-	return b.Measure(c.ResultSize(res), SeenSize(res))
+	return b.Measure(c.ResultSize(res), SeenSize(res, b.Unit))
 }
 
 func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
