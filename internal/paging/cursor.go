@@ -60,6 +60,10 @@ type Cursor struct {
 	// the byte offset where the message goes on (0: none).
 	Parent  int
 	Message int
+	// Part is the number of the part the cursor asks for, and Parts how
+	// many the whole reply takes, as the first part counted them by the
+	// pager's own cut (0: not counted).
+	Part, Parts int
 }
 
 // CursorKeyBytes is the size of a cursor key: the command makes keys of
@@ -82,7 +86,7 @@ const (
 	argsDigestLen  = 8
 	// cursorVersion starts a cursor's bytes: a cursor of another layout
 	// is refused as damaged.
-	cursorVersion = 2
+	cursorVersion = 3
 )
 
 // NewKey is the key of secret; an empty secret is a random key of
@@ -155,7 +159,7 @@ func (k Key) Encode(c Cursor, fullName string) string {
 		}
 		b = appendCommit(b, commit)
 	}
-	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message)} {
+	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message), int64(c.Part), int64(c.Parts)} {
 		b = binary.AppendUvarint(b, uint64(v))
 	}
 	b = append(b, k.mac(b, c.Tool)...)
@@ -275,7 +279,7 @@ func (k Key) Open(s, tool string) (Cursor, error) {
 		}
 		c.Commits, rest = append(c.Commits, commit), more
 	}
-	var v [9]int64
+	var v [11]int64
 	for i := range v {
 		u, n := binary.Uvarint(rest)
 		if n <= 0 || u > math.MaxInt64 {
@@ -283,11 +287,12 @@ func (k Key) Open(s, tool string) (Cursor, error) {
 		}
 		v[i], rest = int64(u), rest[n:]
 	}
-	if len(rest) != 0 || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[3] > math.MaxInt32 || v[5] > math.MaxInt32 || v[7] > math.MaxInt32 || v[8] > math.MaxInt32 {
+	if len(rest) != 0 || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[3] > math.MaxInt32 || v[5] > math.MaxInt32 || v[7] > math.MaxInt32 || v[8] > math.MaxInt32 || v[9] > math.MaxInt32 || v[10] > math.MaxInt32 {
 		return Cursor{}, damaged
 	}
 	c.File, c.Section, c.Line, c.Files, c.Bytes = int(v[0]), int(v[1]), v[2], int(v[3]), v[4]
 	c.Split, c.SplitBytes, c.Parent, c.Message = int(v[5]), v[6], int(v[7]), int(v[8])
+	c.Part, c.Parts = int(v[9]), int(v[10])
 	return c, nil
 }
 

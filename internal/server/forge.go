@@ -144,6 +144,15 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if err := pull(); err != nil {
 		return textReply{}, err
 	}
+	place := placeOf(cur, first, 0)
+	if first {
+		place.n = s.pullDiffParts(ctx, in, []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
+			more := in
+			more.Cursor = cursor
+			r, err := b.pullRequestDiff(ctx, more, path)
+			return r.Next, err
+		})
+	}
 	read := func(room int) (*paging.Part, error) {
 		q.Room = room
 		part, err := paging.ReadStreamPart(source(), q)
@@ -163,11 +172,12 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	next := in
 	next.Cursor = paging.CursorProbe
 	build := func(part *paging.Part, partNotes string) pullDiffPart {
-		head := pullDiffHead{name: name, base: pr.Base.SHA, head: pr.Head.SHA, mergeBase: pr.MergeBase, first: first, path: path, files: files, size: size}
+		head := pullDiffHead{name: name, base: pr.Base.SHA, head: pr.Head.SHA, mergeBase: pr.MergeBase, first: first, path: path, files: files, size: size, place: place}
 		out := textReply{Text: head.text(part) + string(part.Page.Text) + partNotes}
 		if part.Next != nil {
 			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, Files: files, Bytes: size}
 			part.CursorAt(&c)
+			place.carry(&c)
 			more := next
 			more.Cursor = s.cursors.Encode(c, forgeName(in.Owner, in.Repo))
 			out.Next = paging.Continue(tool, more)

@@ -136,6 +136,15 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 			size = part.Counted.Bytes
 		}
 	}
+	place := placeOf(cur, first, 0)
+	if first {
+		place.n = s.pullDiffParts(ctx, in, []string{pr.Base, pr.MergeBase, pr.Head}, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
+			more := in
+			more.Cursor = cursor
+			r, err := lb.pullRequestDiff(ctx, more, path)
+			return r.Next, err
+		})
+	}
 	firstRoom := 0
 	read := func(room int) (*paging.Part, error) {
 		firstRoom = cmp.Or(firstRoom, room)
@@ -148,11 +157,12 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
 	}
 	build := func(part *paging.Part, partNotes string) pullDiffPart {
-		head := pullDiffHead{name: name, base: pr.Base, head: pr.Head, mergeBase: pr.MergeBase, first: first, path: path, paths: len(opts.Paths) > 0, files: files, size: size}
+		head := pullDiffHead{name: name, base: pr.Base, head: pr.Head, mergeBase: pr.MergeBase, first: first, path: path, paths: len(opts.Paths) > 0, files: files, size: size, place: place}
 		out := textReply{Text: head.text(part) + string(part.Page.Text) + partNotes}
 		if part.Next != nil {
 			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
 			part.CursorAt(&c)
+			place.carry(&c)
 			more := next
 			more.Cursor = s.cursors.Encode(c, r.FullName())
 			out.Next = paging.Continue(tool, more)
@@ -186,6 +196,7 @@ type pullDiffHead struct {
 	paths                 bool   // paths narrowed the diff
 	files                 int    // the whole selection's files
 	size                  int64  // and its bytes of patch (0: not counted)
+	place                 partPlace
 }
 
 // text is the first line of part, its newline included.
@@ -209,8 +220,26 @@ func (h pullDiffHead) text(part *paging.Part) string {
 	case h.size > 0:
 		fmt.Fprintf(&b, "; %s, %d bytes of patch", text.Count(h.files, "file"), h.size)
 	}
-	b.WriteString("; this part: " + part.Range() + "\n")
+	b.WriteString("; " + h.place.String() + ": " + part.Range() + "\n")
 	return b.String()
+}
+
+// pullDiffParts counts the parts of a pull request's diff (countParts):
+// size, its patch's bytes, makes the first guess; commits are those the
+// parts pin. call is the call in with another cursor.
+func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, commits []string, size int64, call partCall) int {
+	if n, ok := assumedParts(ctx); ok {
+		return n
+	}
+	in.Cursor = ""
+	return s.countParts(ctx, fmt.Sprintf("get_pull_request_diff %+v %v", in, commits), guessParts(s.budget(ctx), size), call)
+}
+
+// guessParts is about how many parts a patch of size bytes takes at b: a
+// count's first guess, which only its number of digits need get right.
+func guessParts(b paging.Budget, size int64) int {
+	per := int64(max(b.MaxBytes-partFraming, b.MaxBytes/2)) * 97 / 100
+	return int((size+size/10)/per) + 1
 }
 
 // pullDiffPart is a part of a pull request's diff as fitted, with the part

@@ -95,6 +95,8 @@ type Server struct {
 	diffs *paging.Diffs
 	// cursors signs and reads cursors (internal/paging).
 	cursors paging.Key
+	// partCounts keeps the parts lately counted (partcount.go).
+	partCounts partCounts
 }
 
 // New builds the MCP server with its tools (cfg.Tools) registered.

@@ -1,0 +1,153 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
+)
+
+// Every part of a paged diff says "part k of n", and n is what the drain
+// takes: the first part counts the parts by draining the reply in the
+// server, through the tool's own code, before it answers (countParts). A
+// part's cut depends on its first line's length, which holds n itself:
+// the count runs with the n it assumes written in, and again while the
+// parts it counts have another number of digits, so that the parts it
+// counted are cut as the parts an agent gets.
+
+// partPlace is where a part is in its reply: part k of n (0: not counted).
+type partPlace struct{ k, n int }
+
+func (p partPlace) String() string {
+	if p.n == 0 {
+		return fmt.Sprintf("part %d", p.k)
+	}
+	return fmt.Sprintf("part %d of %d", p.k, p.n)
+}
+
+// placeOf is where the part a call asks for is: from its cursor, or the
+// first part of n.
+func placeOf(cur paging.Cursor, first bool, n int) partPlace {
+	if first {
+		return partPlace{k: 1, n: n}
+	}
+	return partPlace{k: max(cur.Part, 1), n: cur.Parts}
+}
+
+// carry puts into the cursor of the part after p where it is.
+func (p partPlace) carry(c *paging.Cursor) { c.Part, c.Parts = p.k+1, p.n }
+
+// countingKey marks a context in which a count runs (countParts), with the
+// number of parts the parts it cuts say.
+type countingKey struct{}
+
+// assumedParts: the call is a count's (countParts), whose parts say they
+// are of n; ok false when it is an agent's.
+func assumedParts(ctx context.Context) (n int, ok bool) {
+	n, ok = ctx.Value(countingKey{}).(int)
+	return n, ok
+}
+
+// countTime bounds a count of parts, within a third of what the call has
+// left: past it a part says "part k", and the reply's count is left out
+// rather than late.
+const countTime = 3 * time.Second
+
+// maxCountedParts bounds the parts a count follows.
+const maxCountedParts = 5000
+
+// partCall answers one part of a paged reply, the part cursor points at
+// ("": the first), with the next call (nil after the last part).
+type partCall func(ctx context.Context, cursor string) (*paging.Call, error)
+
+// countParts is how many parts the reply of call takes, counted by
+// following its next calls to the end at ctx's budget, the first part's n
+// being guess (an estimate, at least 1); 0 when it cannot be counted in
+// time. Counts are kept by key (partCounts).
+func (s *Server) countParts(ctx context.Context, key string, guess int, call partCall) int {
+	if _, counting := assumedParts(ctx); counting {
+		return 0
+	}
+	key = fmt.Sprintf("%s\x00%+v", key, s.budget(ctx))
+	if n, ok := s.partCounts.get(key); ok {
+		return n
+	}
+	wait := countTime
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)/3)
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	n := max(guess, 1)
+	for range 4 {
+		counted := s.drainCount(context.WithValue(ctx, countingKey{}, n), call)
+		if counted == 0 {
+			return 0
+		}
+		if len(strconv.Itoa(counted)) == len(strconv.Itoa(n)) {
+			// Parts that say n are cut as parts that say counted.
+			s.partCounts.put(key, counted)
+			return counted
+		}
+		n = counted
+	}
+	return 0
+}
+
+// drainCount follows call's parts to the end: how many there are, or 0
+// when one fails (the deadline, say) or there are too many.
+func (s *Server) drainCount(ctx context.Context, call partCall) int {
+	cursor := ""
+	for n := 1; n <= maxCountedParts; n++ {
+		next, err := call(ctx, cursor)
+		if errcode.Of(err) == errcode.TooLarge {
+			// As the tool-call wrapper does: an item larger than the
+			// call's maxBytes comes whole, within the client's budget.
+			if b := s.budget(ctx); b.Ceiling > b.MaxBytes {
+				next, err = call(paging.WithBudget(ctx, b.Widened()), cursor)
+			}
+		}
+		if err != nil || ctx.Err() != nil {
+			return 0
+		}
+		if next == nil {
+			return n
+		}
+		c, ok := next.Arguments["cursor"].(string)
+		if !ok || c == "" {
+			return 0
+		}
+		cursor = c
+	}
+	return 0
+}
+
+// partCounts keeps the counts of parts made lately, so that the count an
+// overview gives (get_pull_request) is not made again by the diff's first
+// part. Bounded: when full it starts again.
+type partCounts struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+const maxPartCounts = 1024
+
+func (c *partCounts) get(key string) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.m[key]
+	return n, ok
+}
+
+func (c *partCounts) put(key string, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxPartCounts {
+		c.m = map[string]int{}
+	}
+	c.m[key] = n
+}
