@@ -40,9 +40,9 @@ func describeSlice(what string, from, n, total int, noNewline bool) string {
 }
 
 // writeShare writes a share of a text that may not end with a newline,
-// ending the line.
+// ending the line; framed with the headers the reply writes.
 func writeShare(b *strings.Builder, share string) {
-	b.WriteString(text.Frame(share))
+	b.WriteString(text.WithHeaders.Frame(share))
 	if share != "" && !strings.HasSuffix(share, "\n") {
 		b.WriteString("\n")
 	}

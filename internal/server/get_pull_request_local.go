@@ -222,13 +222,13 @@ func wholeCommitText(c git.Commit, n, total int) string {
 	for line := range strings.Lines(pullCommitMessage(c)) {
 		if subject {
 			// Written as every one-line field is; the body as it is, but
-			// for a line that reads as ours (text.Frame).
+			// for a line that reads as ours, headers included (text.WithHeaders).
 			body, nl := strings.CutSuffix(line, "\n")
 			if line, subject = text.LineFramed(body), false; nl {
 				line += "\n"
 			}
 		} else {
-			line = text.Frame(line)
+			line = text.WithHeaders.Frame(line)
 		}
 		if line != "\n" {
 			b.WriteString("    ")

@@ -385,7 +385,7 @@ func writeBody(b *strings.Builder, what string, lb longBody) {
 		b.WriteString("[" + text.HiddenNote(what, h, text.Hidden{}, false) + "]\n")
 	}
 	if lb.WholeBody != nil {
-		fmt.Fprintf(b, "[%s's body is %d bytes, cut after %d: list_pull_request_reviews %s reads it whole]\n", what, lb.BodyBytes, len(lb.Body), paging.PlainJSON(lb.WholeBody.Arguments))
+		fmt.Fprintf(b, "[body cut: %s's body is %d bytes, shown to byte %d; list_pull_request_reviews %s reads it whole]\n", what, lb.BodyBytes, len(lb.Body), paging.PlainJSON(lb.WholeBody.Arguments))
 	}
 }
 
