@@ -27,7 +27,7 @@ var noteShape = regexp.MustCompile(`^\[[a-z%][^\]]*[ :]`)
 // server is built from: each string literal that begins a bracket line
 // ("[note: …]", "[left out: …]"; after a newline or not) must read as one
 // of ours (text.BracketOpeners) with its verbs filled in, and a line begun
-// by "[" and a value must be a hidden-character note (text.HiddenNote),
+// by "[" and a value must be a hidden-character or framed-line note (text.HiddenNote, text.FramedNote),
 // whose words are an opener. So a new note cannot be left out of the
 // framing rule, and the rule need not take in more than the server writes
 // (issue 38, "Exact payloads").
@@ -51,7 +51,7 @@ func TestEveryBracketLineIsAnOpener(t *testing.T) {
 				if inner, ok := bin.X.(*ast.BinaryExpr); ok && inner.Op == token.ADD && strings.TrimPrefix(stringLit(inner.X), "\n") == "[" {
 					checked++
 					call, _ := inner.Y.(*ast.CallExpr)
-					if call == nil || !strings.HasSuffix(funcName(call.Fun), "HiddenNote") {
+					if call == nil || !strings.HasSuffix(funcName(call.Fun), "HiddenNote") && !strings.HasSuffix(funcName(call.Fun), "FramedNote") {
 						t.Errorf("%s: a bracket line begun by a value the test cannot check", fset.Position(inner.Pos()))
 					}
 				}
@@ -78,6 +78,9 @@ func TestEveryBracketLineIsAnOpener(t *testing.T) {
 	}
 	if !text.Plain.ReadsAsOurs("[" + text.HiddenNote("x", text.ScanText([]byte("\u202e"), 1), text.Hidden{}, false) + "]") {
 		t.Error("a hidden-character note does not read as ours")
+	}
+	if note := text.FramedNoteLine("x", "new", text.Framed{Lines: []int{1}, Count: 1}); !text.Plain.ReadsAsOurs(note) {
+		t.Errorf("a framed-line note does not read as ours: %q", note)
 	}
 	if checked < 30 {
 		t.Errorf("only %d of the server's bracket lines checked", checked)

@@ -182,13 +182,15 @@ func histHidden(piece string, first int) *text.HiddenChars {
 	return text.NewHiddenChars(text.ScanText([]byte(piece), first), text.Hidden{})
 }
 
-// histHiddenNote is the note that names them, or "".
+// histHiddenNote is the note that names them, and the note of its framed
+// lines, or "".
 func histHiddenNote(piece string, first int) string {
+	framed := framedNote("the message", histIndent(piece), first)
 	h := text.ScanText([]byte(piece), first)
 	if !h.Found() {
-		return ""
+		return framed
 	}
-	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n"
+	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n" + framed
 }
 
 // indentedCost is what a piece of a message takes in a reply: indented

@@ -158,6 +158,7 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	if out.BodyHidden = text.NewHiddenChars(body, text.Hidden{}); body.Found() {
 		b.WriteString("[" + text.HiddenNote("the description", body, text.Hidden{}, false) + "]\n")
 	}
+	b.WriteString(framedNote("the description", text.WithHeaders.Frame(share), lineAt(d.Body, from)))
 	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
 	if end < len(d.Body) {
 		r.Out.Truncated = true

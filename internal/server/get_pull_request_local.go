@@ -296,6 +296,7 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 		if hidden.Found() {
 			b.WriteString("[" + text.HiddenNote("the message of "+git.Short(e.c.SHA), hidden, text.Hidden{}, false) + "]\n")
 		}
+		b.WriteString(framedNote("the message of "+git.Short(e.c.SHA), histIndent(strings.TrimSuffix(msg, "\n")), 1))
 		pc.Message, pc.MessageHidden = ptr(msg), text.NewHiddenChars(hidden, text.Hidden{})
 		out.Commits = append(out.Commits, pc)
 	}
