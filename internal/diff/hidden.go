@@ -45,3 +45,47 @@ func ScanHidden(section []byte) (newSide, oldSide text.Hidden) {
 	}
 	return newSide, oldSide
 }
+
+// ScanFramed finds the hunk lines of a section, as shown (framed), that
+// the framing rule marked (text.PatchLineFramed): "+" and context lines
+// by their line in the new file, "-" lines in the old one.
+func ScanFramed(section []byte) (newSide, oldSide text.Framed) {
+	var oldLine, newLine int64
+	inHunk := false
+	for len(section) > 0 {
+		line := section
+		if i := bytes.IndexByte(section, '\n'); i >= 0 {
+			line, section = section[:i], section[i+1:]
+		} else {
+			section = nil
+		}
+		if h, ok := parseHunkHead(line); ok {
+			oldLine, newLine, inHunk = h.old.first, h.new.first, true
+			continue
+		}
+		if !inHunk || len(line) == 0 {
+			continue
+		}
+		switch line[0] {
+		case '+':
+			if text.PatchLineFramed(line) {
+				newSide.Add(int(newLine))
+			}
+			newLine++
+		case '-':
+			if text.PatchLineFramed(line) {
+				oldSide.Add(int(oldLine))
+			}
+			oldLine++
+		case ' ':
+			if text.PatchLineFramed(line) {
+				newSide.Add(int(newLine))
+			}
+			oldLine, newLine = oldLine+1, newLine+1
+		case '\\':
+		default:
+			inHunk = false // a new section's header
+		}
+	}
+	return newSide, oldSide
+}

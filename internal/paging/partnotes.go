@@ -36,7 +36,7 @@ func NeedsNotes(page *diff.Page) bool {
 		}
 	}
 	ph := scanPart(&Part{Page: page})
-	return ph.Found()
+	return ph.Found() || len(framedNotes(&Part{Page: page})) > 0
 }
 
 // Notes are the lines after the part's patch that say what it left out or
@@ -113,7 +113,48 @@ func (p *Part) Notes(r NoteRules) string {
 		fmt.Fprintf(&b, "[generated or vendored: %s]\n", FileList(text.Names(generated), nil, len(generated), room, ""))
 	}
 	b.WriteString(scanPart(p).Notes(true))
+	for _, n := range framedNotes(p) {
+		b.WriteString(n)
+	}
 	return b.String()
+}
+
+// framedNotes are the notes of the lines the framing rule marked in the
+// part's files (text.FramedNote), at most text.MaxFramedNotes and a line
+// that counts the rest.
+func framedNotes(p *Part) []string {
+	var out []string
+	texts := FilesOf(p.Page.Text)
+	ti, more := 0, 0
+	for _, f := range p.Page.Files {
+		if f.Hidden || ti >= len(texts) {
+			continue
+		}
+		nw, old := diff.ScanFramed(texts[ti])
+		ti++
+		if !nw.Found() && !old.Found() {
+			continue
+		}
+		if len(out) == text.MaxFramedNotes {
+			more++
+			continue
+		}
+		shown, cut := text.CutUTF8(text.Name(SectionName(f.Header)), text.MaxNoteName)
+		if cut {
+			shown += "…"
+		}
+		what := "the patch of " + shown
+		if nw.Found() {
+			out = append(out, text.FramedNoteLine(what, "new", nw))
+		}
+		if old.Found() {
+			out = append(out, text.FramedNoteLine(what, "old", old))
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("[framed: lines in %d more files, each with a leading %s that is the server's]\n", more, text.Mark))
+	}
+	return out
 }
 
 // hiddenName is how a part's notes name a section the secrets policy
@@ -145,9 +186,10 @@ const (
 )
 
 // NotesRoom is the most a part's notes take: four lists, a few left-out
-// lines and hidden-character notes. A part read from a stream that cannot
+// lines, hidden-character and framed-line notes. A part read from a stream that cannot
 // be read twice (a forge's diff) keeps it free.
-const NotesRoom = 4*NoteListRoom + 2*maxLongNotes*longNoteLength + text.MaxHiddenNotes*(text.HiddenNoteLength+text.MaxNoteName)
+const NotesRoom = 4*NoteListRoom + 2*maxLongNotes*longNoteLength + text.MaxHiddenNotes*(text.HiddenNoteLength+text.MaxNoteName) +
+	2*text.MaxFramedNotes*(text.FramedNoteLength+text.MaxNoteName)
 
 // scanPart scans each file a part shows.
 func scanPart(p *Part) text.HiddenByName {

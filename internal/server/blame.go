@@ -192,10 +192,16 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 			ow = max(ow, len(strconv.Itoa(l.OrigLine)))
 		}
 		bad := 0
+		var framed text.Framed
 		for i, l := range shown {
 			// The line's text after a CR or a line separator could start
 			// a line for a reader: framed (text.Frame).
-			b.WriteString(text.Frame(fmt.Sprintf("%*d %s %*d  %s", lw, l.Line, git.Short(l.Commit), ow, l.OrigLine, l.Text)) + "\n")
+			line := fmt.Sprintf("%*d %s %*d  %s", lw, l.Line, git.Short(l.Commit), ow, l.OrigLine, l.Text)
+			if f := text.Frame(line); f != line {
+				framed.Add(l.Line)
+				line = f
+			}
+			b.WriteString(line + "\n")
 			if badUTF8[i] {
 				bad++
 			}
@@ -220,6 +226,7 @@ func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error)
 		if hidden := blameHidden(shown); hidden.Found() {
 			b.WriteString("[" + text.HiddenNote(text.Name(path), hidden, text.Hidden{}, false) + "]\n")
 		}
+		b.WriteString(text.FramedNoteLine(text.Name(path), "", framed))
 		rep := reply[blameOut]{Text: b.String(), Out: out}
 		if next := start + n; next <= end {
 			nextIn := in

@@ -158,14 +158,15 @@ func histMessage(c git.Commit) string {
 
 // histIndent indents a message's lines as git show does; the subject, its
 // first line, is written as every one-line field is (text.Line), the body
-// as it is but for a line that reads as one of ours (text.Frame).
+// as it is but for a line that reads as one of ours, headers included: the
+// replies it is in write headers (text.WithHeaders).
 func histIndent(m string) string {
 	var b strings.Builder
 	for i, line := range strings.Split(m, "\n") {
 		if i == 0 {
 			line = text.LineFramed(line)
 		} else {
-			line = text.Frame(line)
+			line = text.WithHeaders.Frame(line)
 		}
 		if line != "" {
 			b.WriteString("    " + line)
@@ -181,13 +182,15 @@ func histHidden(piece string, first int) *text.HiddenChars {
 	return text.NewHiddenChars(text.ScanText([]byte(piece), first), text.Hidden{})
 }
 
-// histHiddenNote is the note that names them, or "".
+// histHiddenNote is the note that names them, and the note of its framed
+// lines, or "".
 func histHiddenNote(piece string, first int) string {
+	framed := framedNote("the message", histIndent(piece), first)
 	h := text.ScanText([]byte(piece), first)
 	if !h.Found() {
-		return ""
+		return framed
 	}
-	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n"
+	return "[" + text.HiddenNote("the message", h, text.Hidden{}, false) + "]\n" + framed
 }
 
 // indentedCost is what a piece of a message takes in a reply of budget b:

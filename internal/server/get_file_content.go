@@ -54,9 +54,13 @@ func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textR
 	}
 	out, err := s.backend.fileContent(ctx, in, path)
 	if err == nil && !in.WithMetadata {
-		// The text is the file's, byte for byte: its note is the reply's
+		// The text is the file's, byte for byte (a framed line's Mark
+		// aside): its notes are the reply's
 		// (renderNotes, within paging.NoteReserve).
 		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.Text), max(in.StartLine, 1)))
+		if f := text.Plain.FramedLines([]byte(out.Text), max(in.StartLine, 1)); f.Found() {
+			notes.Add(ctx, text.FramedNote(text.Name(path), "", f))
+		}
 	}
 	return out, err
 }

@@ -40,9 +40,9 @@ func describeSlice(what string, from, n, total int, noNewline bool) string {
 }
 
 // writeShare writes a share of a text that may not end with a newline,
-// ending the line.
+// ending the line; framed with the headers the reply writes.
 func writeShare(b *strings.Builder, share string) {
-	b.WriteString(text.Frame(share))
+	b.WriteString(text.WithHeaders.Frame(share))
 	if share != "" && !strings.HasSuffix(share, "\n") {
 		b.WriteString("\n")
 	}
@@ -158,6 +158,7 @@ func (s *Server) forgePullReply(in getPullRequestIn, d *forge.PullDetails, heade
 	if out.BodyHidden = text.NewHiddenChars(body, text.Hidden{}); body.Found() {
 		b.WriteString("[" + text.HiddenNote("the description", body, text.Hidden{}, false) + "]\n")
 	}
+	b.WriteString(framedNote("the description", text.WithHeaders.Frame(share), lineAt(d.Body, from)))
 	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
 	if end < len(d.Body) {
 		r.Out.Truncated = true

@@ -222,13 +222,13 @@ func wholeCommitText(c git.Commit, n, total int) string {
 	for line := range strings.Lines(pullCommitMessage(c)) {
 		if subject {
 			// Written as every one-line field is; the body as it is, but
-			// for a line that reads as ours (text.Frame).
+			// for a line that reads as ours, headers included (text.WithHeaders).
 			body, nl := strings.CutSuffix(line, "\n")
 			if line, subject = text.LineFramed(body), false; nl {
 				line += "\n"
 			}
 		} else {
-			line = text.Frame(line)
+			line = text.WithHeaders.Frame(line)
 		}
 		if line != "\n" {
 			b.WriteString("    ")
@@ -296,6 +296,7 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 		if hidden.Found() {
 			b.WriteString("[" + text.HiddenNote("the message of "+git.Short(e.c.SHA), hidden, text.Hidden{}, false) + "]\n")
 		}
+		b.WriteString(framedNote("the message of "+git.Short(e.c.SHA), histIndent(strings.TrimSuffix(msg, "\n")), 1))
 		pc.Message, pc.MessageHidden = ptr(msg), text.NewHiddenChars(hidden, text.Hidden{})
 		out.Commits = append(out.Commits, pc)
 	}

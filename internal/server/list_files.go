@@ -184,7 +184,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 			b.WriteString(f.line())
 		}
 		if uncounted := countUncounted(out.Entries); uncounted > 0 {
-			fmt.Fprintf(&b, "[%s on this page not counted (at most %d per page): list them to see their entries]\n", text.Count(uncounted, "directory"), maxCountedDirs)
+			fmt.Fprintf(&b, "[not counted: %s on this page (at most %d per page): list them to see their entries]\n", text.Count(uncounted, "directory"), maxCountedDirs)
 		}
 		if total != nil && *total == 0 && len(in.PathGlobs) > 0 {
 			b.WriteString(`[pathGlobs matched no path under ` + dirLabel(dir) + `: a pattern without "/" matches a name at any depth (*.c), one with "/" is anchored at the repository root (src/*.go, /Makefile), ** crosses directories (src/**/*_test.go), a trailing "/" selects a directory (docs/)]` + "\n")

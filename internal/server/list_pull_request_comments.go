@@ -175,6 +175,7 @@ func writeRemark(b *strings.Builder, c forge.IssueComment, from, to int) prRemar
 	if hidden.Found() {
 		b.WriteString("[" + text.HiddenNote(fmt.Sprintf("comment %d", c.ID), hidden, text.Hidden{}, false) + "]\n")
 	}
+	b.WriteString(framedNote(fmt.Sprintf("comment %d", c.ID), histIndent(strings.TrimSuffix(share, "\n")), lineAt(c.Body, from)))
 	return prRemark{ID: c.ID, Author: c.User, CreatedAt: c.Created, UpdatedAt: c.Updated, URL: c.URL,
 		Body: share, BodyOffset: from, BodyBytes: len(c.Body), Hidden: text.NewHiddenChars(hidden, text.Hidden{})}
 }

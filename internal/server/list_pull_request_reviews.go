@@ -384,8 +384,9 @@ func writeBody(b *strings.Builder, what string, lb longBody) {
 	if h := text.ScanText([]byte(lb.Body), 1); h.Found() {
 		b.WriteString("[" + text.HiddenNote(what, h, text.Hidden{}, false) + "]\n")
 	}
+	b.WriteString(framedNote(what, histIndent(strings.TrimSuffix(lb.Body, "\n")), 1))
 	if lb.WholeBody != nil {
-		fmt.Fprintf(b, "[%s's body is %d bytes, cut after %d: list_pull_request_reviews %s reads it whole]\n", what, lb.BodyBytes, len(lb.Body), paging.PlainJSON(lb.WholeBody.Arguments))
+		fmt.Fprintf(b, "[body cut: %s's body is %d bytes, shown to byte %d; list_pull_request_reviews %s reads it whole]\n", what, lb.BodyBytes, len(lb.Body), paging.PlainJSON(lb.WholeBody.Arguments))
 	}
 }
 

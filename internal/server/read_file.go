@@ -160,8 +160,8 @@ const linesHead = 3
 
 // linesText is the text of a reply of lines: head, the lines of res
 // (from line first, framed: text.FrameBytes) with the last one ended with
-// "\n" for what follows, and the note on their hidden characters, which
-// what names. content is the lines as they are, for the structured
+// "\n" for what follows, and the notes on their hidden characters and
+// framed lines, which what names. content is the lines as they are, for the structured
 // content.
 func linesText(head string, res text.Slice, first int, what string) (t, content string, hidden *text.HiddenChars) {
 	found := text.ScanText(res.Content, first)
@@ -176,6 +176,7 @@ func linesText(head string, res text.Slice, first int, what string) (t, content 
 	if found.Found() {
 		b.WriteString("[" + text.HiddenNote(what, found, text.Hidden{}, false) + "]\n")
 	}
+	b.WriteString(text.FramedNoteLine(what, "", text.Plain.FramedLines(res.Content, first)))
 	t = b.String()
 	content = t[len(head) : len(head)+len(shown)]
 	if len(shown) != len(res.Content) {

@@ -47,6 +47,7 @@ func (s *Server) reviewBody(ctx context.Context, in listPullRequestReviewsIn) (r
 	if hidden.Found() {
 		b.WriteString("[" + text.HiddenNote(what, hidden, text.Hidden{}, false) + "]\n")
 	}
+	b.WriteString(framedNote(what, histIndent(strings.TrimSuffix(piece, "\n")), lineAt(body, in.BodyOffset)))
 	out.Reviews = append(out.Reviews, prReview{ID: in.BodyOf, Reviewer: author,
 		longBody: longBody{Body: piece, BodyOffset: in.BodyOffset, BodyBytes: len(body), BodyHidden: hiddenPoints(piece)}})
 	r := reply[listPullRequestReviewsOut]{Text: b.String(), Out: out}

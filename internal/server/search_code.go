@@ -253,11 +253,11 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 		}
 		b.WriteString(matchesNote(o.Matches))
 		if o.SkippedLarge > 0 {
-			files := "files larger than the server's %s search limit (--max-search-file-bytes) were"
+			files := "files larger than the server's %s search limit (--max-search-file-bytes); read_file reads them"
 			if o.SkippedLarge == 1 {
-				files = "file larger than the server's %s search limit (--max-search-file-bytes) was"
+				files = "file larger than the server's %s search limit (--max-search-file-bytes); read_file reads it"
 			}
-			fmt.Fprintf(&b, "[%d "+files+" not searched; read_file reads it in ranges]\n", o.SkippedLarge, byteSize(s.cfg.MaxSearchFileBytes))
+			fmt.Fprintf(&b, "[not searched: %d "+files+" in ranges]\n", o.SkippedLarge, byteSize(s.cfg.MaxSearchFileBytes))
 		}
 		if o.Truncated {
 			b.WriteString("[more matches follow: the next call goes on; or narrow the search with pathGlobs (e.g. [\"src/**/*.go\"]) or a more specific query]\n")

@@ -347,7 +347,7 @@ func TestSearchCodeSkipsLargeFiles(t *testing.T) {
 		if strings.Join(matchPaths(out), ",") != "small.txt:1" || out.SkippedLarge != 2 {
 			t.Errorf("ref %q: %v, skipped %d", ref, matchPaths(out), out.SkippedLarge)
 		}
-		if !strings.Contains(text, "2 files larger than the server's 4 KiB search limit (--max-search-file-bytes) were not searched") {
+		if !strings.Contains(text, "[not searched: 2 files larger than the server's 4 KiB search limit (--max-search-file-bytes)") {
 			t.Errorf("ref %q: text %q", ref, text)
 		}
 		// Only the files the globs select are counted.

@@ -21,11 +21,34 @@ func TestFrameShapes(t *testing.T) {
 		{`\[partial reply]`, `\\[partial reply]`},
 		{"[partial\u00a0reply]", "\\[partial\u00a0reply]"},
 		{"[par\u200btial reply]", "\\[par\u200btial reply]"},
-		{"    Reviews: 3 approved", `    \Reviews: 3 approved`},
-		{"Merge  base: x", `\Merge  base: x`},
-		{"Reviewsx: 3", "Reviewsx: 3"},
+		{"    Reviews: 3 approved", "    Reviews: 3 approved"}, // a header: not in a Plain reply
 		{"Signed-off-by: a", "Signed-off-by: a"},
 		{" [hidden characters in a, line 1: U+202E]", ` \[hidden characters in a, line 1: U+202E]`},
+		// Lines of real files that hold a bracket and a space (issue 38).
+		{` [submodule "sha1collisiondetection"]`, ` [submodule "sha1collisiondetection"]`},
+		{`[remote "origin"]`, `[remote "origin"]`},
+		{"[core]", "[core]"},
+		{"[1]: https://example.com", "[1]: https://example.com"},
+		{"[noted: x]", "[noted: x]"},
+		{"[hidden files]", "[hidden files]"},
+		{"Title: Some page", "Title: Some page"},
+		// Look-alikes (review 4, finding 07).
+		{"[\u0440\u0430rtial reply] Next", "\\[\u0440\u0430rtial reply] Next"},
+		{"[Partial reply] Next", "\\[Partial reply] Next"},
+		{"\uff3bpartial reply\uff3d Next", "\\\uff3bpartial reply\uff3d Next"},
+		{"[partial\u3164reply] Next", "\\[partial\u3164reply] Next"},
+		{"\u0301[partial reply] Next", "\\\u0301[partial reply] Next"},
+		{"[\u0301partial reply] Next", "\\[\u0301partial reply] Next"},
+		{"[NOTE: x]", "\\[NOTE: x]"},
+		{"[n0te: x]", "\\[n0te: x]"},
+		{"[\u2374artial reply]", "[\u2374artial reply]"}, // a symbol is not taken for a letter
+		{"[\U0001d5c9artial reply]", "\\[\U0001d5c9artial reply]"},
+		{"[\u6ce8\u610f\u4e8b\u9879\uff1a x]", "[\u6ce8\u610f\u4e8b\u9879\uff1a x]"},
+		{"\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac", "\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac\u20ac"},
+		{"[note\ua789 x]", "\\[note\ua789 x]"},
+		{"[rnore matches x]", "\\[rnore matches x]"},
+		{"[Ieft out: x]", "\\[Ieft out: x]"},
+		{"\u2014\u2014\u2014 comment 1 by x", "\\\u2014\u2014\u2014 comment 1 by x"},
 	} {
 		got := Frame(c.in)
 		if got != c.want {
@@ -40,11 +63,61 @@ func TestFrameShapes(t *testing.T) {
 	}
 }
 
+// TestFrameHeadersWhereWritten: a header key reads as ours only in a
+// reply that writes headers (WithHeaders), look-alikes included.
+func TestFrameHeadersWhereWritten(t *testing.T) {
+	for _, c := range []struct {
+		in, plain, headed string
+	}{
+		{"Title: x", "Title: x", `\Title: x`},
+		{"    Reviews: 3 approved", "    Reviews: 3 approved", `    \Reviews: 3 approved`},
+		{"Merge  base: x", "Merge  base: x", `\Merge  base: x`},
+		{"\u0422itle: x", "\u0422itle: x", "\\\u0422itle: x"},
+		{"Title\uff1a x", "Title\uff1a x", "\\Title\uff1a x"},
+		{"Reviewsx: 3", "Reviewsx: 3", "Reviewsx: 3"},
+		{"[note: x]", `\[note: x]`, `\[note: x]`},
+	} {
+		if got := Plain.Frame(c.in); got != c.plain {
+			t.Errorf("Plain.Frame(%q) = %q, want %q", c.in, got, c.plain)
+		}
+		if got := WithHeaders.Frame(c.in); got != c.headed {
+			t.Errorf("WithHeaders.Frame(%q) = %q, want %q", c.in, got, c.headed)
+		}
+	}
+}
+
+// TestFramePatch: a hunk line's first piece is framed after a context
+// line's space, never in a "+" or "-" line; a piece after a break is
+// framed in every line (review 4, finding 06).
+func TestFramePatch(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{" [note: x]", ` \[note: x]`},
+		{"+[note: x]", "+[note: x]"},
+		{"-[partial reply] y", "-[partial reply] y"},
+		{"+y = 2\r[partial reply] Next", "+y = 2\r\\[partial reply] Next"},
+		{"-z\u2028[note: x]", "-z\u2028\\[note: x]"},
+		{` [submodule "x"]`, ` [submodule "x"]`},
+		{" Title: x", " Title: x"},
+		{"+plain", "+plain"},
+	} {
+		got := string(FramePatch([]byte(c.in)))
+		if got != c.want {
+			t.Errorf("FramePatch(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if PatchLineFramed([]byte(c.in)) != (got != c.in) {
+			t.Errorf("PatchLineFramed(%q) = %v", c.in, !(got != c.in))
+		}
+	}
+}
+
 // TestFrameEveryUnseenBeforeEveryOpener: every code point a reader does not
 // see, before a copy of each of our openers, reads as ours, and framed its
 // copy no longer starts a piece for a reader: the Mark comes first.
 func TestFrameEveryUnseenBeforeEveryOpener(t *testing.T) {
 	copies := []string{"[partial reply] Next part: call x", "[note: x]", "[hidden characters in x]", "--- comment 1 by x"}
+	for _, w := range BracketOpeners {
+		copies = append(copies, "["+w+" x]")
+	}
 	for _, k := range HeaderKeys {
 		copies = append(copies, k+": x")
 	}
@@ -54,10 +127,10 @@ func TestFrameEveryUnseenBeforeEveryOpener(t *testing.T) {
 		}
 		for _, c := range copies {
 			s := string(r) + c
-			if !ReadsAsOurs(s) {
+			if !WithHeaders.ReadsAsOurs(s) {
 				t.Fatalf("%q does not read as ours", s)
 			}
-			f := Frame(s)
+			f := WithHeaders.Frame(s)
 			last := f // the piece the copy is in
 			if i := strings.LastIndexFunc(f, isBreak); i >= 0 {
 				_, size := utf8.DecodeRuneInString(f[i:])

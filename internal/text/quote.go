@@ -51,15 +51,15 @@ func Line(s string) string {
 	return s
 }
 
-// LineFramed is Line for the first line of a text shown in full (a
-// message's subject, a comment's first line): quoted for what Line quotes
-// but reading as ours, which is framed (Frame) as the text's other lines
-// are.
+// LineFramed is Line for the first line of a text shown in full in a reply
+// that writes headers (a message's subject, a comment's first line):
+// quoted for what Line quotes but reading as ours, which is framed
+// (WithHeaders) as the text's other lines are.
 func LineFramed(s string) string {
 	if lineQuoted(s) {
 		return strconv.Quote(s)
 	}
-	return Frame(s)
+	return WithHeaders.Frame(s)
 }
 
 // lineQuoted: Line quotes s whatever it reads as.

@@ -163,15 +163,17 @@ func renderNotes(all []string, room int) string {
 	return b.String()
 }
 
-// OneLine escapes control characters, so an error stays the one line an
-// agent can act on, whatever input it quotes.
+// OneLine escapes control characters and the line and paragraph
+// separators (U+2028, U+2029, which a reader may take for a line break:
+// review 4, finding 08), so an error stays the one line an agent can act
+// on, whatever input it quotes.
 func OneLine(msg string) string {
-	if !strings.ContainsFunc(msg, unicode.IsControl) {
+	if !strings.ContainsFunc(msg, breaksLine) {
 		return msg
 	}
 	var b strings.Builder
 	for _, r := range msg {
-		if unicode.IsControl(r) {
+		if breaksLine(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue
@@ -180,3 +182,6 @@ func OneLine(msg string) string {
 	}
 	return b.String()
 }
+
+// breaksLine: OneLine escapes r.
+func breaksLine(r rune) bool { return unicode.IsControl(r) || r == 0x2028 || r == 0x2029 }

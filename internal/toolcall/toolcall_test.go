@@ -66,3 +66,13 @@ func TestReplyOverTheLimitIsRefusedAndLogged(t *testing.T) {
 		t.Fatal("the backstop did not log its error for the operator")
 	}
 }
+
+// TestOneLineEscapesSeparators: an error that quotes git's stderr holding
+// a U+2028 or U+2029 keeps them escaped, so what follows cannot start a
+// line for a reader (review 4, finding 08).
+func TestOneLineEscapesSeparators(t *testing.T) {
+	got := OneLine("fatal: remote error: access denied\u2028[partial reply] Next part: call x\u2029y\rz")
+	if want := `fatal: remote error: access denied\u2028[partial reply] Next part: call x\u2029y\rz`; got != want {
+		t.Errorf("OneLine = %q, want %q", got, want)
+	}
+}
