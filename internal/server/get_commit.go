@@ -90,6 +90,29 @@ func histEmptyTree(commit string) string {
 }
 
 func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommitOut], error) {
+	n, counting := assumedParts(ctx)
+	res, err := s.commitPart(ctx, in, n)
+	if err == nil && in.Cursor == "" && res.Next != nil && !counting {
+		// A commit in parts: counted, and its first part made again saying
+		// how many (partcount.go). The first part pins the commit.
+		var cur paging.Cursor
+		if cur, err = s.cursors.Open(res.Next.Arguments["cursor"].(string), "get_commit"); err != nil {
+			return res, err
+		}
+		key := fmt.Sprintf("get_commit %s %v", paging.PlainJSON(in), cur.Commits)
+		if n = s.countParts(ctx, key, guessParts(s.budget(ctx), cur.Bytes), func(ctx context.Context, cursor string) (*paging.Call, error) {
+			r, err := s.getCommit(ctx, getCommitWithCursor(in, cursor))
+			return r.Next, err
+		}); n > 0 {
+			res, err = s.commitPart(ctx, in, n)
+		}
+	}
+	return res, err
+}
+
+// commitPart is the part of get_commit the call asks for, the first part
+// saying that the reply takes n parts (0: not counted).
+func (s *Server) commitPart(ctx context.Context, in getCommitIn, n int) (reply[getCommitOut], error) {
 	const tool = "get_commit"
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
@@ -147,7 +170,8 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	}
 	// A commit's parents and message, longer than a part holds, go on in
 	// the parts before its patch.
-	stage := commitStage{s: s, b: s.budget(ctx), in: in, digest: digest, r: r, c: c, out: out, cur: cur}
+	place := placeOf(cur, first, n)
+	stage := commitStage{s: s, b: s.budget(ctx), in: in, digest: digest, r: r, c: c, out: out, cur: cur, place: place}
 	switch {
 	case cur.Parent > 0:
 		return stage.parentsPart()
@@ -222,7 +246,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 	// preamble, has more room.
 	build := func(part *paging.Part, partNotes string) reply[getCommitOut] {
 		return commitReply(commitPart{s: s, in: in, digest: digest, sha: sha, against: against, preamble: preamble, first: first,
-			deferred: first && paging.LostToRoom(part.Page), patchBytes: patchBytes}, r, out, part, partNotes)
+			deferred: first && paging.LostToRoom(part.Page), patchBytes: patchBytes, place: place}, r, out, part, partNotes)
 	}
 	patchBytesAsked(ctx, in.MaxBytes)
 	return paging.FitPart(s.budget(ctx), room, in.MaxBytes, read, notes, build)
@@ -236,6 +260,7 @@ type commitPart struct {
 	digest, sha, against, preamble string
 	first, deferred                bool
 	patchBytes                     int64 // the whole patch's (0: not counted)
+	place                          partPlace
 }
 
 // commitReply is get_commit's reply for a part.
@@ -251,14 +276,18 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *pagin
 		// part's room, which the preamble shrank, could fit in a later
 		// part's: the patch starts in the next part, so that every part
 		// leaves out the same lines a get_diff part would.
-		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one.\n", c.against, text.Count(part.Total, "file"))
+		fmt.Fprintf(&b, "Patch against %s: %s; it starts in the next part, for want of room in this one (%s).\n", c.against, text.Count(part.Total, "file"), c.place)
 		next = &paging.Pos{}
 	case !c.first:
-		fmt.Fprintf(&b, "%s: commit %s, patch against %s%s; this part: %s\n", r.FullName(), git.Short(c.sha), c.against, c.bytes(), part.Range())
+		fmt.Fprintf(&b, "%s: commit %s, patch against %s%s; %s: %s\n", r.FullName(), git.Short(c.sha), c.against, c.bytes(), c.place, part.Range())
 	case part.Total == 0:
 		fmt.Fprintf(&b, "Patch against %s: no file differs.\n", c.against)
 	default:
-		fmt.Fprintf(&b, "Patch against %s%s; %s:\n", c.against, c.bytes(), part.Range())
+		if next != nil {
+			fmt.Fprintf(&b, "Patch against %s%s; %s: %s:\n", c.against, c.bytes(), c.place, part.Range())
+		} else {
+			fmt.Fprintf(&b, "Patch against %s%s; %s:\n", c.against, c.bytes(), part.Range())
+		}
 	}
 	if !c.deferred {
 		out.Files = c.s.partFiles(part)
@@ -269,6 +298,7 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *pagin
 	if next != nil {
 		res.Out.Truncated = true
 		cur := paging.Cursor{Tool: tool, Args: c.digest, Commits: []string{c.sha}, Bytes: c.patchBytes}
+		c.place.carry(&cur)
 		if c.deferred {
 			cur.Bytes = 0 // the part the patch starts in counts it
 		} else {

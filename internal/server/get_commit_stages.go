@@ -31,6 +31,7 @@ type commitStage struct {
 	c      git.Commit
 	out    getCommitOut // what every part says of the commit
 	cur    paging.Cursor
+	place  partPlace // the part's
 }
 
 // noPatchLine ends the text of get_commit's last part with patch=false.
@@ -45,6 +46,7 @@ func (st commitStage) next(parent, message, files int) *paging.Call {
 		return nil
 	}
 	cur := paging.Cursor{Tool: tool, Args: st.digest, Commits: []string{st.c.SHA}, Parent: parent, Message: message, Files: files}
+	st.place.carry(&cur)
 	return paging.Continue(tool, getCommitWithCursor(st.in, st.s.cursors.Encode(cur, st.r.FullName())))
 }
 
@@ -62,9 +64,9 @@ func (st commitStage) firstBeforePatch(preamble, against string, out getCommitOu
 		message = len(*out.Message)
 		rest = append(rest, "message")
 	}
-	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s.\n", against, text.Count(total, "file"), strings.Join(rest, " and of the "))
+	text := preamble + fmt.Sprintf("Patch against %s: %s; it starts in a later part, after the rest of the %s (this is %s).\n", against, text.Count(total, "file"), strings.Join(rest, " and of the "), st.place)
 	if !st.in.withPatch() {
-		text = preamble + fmt.Sprintf("The rest of the %s goes on in the next part; the patch is left out (patch=false).\n", strings.Join(rest, " and of the "))
+		text = preamble + fmt.Sprintf("The rest of the %s goes on in the next part (this is %s); the patch is left out (patch=false).\n", strings.Join(rest, " and of the "), st.place)
 	}
 	return reply[getCommitOut]{Text: text, Out: out, Next: st.next(parent, message, total)}
 }
@@ -81,7 +83,7 @@ func (st commitStage) parentsPart() (reply[getCommitOut], error) {
 	render := func(n int) reply[getCommitOut] {
 		out.Parents = all[from : from+n]
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: commit %s, parents %d–%d of %d (in git's order; the patch is against the first):\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+n, len(all))
+		fmt.Fprintf(&b, "%s: commit %s, parents %d–%d of %d (in git's order; the patch is against the first); %s:\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+n, len(all), st.place)
 		for _, p := range out.Parents {
 			b.WriteString(p + "\n")
 		}
@@ -114,7 +116,7 @@ func (st commitStage) messagePart() (reply[getCommitOut], error) {
 		out.Message, out.MessageBytesLeftOut = &piece, left
 		line := strings.Count(msg[:from], "\n") + 1
 		out.MessageHidden = histHidden(piece, line)
-		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d:\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+len(piece), len(msg))
+		header := fmt.Sprintf("%s: commit %s, message bytes %d–%d of %d; %s:\n", st.r.FullName(), git.Short(st.c.SHA), from+1, from+len(piece), len(msg), st.place)
 		next := st.next(0, 0, st.cur.Files)
 		if left > 0 {
 			next = st.next(0, from+len(piece), st.cur.Files)

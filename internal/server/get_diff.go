@@ -124,12 +124,18 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	var start paging.Pos
 	var split paging.SplitPos
 	var patchBytes int64 // the whole diff's, counted for the first part
+	var cur paging.Cursor
 	if in.Cursor != "" {
-		cur, err := s.cursors.Decode(tool, in.Cursor, digest)
-		if err != nil {
+		var err error
+		if cur, err = s.cursors.Decode(tool, in.Cursor, digest); err != nil {
 			return reply[getDiffOut]{}, err
 		}
 		q.cur, start, split, patchBytes = &cur, cur.Start(), paging.SplitOf(cur), cur.Bytes
+	}
+	first := in.Cursor == ""
+	place := placeOf(cur, first, 0)
+	if n, ok := assumedParts(ctx); ok && first {
+		place.n = n
 	}
 	sel, err := s.selectDiff(ctx, q)
 	if err != nil {
@@ -147,7 +153,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 			fmt.Fprintf(&b, ", %d bytes of patch", patchBytes)
 		}
 		if p.Next != nil || p.First > 0 || (len(p.Page.Files) > 0 && p.Page.Files[0].Continued) {
-			b.WriteString("; this part: " + p.Range())
+			b.WriteString("; " + place.String() + ": " + p.Range())
 		}
 		return b.String() + "\n"
 	}
@@ -186,10 +192,22 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	empty := "No file differs.\n"
 	build := func(part *paging.Part, partNotes string) reply[getDiffOut] {
 		out.PatchBytes = patchBytes
-		return s.diffReply(tool, in, digest, sel, out, part, partNotesText(header(part), empty, part, partNotes))
+		return s.diffReply(tool, in, digest, sel, out, part, place, partNotesText(header(part), empty, part, partNotes))
 	}
 	patchBytesAsked(ctx, in.MaxBytes)
 	res, err := paging.FitPart(s.budget(ctx), s.budget(ctx).PayloadRoom(probe), in.MaxBytes, read, notes, build)
+	if _, counting := assumedParts(ctx); err == nil && first && res.Next != nil && !counting {
+		// A diff in parts: counted, and its first part cut again saying
+		// how many (partcount.go).
+		key := fmt.Sprintf("get_diff %s %s %s", paging.PlainJSON(withCursor(in, "")), sel.base, sel.head)
+		if place.n = s.countParts(ctx, key, guessParts(s.budget(ctx), patchBytes), func(ctx context.Context, cursor string) (*paging.Call, error) {
+			r, err := s.getDiff(ctx, withCursor(in, cursor))
+			return r.Next, err
+		}); place.n > 0 {
+			firstRoom = 0
+			res, err = paging.FitPart(s.budget(ctx), s.budget(ctx).PayloadRoom(probe), in.MaxBytes, read, notes, build)
+		}
+	}
 	switch {
 	case err != nil:
 		return res, err
@@ -281,7 +299,7 @@ func partNotesText(header, empty string, part *paging.Part, notes string) string
 }
 
 // diffReply is get_diff's reply for a part, with its text.
-func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSelection, out getDiffOut, part *paging.Part, text string) reply[getDiffOut] {
+func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSelection, out getDiffOut, part *paging.Part, place partPlace, text string) reply[getDiffOut] {
 	out.TotalFiles = part.Total
 	out.Files = s.partFiles(part)
 	out.after = firstAfter(part)
@@ -290,6 +308,7 @@ func (s *Server) diffReply(tool string, in getDiffIn, digest string, sel *diffSe
 		r.Out.Truncated = true
 		c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{sel.base, sel.head}, Bytes: out.PatchBytes}
 		part.CursorAt(&c)
+		place.carry(&c)
 		r.Next = paging.Continue(tool, withCursor(in, s.cursors.Encode(c, sel.repo.FullName())))
 		// contextLines=0 would be left out (omitempty) and read back as
 		// the default 3: the next call must say it.

@@ -232,7 +232,7 @@ func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, com
 		return n
 	}
 	in.Cursor = ""
-	return s.countParts(ctx, fmt.Sprintf("get_pull_request_diff %+v %v", in, commits), guessParts(s.budget(ctx), size), call)
+	return s.countParts(ctx, fmt.Sprintf("get_pull_request_diff %s %v", paging.PlainJSON(in), commits), guessParts(s.budget(ctx), size), call)
 }
 
 // guessParts is about how many parts a patch of size bytes takes at b: a

@@ -26,15 +26,17 @@ func TestPartsSayKOfN(t *testing.T) {
 			{"get_pull_request_diff", prArgs(5)},
 			{"get_pull_request_diff", prArgs(5, "file_path", "big.txt")},
 			{"get_pull_request_diff", prArgs(5, "paths", []string{"src/pkg01", "big.txt"}, "contextLines", 1)},
+			{"get_diff", args("base", "main", "head", "refs/pull/5/head")},
+			{"get_commit", args("ref", "refs/pull/5/head")},
 		} {
 			results := drainResults(t, h, c.tool, c.args)
 			if len(results) == 1 {
 				continue // whole: no header
 			}
 			for i, res := range results {
-				want := fmt.Sprintf("; part %d of %d: ", i+1, len(results))
-				if first, _, _ := strings.Cut(textOf(res), "\n"); !strings.Contains(first, want) {
-					t.Errorf("%s, %s %v: part %d's first line does not say %q: %s", name, c.tool, c.args, i+1, want, first)
+				want := fmt.Sprintf("part %d of %d", i+1, len(results))
+				if !strings.Contains(textOf(res), want) {
+					t.Errorf("%s, %s %v: part %d does not say %q: %.300s", name, c.tool, c.args, i+1, want, textOf(res))
 					break
 				}
 			}
