@@ -18,7 +18,10 @@ import (
 // header lines are equal (git never prints a file's header twice in a
 // row), and its first hunk is merged with the one before it when the two
 // abut in both files and share their section heading (separate hunks of
-// git's never abut).
+// git's never abut). The pieces of a line (ReadPage) are joined into it:
+// a marker line ("[line …]") is dropped, the piece after it loses git's
+// prefix when the marker says ", from the previous part", and its line
+// feed when the marker ends "; goes on in the next part]".
 func Join(parts ...[]byte) ([]byte, error) {
 	var j joiner
 	for i, part := range parts {
@@ -54,11 +57,27 @@ func (j *joiner) add(part []byte) error {
 			j.out = append(j.out, part[i:end]...)
 			j.hdr = append(j.hdr[:0], part[i:end]...)
 		}
-		for i = end; i < len(part) && !hasPrefix(part[i:], diffGitPrefix); cont = false {
+		for i = end; i < len(part) && !hasPrefix(part[i:], diffGitPrefix); {
 			line := part[i:lineEnd(part, i)]
 			i += len(line)
+			if hasPrefix(line, pieceOpener) {
+				// A piece of a line, after its marker: the first piece
+				// keeps git's prefix, the last its line feed. A hunk
+				// right after the last piece may go on the held one.
+				pc := part[i:lineEnd(part, i)]
+				i += len(pc)
+				if bytes.HasSuffix(line, []byte(pieceFrom+pieceMore)) || bytes.HasSuffix(line, []byte(pieceFrom+pieceEnd)) {
+					pc = pc[min(1, len(pc)):]
+				}
+				if bytes.HasSuffix(line, []byte(pieceMore)) {
+					pc = bytes.TrimSuffix(pc, []byte("\n"))
+				}
+				j.out = append(j.out, pc...)
+				continue
+			}
 			if !hasPrefix(line, "@@") {
 				j.out = append(j.out, line...)
+				cont = false
 				continue
 			}
 			h, ok := parseHunkHead(line)
@@ -69,8 +88,10 @@ func (j *joiner) add(part []byte) error {
 				j.head.old.n += h.old.n
 				j.head.new.n += h.new.n
 				j.merged = true
+				cont = false
 				continue
 			}
+			cont = false
 			j.flush()
 			j.open, j.at, j.head, j.orig, j.merged = true, len(j.out), h, line, false
 		}
@@ -92,11 +113,12 @@ func (j *joiner) flush() {
 }
 
 // headerEnd returns the end of the header lines of the section at i, as
-// ReadPage reads them.
+// ReadPage reads them: before a piece's marker, in a part that starts
+// inside a line.
 func headerEnd(b []byte, i int) int {
 	for i = lineEnd(b, i); i < len(b); {
 		rest := b[i:]
-		if hasPrefix(rest, diffGitPrefix) || hasPrefix(rest, "@@") {
+		if hasPrefix(rest, diffGitPrefix) || hasPrefix(rest, "@@") || hasPrefix(rest, pieceOpener) {
 			break
 		}
 		i = lineEnd(b, i)

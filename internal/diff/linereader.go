@@ -5,6 +5,7 @@ package diff
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
@@ -82,4 +83,76 @@ func (lr *lineReader) read(dst []byte, limit int) (out []byte, size int64, cut b
 func (lr *lineReader) skip() error {
 	_, _, _, err := lr.read(nil, 0)
 	return err
+}
+
+// readHead consumes the next line and appends it to dst if it is at most
+// limit bytes long; of a longer one it appends the first limit bytes and
+// leaves the rest unread (whole is false): the pieces of a line longer
+// than a part are read a part at a time.
+func (lr *lineReader) readHead(dst []byte, limit int) (out []byte, whole bool, err error) {
+	for got := 0; ; {
+		if lr.br.Buffered() == 0 {
+			if _, err := lr.br.Peek(1); err == io.EOF {
+				return dst, true, nil
+			} else if err != nil {
+				return dst, false, err
+			}
+		}
+		chunk, _ := lr.br.Peek(lr.br.Buffered())
+		end := bytes.IndexByte(chunk, '\n')
+		if end >= 0 {
+			chunk = chunk[:end+1]
+		}
+		if got+len(chunk) > limit {
+			chunk = chunk[:limit-got]
+			end = -1
+		}
+		dst = append(dst, chunk...)
+		got += len(chunk)
+		lr.n += int64(len(chunk))
+		_, _ = lr.br.Discard(len(chunk)) // buffered: cannot fail
+		switch {
+		case end >= 0:
+			return dst, true, nil
+		case got == limit:
+			return dst, false, nil
+		}
+	}
+}
+
+// skipRest consumes the rest of the line (from inside it) and says how
+// many bytes it had and whether it ended with "\n".
+func (lr *lineReader) skipRest() (n int64, nl bool, err error) {
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		n += int64(len(frag))
+		lr.n += int64(len(frag))
+		if err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				err = nil
+			}
+			return n, len(frag) > 0 && frag[len(frag)-1] == '\n', err
+		}
+	}
+}
+
+// discardIn consumes n bytes of the current line; false when the line
+// ends before them.
+func (lr *lineReader) discardIn(n int64) (bool, error) {
+	for n > 0 {
+		chunk, err := lr.br.Peek(int(min(n, int64(lr.br.Size()))))
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			return false, nil
+		}
+		if len(chunk) == 0 && err != nil {
+			if err == io.EOF {
+				return false, nil
+			}
+			return false, err
+		}
+		_, _ = lr.br.Discard(len(chunk))
+		lr.n += int64(len(chunk))
+		n -= int64(len(chunk))
+	}
+	return true, nil
 }

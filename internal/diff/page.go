@@ -16,9 +16,16 @@ import (
 // of the input) of a file section, and the number of the section's body
 // lines already given (the body is every line after the header lines, "@@"
 // lines included). Pos{} is the start of the diff.
+//
+// A line longer than a part comes in pieces (see ReadPage): Byte is how
+// many bytes of body line Line its pieces gave already, counted in the
+// line's text (after git's "+", "-" or " ", without its line feed), and
+// LineBytes the size of that text, when known (0: the part reads it).
 type Pos struct {
-	File int
-	Line int64
+	File      int
+	Line      int64
+	Byte      int64
+	LineBytes int64
 }
 
 // PageOptions says which part of a diff ReadPage returns.
@@ -71,6 +78,7 @@ type PageFile struct {
 	Continued bool // the part starts inside the file (its header lines were repeated)
 	Complete  bool // the file's end is in this part
 	Replaced  bool // bytes that are not UTF-8 were written as U+FFFD
+	Pieced    bool // a line of it comes in pieces, of which the part holds one
 	// LongLines are lines left out because they cannot fit in a part even
 	// alone with the file's header and a hunk header.
 	LongLines      []LongLine
@@ -148,15 +156,23 @@ const (
 // A part ends between files or between hunks where that keeps a file or a
 // hunk whole; a hunk larger than a part is split at line boundaries into
 // hunks with their own "@@" lines, and a part that starts inside a file
-// repeats the file's header lines. Join puts the parts back together. A
-// line that does not fit in a part even alone is left out and reported in
+// repeats the file's header lines. Join puts the parts back together.
+//
+// A hunk line that does not fit in a part even alone comes in pieces, one
+// a part, each as large as the part's room allows and cut on a UTF-8
+// character's boundary. A piece is a line of the part: git's "+", "-" or
+// " " and the piece's bytes, after a marker line of its own (pieceMarker)
+// that says which line it is of, the bytes it holds and whether it goes
+// on. The "@@" line before the first piece counts the line; the part after
+// the last piece goes on with a "@@" line of its own. A line that does not
+// fit even so (a room smaller than its marker) is left out and reported in
 // PageFile.LongLines; a part lists at most 1000 files and 100 such lines.
 // Bytes before the first "diff --git " line are skipped.
 func ReadPage(r io.Reader, o PageOptions) (*Page, error) {
 	if o.Room <= 0 {
 		return nil, errors.New("diff: PageOptions.Room must be positive")
 	}
-	if o.Start.File < 0 || o.Start.Line < 0 {
+	if o.Start.File < 0 || o.Start.Line < 0 || o.Start.Byte < 0 || o.Start.LineBytes < 0 || o.Start.Byte > 0 && o.Start.Line == 0 {
 		return nil, ErrBadPos
 	}
 	if o.Cost == nil {
@@ -170,7 +186,7 @@ func ReadPage(r io.Reader, o PageOptions) (*Page, error) {
 	}()
 	// The part's text is at most Room bytes (a byte costs at least one):
 	// room for it up front, so it is not copied as it grows.
-	p := &pager{o: o, lr: lineReader{br: br}, pc: piece{at: -1}, text: make([]byte, 0, min(o.Room, maxTextUpFront))}
+	p := &pager{o: o, lr: lineReader{br: br}, pc: piece{at: -1}, text: make([]byte, 0, min(o.Room, maxTextUpFront)), startByte: o.Start.Byte}
 	if err := p.run(); err != nil {
 		return nil, err
 	}

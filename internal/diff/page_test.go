@@ -45,9 +45,9 @@ func drain(t testing.TB, data []byte, o PageOptions) (parts [][]byte, pages []*P
 			t.Fatalf("room %d, part %d at %+v costs %d:\n%s", o.Room, len(pages), pos, c, pg.Text)
 		}
 		checkPageFiles(t, pos, pg)
-		if len(pg.Text) > 0 {
-			self, err := ReadPage(bytes.NewReader(pg.Text), PageOptions{Room: 1 << 30})
-			if err != nil || !bytes.Equal(self.Text, pg.Text) {
+		if patch := withoutPieces(pg.Text); len(patch) > 0 {
+			self, err := ReadPage(bytes.NewReader(patch), PageOptions{Room: 1 << 30})
+			if err != nil || !bytes.Equal(self.Text, patch) {
 				t.Fatalf("room %d, part %d at %+v is not a well-formed diff (%v):\n%s", o.Room, len(pages), pos, err, pg.Text)
 			}
 		}
@@ -55,11 +55,30 @@ func drain(t testing.TB, data []byte, o PageOptions) (parts [][]byte, pages []*P
 		if pg.Next == nil {
 			return parts, pages
 		}
-		if n := *pg.Next; n.File < pos.File || n.File == pos.File && n.Line <= pos.Line {
+		if n := *pg.Next; n.File < pos.File || n.File == pos.File && (n.Line < pos.Line || n.Line == pos.Line && n.Byte <= pos.Byte) {
 			t.Fatalf("room %d: part at %+v gave Next %+v", o.Room, pos, n)
 		}
 		pos = *pg.Next
 	}
+}
+
+// withoutPieces is a part without its pieces' markers and without a
+// piece that continues a line from the previous part (which no "@@" line
+// counts): a well-formed diff, the first piece of a line being a line of
+// its hunk.
+func withoutPieces(part []byte) []byte {
+	var out []byte
+	lines := bytes.SplitAfter(part, []byte("\n"))
+	for i := 0; i < len(lines); i++ {
+		if m := lines[i]; bytes.HasPrefix(m, []byte(pieceOpener)) {
+			if bytes.Contains(m, []byte(pieceFrom)) {
+				i++
+			}
+			continue
+		}
+		out = append(out, lines[i]...)
+	}
+	return out
 }
 
 func checkPageFiles(t testing.TB, pos Pos, pg *Page) {
@@ -415,38 +434,61 @@ func TestPageHidden(t *testing.T) {
 	}
 }
 
-// Rule 4: a line that cannot fit in any part is left out and reported,
-// and the hunk pieces around it skip it.
+// Rule 4: a line that cannot fit in any part comes in pieces, each as large
+// as its part's room, on UTF-8 boundaries, each after its marker; joined,
+// the parts are the input.
 func TestPageLongLine(t *testing.T) {
 	long := strings.Repeat("x", 5000)
+	wide := strings.Repeat("é€😀x", 700) // 2-, 3- and 4-byte characters at every cut
 	hdr := "diff --git a/l b/l\n--- a/l\n+++ b/l\n"
-	data := []byte(hdr + "@@ -1,4 +1,5 @@ h\n a\n-" + long + "\n\\ No newline at end of file\n+" + long + "\n+b\n c\n d\n")
-	parts, pages := drain(t, data, PageOptions{Room: 200})
-	var got []LongLine
-	for _, pg := range pages {
-		for _, f := range pg.Files {
-			got = append(got, f.LongLines...)
+	data := []byte(hdr + "@@ -1,4 +1,6 @@ h\n a\n-" + long + "\n\\ No newline at end of file\n+" + long + "\n+" + wide + "\n+b\n c\n d\n")
+	for _, o := range []PageOptions{{Room: 200}, {Room: 1000, Cost: jsonCost}, {Room: 333, Cost: jsonCost, Frame: text.FramePatch}} {
+		parts, pages := drain(t, data, o)
+		if joined := mustJoin(t, parts); !bytes.Equal(joined, data) {
+			t.Fatalf("room %d: Join: %s", o.Room, firstDiff(joined, data))
+		}
+		pieces := 0
+		for i, pg := range pages {
+			for _, f := range pg.Files {
+				if len(f.LongLines) > 0 {
+					t.Fatalf("room %d: part %d left out %+v", o.Room, i, f.LongLines)
+				}
+			}
+			for _, l := range bytes.SplitAfter(pg.Text, []byte("\n")) {
+				if bytes.HasPrefix(l, []byte(pieceOpener)) {
+					pieces++
+				}
+			}
+			if !utf8.Valid(pg.Text) {
+				t.Fatalf("room %d: part %d splits a character", o.Room, i)
+			}
+			// Parts are full: every part but the last holds at least
+			// a third of its room (a piece fills what the room leaves;
+			// one that would be small, beside its marker, starts the
+			// next part).
+			if i < len(pages)-1 && 3*costOf(o)(pg.Text) < o.Room {
+				t.Errorf("room %d: part %d holds %d", o.Room, i, costOf(o)(pg.Text))
+			}
+		}
+		if min := len(long) * 2 / o.Room; pieces < min {
+			t.Errorf("room %d: %d pieces, want at least %d", o.Room, pieces, min)
 		}
 	}
-	want := []LongLine{{OldLine: 2, Bytes: 5002}, {NewLine: 2, Bytes: 5002}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("long lines %+v, want %+v", got, want)
-	}
-	joined := string(mustJoin(t, parts))
-	if wantJoined := hdr + "@@ -1 +1 @@ h\n a\n@@ -3,2 +3,3 @@ h\n+b\n c\n d\n"; joined != wantJoined {
-		t.Fatalf("joined:\n%s\nwant\n%s", joined, wantJoined)
-	}
 
-	// A line shorter than the room, but that cannot fit with the file's
-	// header and a hunk header, is left out too.
+	// The markers say the line, the side, the bytes and whether it goes
+	// on; a line shorter than the room that cannot fit with the header
+	// and a hunk header comes in pieces too.
 	line := strings.Repeat("z", 150)
 	data = []byte(hdr + "@@ -1,2 +1,2 @@\n a\n-" + line + "\n+b\n")
-	parts, pages = drain(t, data, PageOptions{Room: 180})
-	if len(parts) != 1 || fmt.Sprint(pages[0].Files[0].LongLines) != fmt.Sprint([]LongLine{{OldLine: 2, Bytes: 152}}) {
-		t.Fatalf("%q, %+v", parts, pages[0].Files)
+	parts, _ := drain(t, data, PageOptions{Room: 180})
+	all := string(bytes.Join(parts, nil))
+	for _, m := range []string{"[line 2 of the old l, bytes 1–", " of 150; goes on in the next part]\n", ", from the previous part: the line's end]\n"} {
+		if !strings.Contains(all, m) {
+			t.Errorf("no %q in the parts:\n%s", m, all)
+		}
 	}
-	if want := hdr + "@@ -1 +1 @@\n a\n@@ -2,0 +2 @@\n+b\n"; string(parts[0]) != want {
-		t.Fatalf("part:\n%s\nwant\n%s", parts[0], want)
+	if joined := mustJoin(t, parts); !bytes.Equal(joined, data) {
+		t.Fatalf("Join: %s", firstDiff(joined, data))
 	}
 }
 
@@ -552,19 +594,20 @@ func (r *errReader) Read([]byte) (int, error) { return 0, r.err }
 func TestPageBadPos(t *testing.T) {
 	data := exHeader + exHunk + "diff --git a/m b/m\nold mode 100644\nnew mode 100755\n" +
 		"diff --git a/n b/n\n--- a/n\n+++ b/n\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n"
-	good := []Pos{{}, {0, 1}, {0, 9}, {1, 0}, {2, 0}, {2, 1}, {2, 3}}
+	good := []Pos{{}, {File: 0, Line: 1}, {File: 0, Line: 9}, {File: 1, Line: 0}, {File: 2, Line: 0}, {File: 2, Line: 1}, {File: 2, Line: 3}}
 	for _, pos := range good {
 		if _, err := ReadPage(strings.NewReader(data), PageOptions{Room: 1000, Start: pos}); err != nil {
 			t.Errorf("%+v: %v", pos, err)
 		}
 	}
-	bad := []Pos{{-1, 0}, {0, -1}, {0, 10}, {0, 100}, {1, 1}, {2, 2}, {2, 4}, {2, 5}, {3, 0}, {9, 0}}
+	bad := []Pos{{File: -1, Line: 0}, {File: 0, Line: -1}, {File: 0, Line: 10}, {File: 0, Line: 100}, {File: 1, Line: 1}, {File: 2, Line: 2}, {File: 2, Line: 4}, {File: 2, Line: 5}, {File: 3, Line: 0}, {File: 9, Line: 0},
+		{File: 0, Line: 0, Byte: 1}, {File: 2, Line: 1, Byte: 1}, {File: 2, Line: 2, Byte: 1}, {File: 2, Line: 1, Byte: -1}}
 	for _, pos := range bad {
 		if _, err := ReadPage(strings.NewReader(data), PageOptions{Room: 1000, Start: pos}); err != ErrBadPos {
 			t.Errorf("%+v: got %v, want ErrBadPos", pos, err)
 		}
 	}
-	if _, err := ReadPage(strings.NewReader(""), PageOptions{Room: 10, Start: Pos{1, 0}}); err != ErrBadPos {
+	if _, err := ReadPage(strings.NewReader(""), PageOptions{Room: 10, Start: Pos{File: 1, Line: 0}}); err != ErrBadPos {
 		t.Errorf("empty input at file 1: %v", err)
 	}
 }
@@ -586,17 +629,24 @@ func (c *countingReader) Read(p []byte) (int, error) {
 func TestPageMemory(t *testing.T) {
 	const size, room = 20 << 20, 64 << 10
 	small := "diff --git a/small b/small\n--- a/small\n+++ b/small\n@@ -1 +1 @@\n-a\n+b\n"
-	// A 20 MB line, read in one go: it must be skipped, not held.
+	// A 20 MB line, read in one go: it comes in pieces, never held whole.
 	longLine := "diff --git a/long b/long\n--- a/long\n+++ b/long\n@@ -1 +1 @@\n-" + strings.Repeat("y", size) + "\n+b\n"
 	input := func() io.Reader {
 		return io.MultiReader(newHugeSection(size), strings.NewReader(small+longLine))
 	}
 	lines := int64(size / 64)
+	inLong := func(b int64) Pos { return Pos{File: 2, Line: 1, Byte: b, LineBytes: size} }
 	for _, tc := range []struct {
 		start     Pos
 		countRest bool
 		toEnd     bool // the part reaches the end of input
-	}{{Pos{}, false, false}, {Pos{0, lines / 2}, false, false}, {Pos{}, true, false}, {Pos{0, lines - 10}, false, true}, {Pos{2, 0}, false, true}} {
+		toLong    bool // the part ends inside the long line
+	}{
+		{start: Pos{}}, {start: Pos{File: 0, Line: lines / 2}}, {start: Pos{}, countRest: true},
+		{start: Pos{File: 0, Line: lines - 10}, toLong: true}, {start: Pos{File: 2}, toLong: true},
+		{start: inLong(size / 2), toLong: true}, {start: Pos{File: 2, Line: 1, Byte: size / 2}, toLong: true},
+		{start: inLong(size - 100), toEnd: true},
+	} {
 		cr := &countingReader{r: input()}
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -613,12 +663,16 @@ func TestPageMemory(t *testing.T) {
 			t.Errorf("%+v: %d bytes of text", tc, len(pg.Text))
 		}
 		switch {
+		case tc.toLong:
+			if n := pg.Next; n == nil || n.File != 2 || n.Line != 1 || n.Byte <= tc.start.Byte || n.Byte > tc.start.Byte+room || n.LineBytes != size {
+				t.Errorf("%+v: next %+v, want a piece of the long line", tc, pg.Next)
+			}
 		case tc.countRest || tc.toEnd:
 			if pg.Total == nil || pg.Total.Files != 3 || cr.n != pg.Total.Bytes || (pg.Next == nil) != tc.toEnd {
 				t.Errorf("%+v: total %+v, read %d, next %v", tc, pg.Total, cr.n, pg.Next)
 			}
-			if f := pg.Files[len(pg.Files)-1]; tc.toEnd && (len(f.LongLines) != 1 || f.LongLines[0].Bytes != size+2) {
-				t.Errorf("%+v: long line: %+v", tc, f)
+			if tc.toEnd && !strings.HasSuffix(string(pg.Text), strings.Repeat("y", 100)+"\n@@ -1,0 +1 @@\n+b\n") {
+				t.Errorf("%+v: the line's last piece and the line after it: ...%q", tc, pg.Text[max(0, len(pg.Text)-300):])
 			}
 		default:
 			if pg.Total != nil || pg.Next == nil {

@@ -15,6 +15,8 @@ import (
 type unit struct {
 	text     []byte // nil when cut
 	cut      bool   // longer than Room bytes: not held
+	head     []byte // its first line as read: whole, or its first Room bytes
+	whole    bool   // head is the whole line
 	kind     byte   // ' ', '-', '+' or 0
 	lines    int64  // input lines
 	size     int64  // bytes of its first line
@@ -142,9 +144,16 @@ func (p *pager) countLine(k byte) error {
 func (p *pager) readUnit(kind byte) (unit, error) {
 	u := unit{kind: kind, lines: 1}
 	var err error
-	u.text, u.size, u.cut, err = p.lr.read(p.buf[:0], p.o.Room)
+	if kind != 0 {
+		// Of a line longer than Room, the first Room bytes are kept,
+		// the rest left unread: the line comes in pieces.
+		u.text, u.whole, err = p.lr.readHead(p.buf[:0], p.o.Room)
+		u.size, u.cut, u.head = int64(len(u.text)), !u.whole, u.text
+	} else {
+		u.text, u.size, u.cut, err = p.lr.read(p.buf[:0], p.o.Room)
+	}
 	p.buf = u.text
-	for kind != 0 && err == nil {
+	for kind != 0 && !u.cut && err == nil {
 		var k lineStart
 		if k, _, err = p.lr.next(); err != nil || k != startMarker {
 			break
@@ -163,6 +172,7 @@ func (p *pager) readUnit(kind byte) (unit, error) {
 		u.text = nil
 		return u, err
 	}
+	u.head = u.text[:u.size]
 	if !utf8.Valid(u.text) {
 		p.fix, u.replaced = appendValid(p.fix[:0], u.text)
 		u.text = p.fix
@@ -176,6 +186,7 @@ func (p *pager) readUnit(kind byte) (unit, error) {
 
 // hunkLine writes a line of the open hunk, or ends the part before it.
 func (p *pager) hunkLine(kind byte) error {
+	at := p.lr.n
 	u, err := p.readUnit(kind)
 	if err != nil {
 		return err
@@ -202,7 +213,7 @@ func (p *pager) hunkLine(kind byte) error {
 		if dNew > 0 {
 			ll.NewLine = newFirst
 		}
-		return p.skipLong(u, ll)
+		return p.firstPiece(u, ll, at, oldS, newS)
 	}
 	p.cut(u)
 	return nil

@@ -41,6 +41,12 @@ type pager struct {
 	pc         piece
 
 	buf, fix, head []byte // reused: a unit's lines, their U+FFFD form, a hunk header
+	pieceBuf       []byte // reused: a piece of a line
+	markBuf        []byte // reused: a piece's marker
+	tail           []byte // reused: the "\" lines after a line's last piece
+	// startByte is where in its line the part starts (Start.Byte), until
+	// the first section uses it.
+	startByte int64
 }
 
 // hunkState follows the hunk being read.

@@ -51,7 +51,8 @@ func (p *pager) skipTo(k lineStart) error {
 // starting at its body line startLine. It reports whether the part goes on
 // after it.
 func (p *pager) section(startLine int64) (more bool, err error) {
-	offset := p.lr.n
+	offset, startByte := p.lr.n, p.startByte
+	p.startByte = 0
 	if err := p.readHeader(); err != nil {
 		return false, err
 	}
@@ -101,6 +102,11 @@ func (p *pager) section(startLine int64) (more bool, err error) {
 	f.Replaced = p.hdrReplace
 	p.page.Files = append(p.page.Files, f)
 	p.file = &p.page.Files[len(p.page.Files)-1]
+	if startByte > 0 {
+		if more, err := p.continuePiece(startByte, p.o.Start.LineBytes); err != nil || !more {
+			return false, err
+		}
+	}
 	return p.body()
 }
 

@@ -56,6 +56,9 @@ type Cursor struct {
 	// and the size of the file's patch, when known (SplitPos).
 	Split      int
 	SplitBytes int64
+	// Inside a line that comes in pieces: the bytes of it given already,
+	// and its size (diff.Pos).
+	Byte, LineBytes int64
 	// get_commit's parts before its patch: the next parent to list, and
 	// the byte offset where the message goes on (0: none).
 	Parent  int
@@ -86,7 +89,7 @@ const (
 	argsDigestLen  = 8
 	// cursorVersion starts a cursor's bytes: a cursor of another layout
 	// is refused as damaged.
-	cursorVersion = 3
+	cursorVersion = 4
 )
 
 // NewKey is the key of secret; an empty secret is a random key of
@@ -159,7 +162,7 @@ func (k Key) Encode(c Cursor, fullName string) string {
 		}
 		b = appendCommit(b, commit)
 	}
-	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message), int64(c.Part), int64(c.Parts)} {
+	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message), c.Byte, c.LineBytes, int64(c.Part), int64(c.Parts)} {
 		b = binary.AppendUvarint(b, uint64(v))
 	}
 	b = append(b, k.mac(b, c.Tool)...)
@@ -279,7 +282,7 @@ func (k Key) Open(s, tool string) (Cursor, error) {
 		}
 		c.Commits, rest = append(c.Commits, commit), more
 	}
-	var v [11]int64
+	var v [13]int64
 	for i := range v {
 		u, n := binary.Uvarint(rest)
 		if n <= 0 || u > math.MaxInt64 {
@@ -287,12 +290,13 @@ func (k Key) Open(s, tool string) (Cursor, error) {
 		}
 		v[i], rest = int64(u), rest[n:]
 	}
-	if len(rest) != 0 || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[3] > math.MaxInt32 || v[5] > math.MaxInt32 || v[7] > math.MaxInt32 || v[8] > math.MaxInt32 || v[9] > math.MaxInt32 || v[10] > math.MaxInt32 {
+	if len(rest) != 0 || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[3] > math.MaxInt32 || v[5] > math.MaxInt32 || v[7] > math.MaxInt32 || v[8] > math.MaxInt32 || v[11] > math.MaxInt32 || v[12] > math.MaxInt32 {
 		return Cursor{}, damaged
 	}
 	c.File, c.Section, c.Line, c.Files, c.Bytes = int(v[0]), int(v[1]), v[2], int(v[3]), v[4]
 	c.Split, c.SplitBytes, c.Parent, c.Message = int(v[5]), v[6], int(v[7]), int(v[8])
-	c.Part, c.Parts = int(v[9]), int(v[10])
+	c.Byte, c.LineBytes = v[9], v[10]
+	c.Part, c.Parts = int(v[11]), int(v[12])
 	return c, nil
 }
 

@@ -158,7 +158,7 @@ func (q Request) cacheKey() string {
 
 func (q Request) pageOptions() diff.PageOptions {
 	return diff.PageOptions{
-		Start: diff.Pos{File: q.Start.Section, Line: q.Start.Line},
+		Start: diff.Pos{File: q.Start.Section, Line: q.Start.Line, Byte: q.Start.Byte, LineBytes: q.Start.LineBytes},
 		Room:  q.Room, Cost: q.Cost.Bytes, Frame: text.FramePatch, Hide: q.Hide,
 		SizeLast: true, StartSize: q.Split.Bytes,
 	}
@@ -373,7 +373,7 @@ func (p *Part) place(first, firstSection int, kept []git.Change, total int) erro
 	case len(p.Page.Files) == 0:
 		return errors.New("git diff: a part that holds nothing")
 	case n.File == p.Page.Files[len(p.Page.Files)-1].Index:
-		p.Next = &Pos{Change: first + j, Section: k, Line: n.Line}
+		p.Next = &Pos{Change: first + j, Section: k, Line: n.Line, Byte: n.Byte, LineBytes: n.LineBytes}
 	case kept[j].Status == 'T' && k == 0:
 		p.Next = &Pos{Change: first + j, Section: 1}
 	default:

@@ -64,15 +64,15 @@ const maxRefits = 6
 // hundred bytes: at the smallest limits that can leave a file's header
 // lines out, so a part that left something out is fitted again without it.
 func FitPart[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, error), notes func(*Part) string, build func(*Part, string) R) (R, error) {
-	r, whole, err := fitPartOnce(b, room, maxBytes, read, notes, build)
-	if err != nil || whole {
+	r, got, err := fitPartOnce(b, room, maxBytes, read, notes, build)
+	if err != nil || got == fitWhole {
 		return r, err
 	}
 	if wide := b.Widened(); wide.MaxBytes > b.MaxBytes {
 		// The call asked for less than its client is sent, and what the
 		// part left out is larger than that: it comes whole, in the room
 		// the client's budget leaves.
-		if w, whole, err := fitPartOnce(wide, room+wide.MaxBytes-b.MaxBytes, maxBytes, read, notes, build); err == nil && whole {
+		if w, got, err := fitPartOnce(wide, room+wide.MaxBytes-b.MaxBytes, maxBytes, read, notes, build); err == nil && got == fitWhole {
 			return w, nil
 		}
 	}
@@ -83,20 +83,39 @@ func FitPart[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, 
 		}
 		return p, err
 	}
-	if t, whole, err := fitPartOnce(b, room, maxBytes, terse, notes, build); err == nil && whole {
+	t, tgot, err := fitPartOnce(b, room, maxBytes, terse, notes, build)
+	if err == nil && (tgot == fitWhole || tgot == fitLeavesOut && got == fitOver) {
 		return t, nil
 	}
+	// r is over the limit only when no room gave a reply that fits: the
+	// backstop (toolcall) refuses it.
 	return r, nil
 }
 
-// fitPartOnce is FitPart's fitting; whole says the reply fits and leaves
-// nothing out. A part with more after it that fits with more than a
-// fillSlack-th of the budget to spare is read again with that room too, so
-// that parts are full: every empty byte is one more call.
-func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, error), notes func(*Part) string, build func(*Part, string) R) (_ R, whole bool, _ error) {
+// How a fitted part came out: over the limit, within it but leaving out
+// what more room could hold, or within it and whole.
+type fitted int
+
+const (
+	fitOver fitted = iota
+	fitLeavesOut
+	fitWhole
+)
+
+// fitPartOnce is FitPart's fitting. A part with more after it that fits
+// with more than a fillSlack-th of the budget to spare is read again with
+// that room too, so that parts are full: every empty byte is one more call.
+//
+// A reply over the limit is read again with less room whatever it left
+// out: more room never makes it shorter. (It was read with more, because
+// it left a line out, and a part of prometheus' pull request 4679, whose
+// header was longer than its probe, grew on every read and was refused.)
+// When no room in the bisection fits, the least room a part is given is
+// tried last.
+func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Part, error), notes func(*Part) string, build func(*Part, string) R) (_ R, _ fitted, _ error) {
 	part, partNotes, patch, err := PartWithNotes(room, maxBytes, read, notes)
 	if err != nil {
-		return *new(R), false, err
+		return *new(R), fitOver, err
 	}
 	var fit, best *R // the fullest reply that fits and leaves nothing out; the one that fit in the most room
 	fitRoom, bestRoom := -1, -1
@@ -110,7 +129,7 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 				fit, fitRoom = &r, patch
 			}
 			if part.Next == nil || spare <= b.MaxBytes/fillSlack {
-				return *fit, true, nil
+				return *fit, fitWhole, nil
 			}
 		}
 		if spare >= 0 && patch > bestRoom {
@@ -121,12 +140,12 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		}
 		next := patch + spare
 		switch {
+		case spare < 0:
+			large = patch
 		case lost:
 			small, next = patch, patch+max(spare, MinPartRoom)
-		case spare >= 0:
-			small = patch // fits, with room to fill
 		default:
-			large = patch
+			small = patch // fits, with room to fill
 		}
 		if large >= 0 && small >= 0 {
 			next = small + (large-small)/2
@@ -138,18 +157,22 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		} else {
 			next = patchRoom(next, maxBytes)
 		}
-		if refit == maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
+		if refit >= maxRefits || next == patch || next <= small || (large >= 0 && next >= large) {
 			switch {
 			case fit != nil:
-				return *fit, true, nil
+				return *fit, fitWhole, nil
 			case best != nil:
-				return *best, false, nil
+				return *best, fitLeavesOut, nil
+			case patch > MinPartRoom:
+				// Nothing read so far fits: the least room.
+				next, small = MinPartRoom, -1
+			default:
+				return r, fitOver, nil // the backstop refuses it (toolcall)
 			}
-			return r, false, nil // the backstop refuses it (toolcall)
 		}
 		patch = next
 		if part, err = read(patch); err != nil {
-			return *new(R), false, err
+			return *new(R), fitOver, err
 		}
 		partNotes = notes(part)
 	}

@@ -10,10 +10,13 @@ import (
 )
 
 // Pos is where a part starts: the index of a change in the diff's file
-// list, the section of it (a type change has two) and the body line.
+// list, the section of it (a type change has two) and the body line; in a
+// line that comes in pieces, the bytes of it given already and its size
+// (diff.Pos).
 type Pos struct {
 	Change, Section int
 	Line            int64
+	Byte, LineBytes int64
 }
 
 // SplitPos is what a part that starts inside a file, or the next part
@@ -153,13 +156,16 @@ func (p *Part) shareOf(i int) string {
 // CursorAt puts where the next part starts in c.
 func (p *Part) CursorAt(c *Cursor) {
 	c.File, c.Section, c.Line = p.Next.Change, p.Next.Section, p.Next.Line
+	c.Byte, c.LineBytes = p.Next.Byte, p.Next.LineBytes
 	if !p.Terse {
 		c.Split, c.SplitBytes = p.NextSplit.Part, p.NextSplit.Bytes
 	}
 }
 
 // Start is where the part a cursor asks for starts.
-func (c Cursor) Start() Pos { return Pos{Change: c.File, Section: c.Section, Line: c.Line} }
+func (c Cursor) Start() Pos {
+	return Pos{Change: c.File, Section: c.Section, Line: c.Line, Byte: c.Byte, LineBytes: c.LineBytes}
+}
 
 // SplitOf is what a cursor says of the file its part starts inside.
 func SplitOf(c Cursor) SplitPos { return SplitPos{Part: c.Split, Bytes: c.SplitBytes} }

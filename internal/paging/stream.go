@@ -30,7 +30,7 @@ type StreamRequest struct {
 // src has them; Total is left for the caller, who knows what src holds.
 func ReadStreamPart(src io.Reader, q StreamRequest) (*Part, error) {
 	page, err := diff.ReadPage(src, diff.PageOptions{
-		Start: diff.Pos{File: q.Start.Change, Line: q.Start.Line}, Room: max(q.Room, MinPartRoom),
+		Start: diff.Pos{File: q.Start.Change, Line: q.Start.Line, Byte: q.Start.Byte, LineBytes: q.Start.LineBytes}, Room: max(q.Room, MinPartRoom),
 		Cost: q.Cost.Bytes, Frame: text.FramePatch, Hide: q.Hide, CountRest: q.CountRest,
 		SizeLast: true, StartSize: q.Split.Bytes,
 	})
@@ -45,7 +45,7 @@ func ReadStreamPart(src io.Reader, q StreamRequest) (*Part, error) {
 		part.First, part.Last = page.Files[0].Index, page.Files[len(page.Files)-1].Index
 	}
 	if page.Next != nil {
-		part.Next = &Pos{Change: page.Next.File, Line: page.Next.Line}
+		part.Next = &Pos{Change: page.Next.File, Line: page.Next.Line, Byte: page.Next.Byte, LineBytes: page.Next.LineBytes}
 	}
 	part.SetSplit(q.Split)
 	return part, nil

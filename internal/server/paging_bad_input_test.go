@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -672,9 +673,9 @@ func bodyLines(patch string, skip func(string) bool) []string {
 
 // A line longer than a whole reply (70 KB at the default 64 KiB limit; 10 KB
 // at 8,192 bytes), inside a hunk between other changes: every part fits,
-// the line is left out and the reply says so naming the file and the line
-// and the read_file call that reads around it (which works), following next
-// ends, and every other line of git's patch comes through.
+// the line comes in pieces, each after a marker naming the file, the line
+// and its bytes, following next ends, and the parts joined are git's patch
+// byte for byte.
 func TestBadInputLineLongerThanReply(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -705,7 +706,6 @@ func TestBadInputLineLongerThanReply(t *testing.T) {
 			if !strings.Contains(want, "\n+"+long+"\n") {
 				t.Fatal("control: git's diff does not hold the long line")
 			}
-			isLong := func(l string) bool { return strings.Contains(l, long) }
 			h := serve(t, r, withMaxBytes(c.maxBytes), withTextOnly())
 			for _, call := range []struct {
 				name, tool string
@@ -735,23 +735,24 @@ func TestBadInputLineLongerThanReply(t *testing.T) {
 						}
 					}
 					all := strings.Join(texts, "")
-					if strings.Contains(all, long[:c.maxBytes/2]) {
-						t.Fatal("a part holds (part of) the long line")
+					if strings.Contains(all, "[left out:") {
+						t.Fatal("a part left something out")
 					}
-					re := regexp.MustCompile(`\[left out: line (\d+) of the new long\.txt is (\d+) bytes, longer than a whole reply; read_file (\{.*\}) reads the file around it\]`)
-					m := re.FindStringSubmatch(all)
-					if m == nil {
-						t.Fatalf("no part says the long line was left out, naming the file, the line and read_file:\n%.3000s", all)
+					marker := regexp.MustCompile(`\[line (\d+) of the new long\.txt, bytes (\d+)–(\d+) of (\d+)(, from the previous part)?(; goes on in the next part|: the line's end)\]`)
+					ms := marker.FindAllStringSubmatch(all, -1)
+					if len(ms) < 2 {
+						t.Fatalf("the long line is not in pieces:\n%.3000s", all)
 					}
-					if m[1] != fmt.Sprint(longAt) || m[2] != fmt.Sprint(c.long+2) {
-						t.Errorf("the note says line %s of %s bytes, want line %d of %d bytes (with its '+' and newline)", m[1], m[2], longAt, c.long+2)
+					next := 1
+					for i, m := range ms {
+						if m[1] != fmt.Sprint(longAt) || m[2] != fmt.Sprint(next) || m[4] != fmt.Sprint(c.long) || (m[5] != "") != (i > 0) || (m[6] == ": the line's end") != (i == len(ms)-1) {
+							t.Fatalf("marker %d: %q", i, m[0])
+						}
+						to, _ := strconv.Atoi(m[3])
+						next = to + 1
 					}
-					var readArgs map[string]any
-					if err := json.Unmarshal([]byte(m[3]), &readArgs); err != nil {
-						t.Fatal(err)
-					}
-					if got := h.ok("read_file", readArgs); !strings.Contains(got, fmt.Sprintf("line %d edited\n", longAt-1)) && !strings.Contains(got, fmt.Sprintf("line %d\n", longAt-1)) {
-						t.Errorf("the note's read_file call %s does not read the lines before the long one:\n%.500s", m[3], got)
+					if next != c.long+1 {
+						t.Fatalf("the pieces end at byte %d of %d", next-1, c.long)
 					}
 					var patches [][]byte
 					for _, text := range texts {
@@ -765,8 +766,8 @@ func TestBadInputLineLongerThanReply(t *testing.T) {
 					if call.args["file_path"] != nil {
 						wantHere = r.Git("diff", "-M", base, head, "--", "long.txt")
 					}
-					if got, want := bodyLines(string(joined), isLong), bodyLines(wantHere, isLong); !slices.Equal(got, want) {
-						t.Errorf("the parts' lines (but the long one) are not git's: %d lines, want %d", len(got), len(want))
+					if string(joined) != wantHere {
+						t.Errorf("the parts joined are not git's patch: %d bytes, want %d", len(joined), len(wantHere))
 					}
 				})
 			}
