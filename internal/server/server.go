@@ -95,6 +95,9 @@ type Server struct {
 	diffs *paging.Diffs
 	// cursors signs and reads cursors (internal/paging).
 	cursors paging.Key
+	// ask is where asking the client for its roots in a tool result
+	// stands (roots.go).
+	ask rootsAsk
 }
 
 // New builds the MCP server with its tools (cfg.Tools) registered.
