@@ -133,7 +133,9 @@ func (s *Server) beforeCall(ctx context.Context, req *mcp.CallToolRequest) *mcp.
 		return nil
 	}
 	if len(req.Params.InputResponses) > 0 || req.Params.RequestState != "" {
-		s.ask.unanswered() // called again, without roots: not asked again
+		if s.ask.unanswered() { // called again, without roots: not asked again
+			s.cfg.Logger.Warn("the client called again without the roots it was asked for")
+		}
 		return nil
 	}
 	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
@@ -142,6 +144,7 @@ func (s *Server) beforeCall(ctx context.Context, req *mcp.CallToolRequest) *mcp.
 	if !s.ask.start(s.served.RootsPending) {
 		return nil
 	}
+	s.cfg.Logger.Info("asking the client for its roots in a tool result (protocol 2026-07-28)")
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsKey: &mcp.ListRootsParams{}}}
 }
 
@@ -171,7 +174,7 @@ func (a *rootsAsk) start(pending func() (done func())) bool {
 		return false
 	}
 	a.state, a.done = asking, pending()
-	a.timer = time.AfterFunc(cmp.Or(a.wait, rootsTimeout), a.unanswered)
+	a.timer = time.AfterFunc(cmp.Or(a.wait, rootsTimeout), func() { a.unanswered() })
 	return true
 }
 
@@ -192,16 +195,17 @@ func (a *rootsAsk) answered(serve func()) {
 }
 
 // unanswered gives up on an answer: the calls waiting for it go on, and
-// find nothing served.
-func (a *rootsAsk) unanswered() {
+// find nothing served. It reports whether one was awaited.
+func (a *rootsAsk) unanswered() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.state != asking {
-		return
+		return false
 	}
 	a.state = settled
 	a.timer.Stop()
 	a.done()
+	return true
 }
 
 // changed: the client's roots changed, and the next call asks for them.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -357,5 +358,23 @@ func TestRootsNothingServedNamesTheClientsFix(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// At most maxRoots roots of one answer are looked at: a repository named
+// after them is not served.
+func TestRootsPastTheMostLookedAtAreLeftOut(t *testing.T) {
+	base := t.TempDir()
+	var roots []string
+	for i := range maxRoots {
+		roots = append(roots, filepath.Join(base, fmt.Sprint(i)))
+	}
+	r := withOrigin(t, filepath.Join(t.TempDir(), "widgets"), "https://github.com/acme/widgets.git")
+	h, _ := serveAnywhereAs(t, t.TempDir(), anywhereClient{}, append(roots, r.Dir)...)
+	h.fails("list_repositories", nil, "NOT_FOUND")
+
+	h, _ = serveAnywhereAs(t, t.TempDir(), anywhereClient{}, append(roots[1:], r.Dir)...)
+	if got := h.ok("list_repositories", nil); !strings.Contains(got, "acme/widgets") {
+		t.Fatalf("the %dth root:\n%s", maxRoots, got)
 	}
 }
