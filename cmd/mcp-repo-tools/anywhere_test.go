@@ -13,7 +13,9 @@ import (
 // Started outside any repository (as Claude Desktop starts servers, in the
 // home directory), serve does not exit: a client connects, the instructions
 // say nothing is served yet, and a tool's error names --repo, --root and
-// the directory. A client that gives a root that is a repository gets it.
+// the directory. A client that gives a root that is a repository gets it,
+// on either protocol: asked after initialize (2025-11-25), or in the
+// first tool call's result (2026-07-28, server/discover).
 func TestServeOutsideARepositoryStarts(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -39,7 +41,7 @@ func TestServeOutsideARepositoryStarts(t *testing.T) {
 		return res.Content[0].(*mcp.TextContent).Text, res.IsError
 	}
 
-	cs := connect("") // the newest protocol: no roots to ask for
+	cs := connect("") // the newest protocol, with no roots to give
 	if inst := cs.InitializeResult().Instructions; !strings.Contains(inst, "Nothing is served yet") || !strings.Contains(inst, dir) {
 		t.Errorf("instructions do not say that nothing is served, started in %s:\n%s", dir, inst)
 	}
@@ -51,8 +53,10 @@ func TestServeOutsideARepositoryStarts(t *testing.T) {
 	}
 
 	r := project(t)
-	cs = connect("2025-11-25", r.Dir)
-	if msg, isErr := readMain(cs); isErr || !strings.Contains(msg, "println") {
-		t.Fatalf("read_file with a root that is a repository: %q", msg)
+	for _, version := range []string{"2025-11-25", ""} {
+		cs = connect(version, r.Dir)
+		if msg, isErr := readMain(cs); isErr || !strings.Contains(msg, "println") {
+			t.Fatalf("protocol %q: read_file with a root that is a repository: %q", version, msg)
+		}
 	}
 }

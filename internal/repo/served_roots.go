@@ -22,6 +22,7 @@ type rooted struct {
 	mu      sync.Mutex
 	cur     *Served       // nil: nothing served yet
 	roots   []string      // the client's last roots, for errors
+	how     string        // how the client gives the server a repository (SayHow)
 	ready   chan struct{} // closed unless a roots request is pending
 	retired []*Served     // replaced, closed with the server: calls may still use them
 }
@@ -122,8 +123,24 @@ func (rt *rooted) current(ctx context.Context) (*Served, error) {
 	if len(rt.roots) > 0 {
 		gave = fmt.Sprintf("none of the client's MCP roots (%s) is", strings.Join(rt.roots, ", "))
 	}
-	return nil, errcode.New(errcode.NotFound, "no repository is served: the server was started in %s, which is not inside a git repository, and %s a git repository. "+
-		"Start it with --repo PATH (one repository) or --root DIR (every repository under DIR/OWNER/REPO), or from inside a clone", rt.start, gave)
+	how := rt.how
+	if how == "" {
+		how = "Start it with --repo PATH (one repository) or --root DIR (every repository under DIR/OWNER/REPO), or from inside a clone"
+	}
+	return nil, errcode.New(errcode.NotFound, "no repository is served: the server was started in %s, which is not inside a git repository, and %s a git repository. %s", rt.start, gave, how)
+}
+
+// SayHow sets what the error every tool answers while nothing is served
+// says after why: how, in the client that started the server, to give it
+// a repository ("": start it with --repo or --root, or inside a clone).
+func (s *Served) SayHow(how string) {
+	if !s.FollowsRoots() {
+		return
+	}
+	rt := s.rooted
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.how = how
 }
 
 func (rt *rooted) close() {

@@ -3,30 +3,61 @@ package server
 // A server started outside any repository serves what the client's MCP
 // roots name (repo.ServeNothingYet), and its instructions say what is
 // served and where pull requests are.
+//
+// How the roots are asked for depends on the protocol revision the client
+// speaks. Up to 2025-11-25 the server sends roots/list once the client is
+// initialized, and again when the client says its roots changed. From
+// 2026-07-28 on there is no initialized step and a server may send the
+// client no request of its own: it answers a tools/call with an
+// input-required result that asks for roots/list (multi round-trip
+// requests), and the client calls again with its roots (beforeCall).
 
 import (
+	"cmp"
 	"context"
 	"net/url"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
 )
 
 // rootsTimeout bounds the wait for a client's roots: tool calls wait for
 // them meanwhile.
 const rootsTimeout = 10 * time.Second
 
+// maxRoots is the most roots of one answer that are looked at: each is
+// opened as a repository, within rootsTimeout.
+const maxRoots = 64
+
+// multiRoundTrip is the first protocol revision whose server asks for
+// roots in a tool result (inputRequests), not in a request of its own.
+const multiRoundTrip = "2026-07-28"
+
+// rootsKey names the roots/list request in a result's inputRequests, and
+// the client's answer in the next call's inputResponses.
+const rootsKey = "roots"
+
 // followRoots asks the client for its roots once it is initialized and
-// again whenever it says they changed.
+// again whenever it says they changed (protocol 2025-11-25 and before);
+// from 2026-07-28 on, a tool call asks (beforeCall).
 func (s *Server) followRoots(opts *mcp.ServerOptions) {
 	if !s.served.FollowsRoots() {
 		return
 	}
+	s.calls.Before = s.beforeCall
 	opts.InitializedHandler = func(_ context.Context, req *mcp.InitializedRequest) { s.askRoots(req.Session) }
-	opts.RootsListChangedHandler = func(_ context.Context, req *mcp.RootsListChangedRequest) { s.askRoots(req.Session) }
+	opts.RootsListChangedHandler = func(_ context.Context, req *mcp.RootsListChangedRequest) {
+		if asksInResults(req.Session) {
+			s.ask.changed() // the next call asks again
+			return
+		}
+		s.askRoots(req.Session)
+	}
 }
 
 // askRoots lists the client's roots and serves the git repositories among
@@ -47,15 +78,143 @@ func (s *Server) askRoots(ss *mcp.ServerSession) {
 			s.cfg.Logger.Warn("listing the client's roots", "err", err)
 			return
 		}
-		var dirs []string
-		for _, r := range res.Roots {
-			if d, ok := rootDir(r.URI); ok {
-				dirs = append(dirs, d)
-			}
-		}
-		served, skipped := s.served.SetRoots(ctx, dirs)
-		s.cfg.Logger.Info("serving the client's roots", "repositories", served, "notRepositories", skipped)
+		s.serveRoots(ctx, res.Roots)
 	}()
+}
+
+// serveRoots serves the git repositories among the client's roots, each
+// held to the rules of --repo (repo.Served.SetRoots).
+func (s *Server) serveRoots(ctx context.Context, roots []*mcp.Root) {
+	var dirs []string
+	for i, r := range roots {
+		if i == maxRoots {
+			s.cfg.Logger.Warn("the client gave more roots than are looked at", "roots", len(roots), "lookedAt", maxRoots)
+			break
+		}
+		if r == nil {
+			continue
+		}
+		if d, ok := rootDir(r.URI); ok {
+			dirs = append(dirs, d)
+		}
+	}
+	served, skipped := s.served.SetRoots(ctx, dirs)
+	s.cfg.Logger.Info("serving the client's roots", "repositories", served, "notRepositories", skipped)
+}
+
+// asksInResults: the session's client speaks 2026-07-28 or later, where
+// the server asks for roots in a tool result (the SDK's own test, which
+// decides whether such a result is sent as input_required).
+func asksInResults(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= multiRoundTrip
+}
+
+// beforeCall sees every tool call of a server started outside any
+// repository. It names, in the error tools answer while nothing is
+// served, the fix for the calling client; and on protocol 2026-07-28 it
+// asks a client that declares roots for them, once: the call is answered
+// with an input-required result whose inputRequests hold roots/list, and
+// the client calls again with the answer in inputResponses. Calls made
+// meanwhile wait for it (at most rootsTimeout, and their own deadline). A
+// client that does not answer is not asked again until it says its roots
+// changed: nothing loops.
+func (s *Server) beforeCall(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	s.served.SayHow(howToServe(toolcall.ClientName(req)))
+	if !asksInResults(req.Session) {
+		return nil // asked once initialized (askRoots)
+	}
+	if answer, ok := req.Params.InputResponses[rootsKey].(*mcp.ListRootsResult); ok {
+		s.ask.answered(func() {
+			ctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+			defer cancel()
+			s.serveRoots(ctx, answer.Roots)
+		})
+		return nil
+	}
+	if len(req.Params.InputResponses) > 0 || req.Params.RequestState != "" {
+		if s.ask.unanswered() { // called again, without roots: not asked again
+			s.cfg.Logger.Warn("the client called again without the roots it was asked for")
+		}
+		return nil
+	}
+	if caps := req.ClientCapabilities(); caps == nil || caps.RootsV2 == nil {
+		return nil // the client offers no roots
+	}
+	if !s.ask.start(s.served.RootsPending) {
+		return nil
+	}
+	s.cfg.Logger.Info("asking the client for its roots in a tool result (protocol 2026-07-28)")
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{rootsKey: &mcp.ListRootsParams{}}}
+}
+
+// rootsAsk is where asking a client for its roots in a tool result stands.
+type rootsAsk struct {
+	wait  time.Duration // how long the answer is waited for; 0: rootsTimeout
+	mu    sync.Mutex
+	state askState
+	done  func() // releases the calls waiting for the answer
+	timer *time.Timer
+}
+
+type askState int
+
+const (
+	notAsked askState = iota // the next call asks
+	asking                   // asked: calls wait for the answer
+	settled                  // answered or given up on: not asked until the roots change
+)
+
+// start asks, unless it was asked already: pending holds the calls until
+// the answer is served, or for a.wait at most.
+func (a *rootsAsk) start(pending func() (done func())) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != notAsked {
+		return false
+	}
+	a.state, a.done = asking, pending()
+	a.timer = time.AfterFunc(cmp.Or(a.wait, rootsTimeout), func() { a.unanswered() })
+	return true
+}
+
+// answered serves the answer (serve) if it was asked for and not given up
+// on; any other answer is not looked at.
+func (a *rootsAsk) answered(serve func()) {
+	a.mu.Lock()
+	if a.state != asking {
+		a.mu.Unlock()
+		return
+	}
+	a.state = settled
+	a.timer.Stop()
+	done := a.done
+	a.mu.Unlock()
+	defer done()
+	serve()
+}
+
+// unanswered gives up on an answer: the calls waiting for it go on, and
+// find nothing served. It reports whether one was awaited.
+func (a *rootsAsk) unanswered() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != asking {
+		return false
+	}
+	a.state = settled
+	a.timer.Stop()
+	a.done()
+	return true
+}
+
+// changed: the client's roots changed, and the next call asks for them.
+func (a *rootsAsk) changed() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state == settled {
+		a.state = notAsked
+	}
 }
 
 // rootDir is the local directory a file:// root names.
@@ -101,4 +260,23 @@ func (s *Server) withPullRefs(ctx context.Context, page []repo.Info) []repo.Info
 		}
 	}
 	return out
+}
+
+// howToServe is, for the client called name, how to give the server a
+// repository: the fix the error of every tool names while nothing is
+// served. --repo and --root are named for every client.
+func howToServe(name string) string {
+	const flags = "--repo PATH serves one repository, --root DIR every repository under DIR/OWNER/REPO"
+	switch name {
+	case "claude-code":
+		return "In Claude Code: start claude inside the repository, or add this server with the repository named: " +
+			"claude mcp add -s user repo-tools -- mcp-repo-tools serve --repo /path/to/repo (" + flags + ")"
+	case "Visual Studio Code", "Visual Studio Code - Insiders":
+		return "In VS Code: open the repository as a workspace folder (VS Code gives its workspace folders as MCP roots), " +
+			`or put "--repo", "/path/to/repo" after "serve" in the server's args in mcp.json (` + flags + ")"
+	case "cursor-vscode":
+		return "In Cursor: open the repository as the workspace, " +
+			`or put "--repo", "/path/to/repo" after "serve" in the server's args in .cursor/mcp.json (` + flags + ")"
+	}
+	return "" // repo's own: start it with --repo or --root, or from inside a clone
 }

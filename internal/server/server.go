@@ -97,6 +97,9 @@ type Server struct {
 	cursors paging.Key
 	// partCounts keeps the parts lately counted (partcount.go).
 	partCounts partCounts
+	// ask is where asking the client for its roots in a tool result
+	// stands (roots.go).
+	ask rootsAsk
 }
 
 // New builds the MCP server with its tools (cfg.Tools) registered.

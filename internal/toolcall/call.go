@@ -36,6 +36,10 @@ type Calls struct {
 	Timeout time.Duration
 	Logger  *slog.Logger
 	Impl    *mcp.Implementation
+	// Before, when set, sees each call first and may answer it itself
+	// (a server started outside any repository asks the client for its
+	// roots: internal/server/roots.go); nil: the tool answers.
+	Before func(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult
 	// logged holds the clients whose budget was logged (once each).
 	logged sync.Map
 }
@@ -59,6 +63,11 @@ func Add[In any](srv *mcp.Server, c *Calls, t *mcp.Tool, in *jsonschema.Schema, 
 		panic(fmt.Sprintf("tool %s: resolving input schema: %v", t.Name, err))
 	}
 	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if c.Before != nil {
+			if res := c.Before(ctx, req); res != nil {
+				return res, nil
+			}
+		}
 		start := time.Now()
 		res, err := callTool(ctx, c, t.Name, c.BudgetFor(req), req.Params.Arguments, schema, h)
 		ms := time.Since(start).Milliseconds()
