@@ -470,17 +470,15 @@ func TestMaxBytesOneShowsEveryLine(t *testing.T) {
 	checkJoined(t, parts, want)
 }
 
-// list_pull_request_files and get_pull_request say about how many parts
-// the whole diff takes at the client's budget, the same count. It is an
-// estimate from the patch's JSON-escaped size, counted beside the call, and
-// the framing a part has: within one part of the drain on the bench's pull
-// request (BENCHMARKS.md), within 4% here, where one file is split over a
-// hundred parts that are fuller than most.
+// list_pull_request_files and get_pull_request say how many parts the
+// whole diff takes at the client's budget, the same count, and it is the
+// drain's exactly: counted by the pager's own cut (partcount.go), as every
+// client, VS Code's UTF-16 units included.
 func TestPullRequestFilesSayHowManyParts(t *testing.T) {
 	r := clientsRepo(t)
-	re := regexp.MustCompile(`the whole diff: about (\d+) parts of this client's ([\d,]+)-byte replies`)
-	for _, name := range []string{"claude-code", "codex-mcp-client", "an-unknown-client"} {
-		h := serveAs(t, r, name, nil)
+	re := regexp.MustCompile(`the whole diff: (\d+) parts at this client's budget`)
+	for _, name := range []string{"claude-code", "codex-mcp-client", "Visual Studio Code", "an-unknown-client"} {
+		h := serveAs(t, r, name, nil, withMaxBytes(48_000))
 		m := re.FindStringSubmatch(h.ok("list_pull_request_files", prArgs(5)))
 		if m == nil {
 			t.Fatalf("%s: list_pull_request_files does not say how many parts the whole diff takes", name)
@@ -489,10 +487,8 @@ func TestPullRequestFilesSayHowManyParts(t *testing.T) {
 			t.Errorf("%s: get_pull_request's first line %q does not end with %q", name, first, m[0])
 		}
 		said, _ := strconv.Atoi(m[1])
-		got := len(drainResults(t, h, "get_pull_request_diff", prArgs(5)))
-		t.Logf("%s: said about %d parts of %s bytes, drained in %d", name, said, m[2], got)
-		if d := said - got; d > max(1, got/25) || -d > max(1, got/25) {
-			t.Errorf("%s: said about %d parts, the drain took %d", name, said, got)
+		if got := len(drainResults(t, h, "get_pull_request_diff", prArgs(5))); said != got {
+			t.Errorf("%s: said %d parts, the drain took %d", name, said, got)
 		}
 	}
 }

@@ -89,14 +89,24 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	// fitting a part to its notes asks (paging.Replay): the room a part
 	// is read in is reckoned as git's parts are (get_pull_request_diff.go),
 	// not with room for the longest notes a part could have.
-	stream := paging.NewReplay(func() (io.ReadCloser, error) {
+	open := func() (io.ReadCloser, error) {
 		body, err := b.f.PullDiff(ctx, in.Owner, in.Repo, in.Index)
 		if err != nil {
 			return nil, b.diffNotFound(ctx, err, in.Owner, in.Repo, in.Index)
 		}
 		return body, nil
-	}, replayKeep(s.budget(ctx)))
-	defer stream.Close()
+	}
+	var stream *paging.Replay
+	if shared := sharedByCount(ctx); shared != nil {
+		// Counting parts (partcount.go): every part reads the same diff.
+		if shared.stream == nil {
+			shared.stream = paging.NewReplay(open, countKeep)
+		}
+		stream = shared.stream
+	} else {
+		stream = paging.NewReplay(open, replayKeep(s.budget(ctx)))
+		defer stream.Close()
+	}
 	name := fmt.Sprintf("%s/%s#%d", in.Owner, in.Repo, in.Index)
 	var near *argcheck.PathsNear
 	source := func() io.Reader {
@@ -196,6 +206,11 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 // again from memory: what a part of its reply holds, four times over,
 // and what reading it reads ahead.
 func replayKeep(b paging.Budget) int { return 4*max(b.MaxBytes, b.Ceiling) + 128<<10 }
+
+// countKeep is how much of a forge's diff a count of its parts keeps, so
+// that its parts are read from memory and not each from the forge: a
+// larger diff is counted reading the forge's again past it, or not in time.
+const countKeep = 8 << 20
 
 // headMoved: a forge's pull request changed between two parts of a reply.
 func headMoved(index int, was, now string) error {

@@ -105,6 +105,10 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	}
 	files := out.Files
 	from := min(in.Offset, out.TotalCount)
+	parts := ""
+	if out.PatchBytes != nil && in.Offset == 0 {
+		parts = s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{out.Base, out.MergeBase, out.Head}, *out.PatchBytes, out.patchEscaped)
+	}
 	render := func(n int) reply[listPullRequestFilesOut] {
 		o := out
 		o.Files, o.Offset, o.NextOffset = files[:n], in.Offset, nil
@@ -115,7 +119,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		var b strings.Builder
 		b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
 		if o.PatchBytes != nil && in.Offset == 0 {
-			b.WriteString("; " + diffParts(s.budget(ctx), *o.PatchBytes, o.patchEscaped))
+			b.WriteString("; " + parts)
 		}
 		if n < o.TotalCount {
 			b.WriteString("; " + text.ShownRange(in.Offset, n, o.TotalCount, "file"))

@@ -82,6 +82,9 @@ func (s *Server) countParts(ctx context.Context, key string, guess int, call par
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	shared := &countShared{}
+	defer shared.close()
+	ctx = context.WithValue(ctx, countSharedKey{}, shared)
 	n := max(guess, 1)
 	for range 4 {
 		counted := s.drainCount(context.WithValue(ctx, countingKey{}, n), call)
@@ -96,6 +99,24 @@ func (s *Server) countParts(ctx context.Context, key string, guess int, call par
 		n = counted
 	}
 	return 0
+}
+
+// countShared is what the parts of one count share: a forge's diff, read
+// from its start by every part, kept once for all of them (forge.go).
+type countShared struct{ stream *paging.Replay }
+
+type countSharedKey struct{}
+
+func (c *countShared) close() {
+	if c.stream != nil {
+		c.stream.Close()
+	}
+}
+
+// sharedByCount is what the count ctx is in shares; nil outside a count.
+func sharedByCount(ctx context.Context) *countShared {
+	c, _ := ctx.Value(countSharedKey{}).(*countShared)
+	return c
 }
 
 // drainCount follows call's parts to the end: how many there are, or 0

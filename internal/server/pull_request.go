@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // pullRequest resolves owner/repo#index and the options of its diff: its
@@ -153,11 +152,35 @@ func (t *fileTally) String() string {
 // --max-bytes, the _meta's copy of the next call adds about 350.
 const partFraming = 850
 
-// diffParts says about how many replies get_pull_request_diff takes for a
-// whole diff of patch bytes, escaped in JSON (0: not counted, then about a
-// tenth more, as code escapes), at the call's budget b, so that an agent
-// knows what reading it whole costs; parts are filled to about 97%.
-func diffParts(b paging.Budget, patch, escaped int64) string {
+// wholeDiffParts says how many replies get_pull_request_diff takes for the
+// whole diff of pull request index, whose parts pin commits, at the budget
+// of the client that reads this reply: counted by the pager's own cut
+// (countParts), which the diff's first part then finds made; when that
+// cannot be done in time, about as many as its patch of patch bytes,
+// escaped in JSON (0: not counted, then about a tenth more), gives.
+func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index int, commits []string, patch, escaped int64) string {
+	// The diff's call asks for no less than the client is sent.
+	ctx = paging.WithBudget(ctx, s.budget(ctx).Widened())
+	in := getPullRequestDiffIn{Owner: owner, Repo: name, Index: index, ContextLines: defaultContextLines}
+	n := s.pullDiffParts(ctx, in, commits, patch, func(ctx context.Context, cursor string) (*paging.Call, error) {
+		more := in
+		more.Cursor = cursor
+		r, err := s.backend.pullRequestDiff(ctx, more, "")
+		return r.Next, err
+	})
+	switch {
+	case n == 1:
+		return "the whole diff fits one reply"
+	case n > 1:
+		return fmt.Sprintf("the whole diff: %d parts at this client's budget", n)
+	}
+	return diffPartsAbout(s.budget(ctx), patch, escaped)
+}
+
+// diffPartsAbout says about how many replies a whole diff of patch bytes,
+// escaped in JSON (0: not counted, then about a tenth more, as code
+// escapes), takes at budget b: parts are filled to about 97%.
+func diffPartsAbout(b paging.Budget, patch, escaped int64) string {
 	if escaped == 0 {
 		escaped = patch + patch/10
 	}
@@ -170,5 +193,5 @@ func diffParts(b paging.Budget, patch, escaped int64) string {
 	}
 	per := int64(max(b.MaxBytes-framing, b.MaxBytes/2)) * 97 / 100
 	n := (escaped + per - 1) / per
-	return fmt.Sprintf("the whole diff: about %d parts of this client's %s-byte replies", n, text.Thousands(b.MaxBytes))
+	return fmt.Sprintf("the whole diff: about %d parts at this client's budget (not counted in time)", n)
 }
