@@ -181,7 +181,11 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
-		return only.Note() + p.Notes(s.noteRules(sel.head))
+		n := only.Note() + p.Notes(s.noteRules(sel.head))
+		if in.Cursor == "" {
+			n = only.Missed() + n
+		}
+		return n
 	}
 	empty := "No file differs.\n"
 	build := func(part *paging.Part, partNotes string) reply[getDiffOut] {

@@ -125,7 +125,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
 		// them), and what the part's notes say.
-		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && q.Only.Missed() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
 		switch {
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
@@ -145,7 +145,11 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
-		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
+		n := q.Only.Note() + p.Notes(s.noteRules(pr.Head))
+		if first {
+			n = q.Only.Missed() + n
+		}
+		return n
 	}
 	build := func(part *paging.Part, partNotes string) pullDiffPart {
 		head := pullDiffHead{name: name, base: pr.Base, head: pr.Head, mergeBase: pr.MergeBase, first: first, path: path, paths: len(opts.Paths) > 0, files: files, size: size}
