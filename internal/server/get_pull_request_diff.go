@@ -53,14 +53,17 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
 		return textReply{}, err
 	}
-	path, err := s.checkFilePath(in.FilePath)
-	if err != nil {
-		return textReply{}, err
-	}
-	if path != "" && len(in.Paths) > 0 {
+	if in.FilePath != "" && len(in.Paths) > 0 {
 		return textReply{}, errcode.New(errcode.InvalidArgument, "file_path and paths cannot be given together: file_path names one file, paths files or directories (put file_path in paths)")
 	}
-	return s.backend.pullRequestDiff(ctx, in, path)
+	return orRenameLine(ctx, "file_path", in.FilePath, func(filePath string) (textReply, error) {
+		path, err := s.checkFilePath(filePath)
+		if err != nil {
+			return textReply{}, err
+		}
+		in.FilePath = filePath // the next call's
+		return s.backend.pullRequestDiff(ctx, in, path)
+	})
 }
 
 // gitOptions: the call asks for what only git's diff gives (a forge's diff
