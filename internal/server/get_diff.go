@@ -24,7 +24,7 @@ type getDiffIn struct {
 	Head         string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
 	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base (base...head) or direct (base..head)"`
 	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
-	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part"`
+	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part (0: as many as fit; raised to 256 if less)"`
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
 	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`

@@ -289,7 +289,7 @@ func (s *Server) emptyPull(ctx context.Context, r *repo.Repository, pr *repo.Pul
 	if reason == emptyNoPathMatched {
 		return textReply{Text: name + ": " + noPathMatchedText(all)}, nil
 	}
-	return textReply{Text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
+	return textReply{Text: fmt.Sprintf("The diff of %s is empty: %s%s.\n", name, whyEmpty(pr), checkedOutBase(ctx, r, pr))}, nil
 }
 
 // whyEmpty says why a pull request's diff is empty, with its commits.

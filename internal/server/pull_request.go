@@ -172,3 +172,25 @@ func diffParts(b paging.Budget, patch, escaped int64) string {
 	n := (escaped + per - 1) / per
 	return fmt.Sprintf("the whole diff: about %d parts of this client's %s-byte replies", n, text.Thousands(b.MaxBytes))
 }
+
+// checkedOutBase is what to add to why a local pull request's diff is
+// empty when its base is the checked-out branch (refs/pull/N/merge is not
+// fetched: repo.PullRequest's rule) and that branch already holds its
+// head: in a clone with the pull request's own branch checked out, it
+// showed "0 files changed" with nothing to say that the base was that
+// branch. "" otherwise.
+func checkedOutBase(ctx context.Context, r *repo.Repository, pr *repo.PullRequest) string {
+	if pr.Head != pr.MergeBase || pr.HeadRef == "" {
+		return "" // the base does not hold the head, or from a forge
+	}
+	merge := fmt.Sprintf("refs/pull/%d/merge", pr.Index)
+	if _, err := r.Git.CommitID(ctx, merge+"^1"); !errors.Is(err, git.ErrMissing) {
+		return ""
+	}
+	branch := r.Git.DefaultBranch(ctx)
+	if branch == "" {
+		branch = "HEAD, detached"
+	}
+	return fmt.Sprintf("; its base is the checked-out branch (%s), as %s is not fetched: if that is the pull request's own branch, not its target, get_diff with base set to the target and head=%s gives its changes",
+		text.Name(branch), merge, pr.HeadRef)
+}
