@@ -136,6 +136,20 @@ type Filter struct {
 	// note, when set, says what the selection noted as it kept changes
 	// (Note).
 	note func() string
+	// missed, when set, names the paths that matched no change kept
+	// (Missed).
+	missed func() string
+}
+
+// Missed is a note naming the paths of the filter that matched none of
+// the changes it was asked to keep, after a listing of the whole diff
+// (ReadPart lists it whole with a filter); "" when each matched, when
+// none did, and for no filter. A call says it once, in its first part.
+func (f *Filter) Missed() string {
+	if f == nil || f.missed == nil {
+		return ""
+	}
+	return f.missed()
 }
 
 // Note is what the filter noted of the changes it kept, for the part's

@@ -144,6 +144,14 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 			large = patch
 		case lost:
 			small, next = patch, patch+max(spare, MinPartRoom)
+			if maxBytes > 0 {
+				// The call asked for small parts: the room grows only
+				// as far as the header lines left out need (within
+				// lostGrowth times), not to the whole reply's, which
+				// held the whole diff for any maxBytes under a 280-byte
+				// line.
+				next = min(next, patch*lostGrowth)
+			}
 		default:
 			small = patch // fits, with room to fill
 		}
@@ -177,6 +185,12 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		partNotes = notes(part)
 	}
 }
+
+// lostGrowth is how many times more room a part with a small maxBytes is
+// read in again when it left a line or a file's header lines out: such a
+// part holds at most lostGrowth times what the item needs beside it, and
+// maxRefits growths reach past a megabyte from MinPartRoom.
+const lostGrowth = 4
 
 // fillSlack: a part is full when what it leaves of its budget is at most
 // a fillSlack-th of it.

@@ -9,22 +9,28 @@ import (
 )
 
 // renamePairs selects the changes get_diff's paths name, keeping a rename
-// whole when paths name one side of it, and remembers those it paired.
+// whole when paths name one side of it, and remembers those it paired and
+// which paths matched a change.
 type renamePairs struct {
 	paths  []string
 	paired []string // the first maxPaired
 	count  int
+	hit    []bool // hit[i]: a change is at or under paths[i]
 }
 
 const maxPaired = 50
 
+// under: p is at or under one of paths; every path it is under is marked
+// hit, so that a path that selects nothing can be named (a typo would
+// otherwise go unseen beside the paths that matched).
 func (rp *renamePairs) under(p string) bool {
-	for _, q := range rp.paths {
+	in := false
+	for i, q := range rp.paths {
 		if p == q || strings.HasPrefix(p, q+"/") {
-			return true
+			rp.hit[i], in = true, true
 		}
 	}
-	return false
+	return in
 }
 
 // selects: c is on a path of paths, on either side (only, without
@@ -51,6 +57,21 @@ func (rp *renamePairs) note() string {
 	return fmt.Sprintf("[paths named one side of %s: both sides are shown, as one rename]\n", FileList(rp.paired, nil, rp.count, NoteListRoom, ""))
 }
 
+// missedNote names the paths that matched no change, when some did: when
+// none did, the reply says so in place of the diff (noPathMatchedText).
+func (rp *renamePairs) missedNote() string {
+	var missed []string
+	for i, q := range rp.paths {
+		if !rp.hit[i] {
+			missed = append(missed, text.Name(q))
+		}
+	}
+	if len(missed) == 0 || len(missed) == len(rp.paths) {
+		return ""
+	}
+	return fmt.Sprintf("[paths that match no changed file: %s; paths are literal files or directories, not globs]\n", FileList(missed, nil, len(missed), NoteListRoom, ""))
+}
+
 // PathsFilter is the selection a diff tool's paths make of the diff's
 // file list, in each part: the changes at or under them, a rename whole
 // when they name one side of it (renamePairs, which notes those: Filter.Note).
@@ -59,6 +80,6 @@ func PathsFilter(paths []string) *Filter {
 	if len(paths) == 0 {
 		return nil
 	}
-	pairs := &renamePairs{paths: paths}
-	return &Filter{Key: "paths with the other side of renames", Keep: pairs.only, Again: pairs.selects, note: pairs.note}
+	pairs := &renamePairs{paths: paths, hit: make([]bool, len(paths))}
+	return &Filter{Key: "paths with the other side of renames", Keep: pairs.only, Again: pairs.selects, note: pairs.note, missed: pairs.missedNote}
 }

@@ -75,22 +75,30 @@ func (r *Repository) PullHeadRef(ctx context.Context, index int) string {
 
 // fetchHint is the command that fetches pull request index from the
 // clone's origin remote: a plain clone has none of them. The remote's URL
-// is read only to tell GitLab's form from the others'.
+// is read only to tell the forge by its host: GitLab keeps merge requests
+// under merge-requests/, GitHub, Gitea and Forgejo under pull/. An origin
+// that is a path, or on a host that names neither, gets both commands,
+// each said for which: the GitHub form alone sent a GitLab user to a ref
+// that does not exist.
 func (r *Repository) fetchHint(ctx context.Context, index int) string {
 	n := strconv.Itoa(index)
+	pull := "pull/" + n + "/head:refs/pull/" + n + "/head"
+	mr := "merge-requests/" + n + "/head:refs/merge-requests/" + n + "/head"
 	url := r.Git.ConfigValue(ctx, "remote.origin.url")
-	if url == "" {
-		return "It has no origin remote: fetch it from the forge's repository, in the clone: git fetch URL pull/" + n + "/head:refs/pull/" + n + "/head"
+	switch host := remoteHost(url); {
+	case url == "":
+		return "It has no origin remote: fetch it from the forge's repository, in the clone: git fetch URL " + pull + " (GitHub, Gitea, Forgejo), or git fetch URL " + mr + " (GitLab)"
+	case strings.Contains(host, "gitlab"):
+		return "Fetch it from the clone's remote (GitLab), in the clone: git fetch origin " + mr
+	case strings.Contains(host, "github") || strings.Contains(host, "gitea") || strings.Contains(host, "forgejo") || strings.Contains(host, "codeberg"):
+		return "Fetch it from the clone's remote, in the clone: git fetch origin " + pull
 	}
-	if looksGitLab(url) {
-		return "Fetch it from the clone's remote (GitLab), in the clone: git fetch origin merge-requests/" + n + "/head:refs/merge-requests/" + n + "/head"
-	}
-	return "Fetch it from the clone's remote, in the clone: git fetch origin pull/" + n + "/head:refs/pull/" + n + "/head"
+	return "Fetch it from the clone's remote, in the clone: git fetch origin " + pull + " where origin keeps GitHub's, Gitea's or Forgejo's refs, or git fetch origin " + mr + " where it keeps GitLab's"
 }
 
-// looksGitLab reports whether a remote URL's host names GitLab
-// (gitlab.com, gitlab.example.org); a local path has no host.
-func looksGitLab(url string) bool {
+// remoteHost is the host of a remote URL, lower-cased (gitlab.com,
+// gitlab.example.org); "" for a local path, which has none.
+func remoteHost(url string) string {
 	var host string
 	if _, rest, ok := strings.Cut(url, "://"); ok {
 		host, _, _ = strings.Cut(rest, "/")
@@ -101,7 +109,7 @@ func looksGitLab(url string) bool {
 		host = host[i+1:]
 	}
 	host, _, _ = strings.Cut(host, ":")
-	return strings.Contains(strings.ToLower(host), "gitlab")
+	return strings.ToLower(host)
 }
 
 // PullRefs says where the repository keeps its pull requests'

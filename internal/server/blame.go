@@ -81,7 +81,16 @@ var blameTool = defineTool(toolSpec{
 	},
 }, (*Server).blame)
 
+// blame reads in.Path as given or, when no file has that name, as a
+// rename line of a file list (orRenameLine).
 func (s *Server) blame(ctx context.Context, in blameIn) (reply[blameOut], error) {
+	return orRenameLine(ctx, "path", in.Path, func(path string) (reply[blameOut], error) {
+		in.Path = path
+		return s.blamePath(ctx, in)
+	})
+}
+
+func (s *Server) blamePath(ctx context.Context, in blameIn) (reply[blameOut], error) {
 	path, err := s.cfg.Policy.Check(in.Path)
 	if err != nil {
 		return reply[blameOut]{}, err

@@ -272,7 +272,8 @@ func TestEmptyPullRequestDiffSaysSo(t *testing.T) {
 
 	t.Run("head is the base", func(t *testing.T) {
 		got := h.ok("get_pull_request_diff", prArgs(20))
-		want := "The diff of acme/widgets#20 is empty: its head " + main[:12] + " is already part of its base (it is the merge base), so no file differs; list_commits with index=20 lists the commits its merge brought in (or says why a fast-forward cannot tell them).\n"
+		want := "The diff of acme/widgets#20 is empty: its head " + main[:12] + " is already part of its base (it is the merge base), so no file differs; list_commits with index=20 lists the commits its merge brought in (or says why a fast-forward cannot tell them)" +
+			"; its base is the checked-out branch (main), as refs/pull/20/merge is not fetched: if that is the pull request's own branch, not its target, get_diff with base set to the target and head=refs/pull/20/head gives its changes.\n"
 		if got != want {
 			t.Fatalf("got  %q\nwant %q", got, want)
 		}

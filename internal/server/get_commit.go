@@ -22,7 +22,7 @@ type getCommitIn struct {
 	Owner    string `json:"owner,omitempty" jsonschema:"repository owner"`
 	Repo     string `json:"repo,omitempty" jsonschema:"repository name"`
 	Ref      string `json:"ref" jsonschema:"commit SHA, branch or tag"`
-	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part"`
+	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part (0: as many as fit; raised to 256 if less)"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
 	ContextLines int `json:"contextLines" jsonschema:"context lines"`

@@ -24,7 +24,7 @@ type getDiffIn struct {
 	Head         string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
 	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base (base...head) or direct (base..head)"`
 	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
-	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part"`
+	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part (0: as many as fit; raised to 256 if less)"`
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
 	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
@@ -187,7 +187,11 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
-		return only.Note() + p.Notes(s.noteRules(sel.head))
+		n := only.Note() + p.Notes(s.noteRules(sel.head))
+		if in.Cursor == "" {
+			n = only.Missed() + n
+		}
+		return n
 	}
 	empty := "No file differs.\n"
 	build := func(part *paging.Part, partNotes string) reply[getDiffOut] {

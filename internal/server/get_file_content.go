@@ -41,7 +41,16 @@ var getFileContentTool = defineTool(toolSpec{
 	},
 }, (*Server).getFileContent)
 
+// getFileContent reads in.FilePath as given or, when no file has that name, as a
+// rename line of a file list (orRenameLine).
 func (s *Server) getFileContent(ctx context.Context, in getFileContentIn) (textReply, error) {
+	return orRenameLine(ctx, "filePath", in.FilePath, func(path string) (textReply, error) {
+		in.FilePath = path
+		return s.getFileContentPath(ctx, in)
+	})
+}
+
+func (s *Server) getFileContentPath(ctx context.Context, in getFileContentIn) (textReply, error) {
 	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
 		return textReply{}, err
 	}

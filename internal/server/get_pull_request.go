@@ -85,9 +85,9 @@ type prCommit struct {
 var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
-	Description: "Get a pull request's overview by number (index): base, head, merge base, files changed; from a forge also title, description, author, state, labels, reviews and checks; locally its commits, in parts when long. " +
-		"Call it first in a review; then list_pull_request_files, get_pull_request_diff, list_commits. " +
-		wholeDiff,
+	Description: "Get a pull request's overview by number (index): base, head, merge base, files changed; from a forge also title, description, author, state, labels, reviews and checks; " +
+		"locally its commits, in parts when long, and as base refs/pull/<index>/merge^1 if fetched, else the checked-out branch. " +
+		"Call it first in a review; then list_pull_request_files, get_pull_request_diff, list_commits.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 	},

@@ -53,14 +53,17 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
 		return textReply{}, err
 	}
-	path, err := s.checkFilePath(in.FilePath)
-	if err != nil {
-		return textReply{}, err
-	}
-	if path != "" && len(in.Paths) > 0 {
+	if in.FilePath != "" && len(in.Paths) > 0 {
 		return textReply{}, errcode.New(errcode.InvalidArgument, "file_path and paths cannot be given together: file_path names one file, paths files or directories (put file_path in paths)")
 	}
-	return s.backend.pullRequestDiff(ctx, in, path)
+	return orRenameLine(ctx, "file_path", in.FilePath, func(filePath string) (textReply, error) {
+		path, err := s.checkFilePath(filePath)
+		if err != nil {
+			return textReply{}, err
+		}
+		in.FilePath = filePath // the next call's
+		return s.backend.pullRequestDiff(ctx, in, path)
+	})
 }
 
 // gitOptions: the call asks for what only git's diff gives (a forge's diff
@@ -125,7 +128,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
 		// them), and what the part's notes say.
-		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && q.Only.Missed() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
 		switch {
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
@@ -154,7 +157,11 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
-		return q.Only.Note() + p.Notes(s.noteRules(pr.Head))
+		n := q.Only.Note() + p.Notes(s.noteRules(pr.Head))
+		if first {
+			n = q.Only.Missed() + n
+		}
+		return n
 	}
 	build := func(part *paging.Part, partNotes string) pullDiffPart {
 		head := pullDiffHead{name: name, base: pr.Base, head: pr.Head, mergeBase: pr.MergeBase, first: first, path: path, paths: len(opts.Paths) > 0, files: files, size: size, place: place}
@@ -311,7 +318,7 @@ func (s *Server) emptyPull(ctx context.Context, r *repo.Repository, pr *repo.Pul
 	if reason == emptyNoPathMatched {
 		return textReply{Text: name + ": " + noPathMatchedText(all)}, nil
 	}
-	return textReply{Text: fmt.Sprintf("The diff of %s is empty: %s.\n", name, whyEmpty(pr))}, nil
+	return textReply{Text: fmt.Sprintf("The diff of %s is empty: %s%s.\n", name, whyEmpty(pr), checkedOutBase(ctx, r, pr))}, nil
 }
 
 // whyEmpty says why a pull request's diff is empty, with its commits.

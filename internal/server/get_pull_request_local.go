@@ -78,7 +78,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	// The base's ref, by repo.PullRequest's rule.
 	baseRef, why := fmt.Sprintf("refs/pull/%d/merge^1", in.Index), "the first parent of its merge ref"
 	if _, err := r.Git.CommitID(ctx, fmt.Sprintf("refs/pull/%d/merge^1", in.Index)); errors.Is(err, git.ErrMissing) {
-		if baseRef, why = r.Git.DefaultBranch(ctx), "the default branch"; baseRef == "" {
+		if baseRef, why = r.Git.DefaultBranch(ctx), fmt.Sprintf("the checked-out branch: refs/pull/%d/merge is not fetched", in.Index); baseRef == "" {
 			baseRef, why = "HEAD", "HEAD, detached"
 		}
 	} else if err != nil {
@@ -104,7 +104,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		},
 	}
 	if total == 0 {
-		p.empty = whyEmpty(pr)
+		p.empty = whyEmpty(pr) + checkedOutBase(ctx, r, pr)
 		return p.render(nil), nil
 	}
 	list, err := s.pullCommits(ctx, r.Git, pr, total, start, &whole)

@@ -74,15 +74,24 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		return reply[listChangedFilesOut]{}, paging.GoneCommit(sel.repo, in.Cursor != "", err)
 	}
 	out := listChangedFilesOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, TotalFiles: total}
-	var empty string // what the text says of a diff without files
+	var lead string // what the text says before the files: why there are none, or which paths matched none
 	if total == 0 {
 		reason, all, err := whyNoFile(ctx, sel.repo, sel.opts)
 		if err != nil {
 			return reply[listChangedFilesOut]{}, err
 		}
 		if out.EmptyReason = reason; reason == emptyNoPathMatched {
-			empty = noPathMatchedText(all)
+			lead = noPathMatchedText(all)
 		}
+	}
+	if in.Cursor == "" && total > 0 && len(sel.opts.Paths) > 1 {
+		// Which paths matched nothing, said once: the listing is the one
+		// the page was read from (remembered when small).
+		only := paging.PathsFilter(sel.opts.Paths)
+		if _, err := sel.repo.Git.EachChange(ctx, sel.opts, func(_ int, c git.Change) error { only.Keep(c); return nil }); err != nil {
+			return reply[listChangedFilesOut]{}, paging.GoneCommit(sel.repo, false, err)
+		}
+		lead = only.Missed()
 	}
 	from := min(in.Offset, total)
 	files := make([]changedFile, len(page))
@@ -104,7 +113,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		if n < total {
 			b.WriteString("; " + text.ShownRange(from, n, total, "file"))
 		}
-		b.WriteString("\n" + empty)
+		b.WriteString("\n" + lead)
 		for _, f := range out.Files {
 			b.WriteString(f.line())
 		}

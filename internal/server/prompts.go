@@ -99,6 +99,12 @@ func (s *Server) workflow(intro string, steps []step, outro string) *mcp.GetProm
 	return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}}}
 }
 
+// lineParams says why the workflow spells line parameters two ways: each
+// call uses its tool's own names (blame's are Gitea's, as
+// get_file_content's), and each tool takes the other spelling too
+// (argcheck.AliasGroups).
+const lineParams = "Its lines are start_line and end_line; read_file's are startLine and endLine (each tool takes either spelling)."
+
 const followNext = "When a reply is partial, its last line (and _meta \"" + paging.MetaKeyNext + "\") gives the exact call for the next part: make it, until a reply has none."
 
 func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -142,7 +148,7 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the pull request's head (not the default branch)."},
 		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at the head."},
 		{"list_commits", with("index", index), "The commits, when a change needs its reason; get_commit shows one."},
-		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit."},
+		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit. " + lineParams},
 	}...)
 	return s.workflow(fmt.Sprintf("Review pull request #%d of %s/%s. Use the mcp-repo-tools tools in this order (replace <PATH>, <DIR> and <NAME>):", index, owner, name),
 		steps, "Then write the review: for each problem, the file and line at the head, what is wrong, and a fix. Say what you did not read."), nil
@@ -173,7 +179,7 @@ func (s *Server) reviewChanges(_ context.Context, req *mcp.GetPromptRequest) (*m
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at head."},
 		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at head."},
 		{"list_commits", with("base", base, "head", head), "The commits, when a change needs its reason; get_commit shows one."},
-		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit."},
+		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit. " + lineParams},
 	}
 	return s.workflow(fmt.Sprintf("Review the changes of %s since it branched from %s. Use the mcp-repo-tools tools in this order (replace <PATH> and <NAME>):", head, base),
 		steps, "Then write the review: for each problem, the file and line at head, what is wrong, and a fix. Say what you did not read."), nil

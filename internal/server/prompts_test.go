@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -191,5 +192,69 @@ func TestReviewPromptNeedsNoNamesWithOneRepository(t *testing.T) {
 	}
 	if text := res.Messages[0].Content.(*mcp.TextContent).Text; !strings.Contains(text, `list_pull_request_files {"index":3,"owner":"acme","repo":"widgets"}`) {
 		t.Errorf("review_pull_request without owner and repo:\n%s", text)
+	}
+}
+
+// Each call the prompts give uses its tool's own parameter names, line
+// parameters included (blame's start_line, read_file's startLine), and
+// the prompt says both spellings work, which they do.
+func TestPromptCallsUseEachToolsParameters(t *testing.T) {
+	r := testrepo.New(t)
+	r.Write("a.go", "package a\n\nfunc A() {}\n")
+	r.Commit("one")
+	h := serve(t, r)
+	ctx := context.Background()
+	props := map[string]map[string]any{}
+	for tool, err := range h.cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema, _ := tool.InputSchema.(map[string]any)
+		props[tool.Name], _ = schema["properties"].(map[string]any)
+	}
+	for name, a := range map[string]map[string]string{
+		"review_pull_request": {"owner": "acme", "repo": "widgets", "index": "7"},
+		"review_changes":      {"base": "main", "head": "feature"},
+	} {
+		res, err := h.cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := res.Messages[0].Content.(*mcp.TextContent).Text
+		calls := 0
+		for _, line := range strings.Split(text, "\n") {
+			_, call, ok := strings.Cut(line, ". ")
+			tool, args, ok2 := strings.Cut(call, " {")
+			if !ok || !ok2 || props[tool] == nil {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte("{"+args), &m); err != nil {
+				t.Fatalf("%s: %q: %v", name, line, err)
+			}
+			calls++
+			for k := range m {
+				if _, ok := props[tool][k]; !ok {
+					t.Errorf("%s: %s is given %q, not one of its parameters", name, tool, k)
+				}
+			}
+		}
+		if calls < 5 || !strings.Contains(text, lineParams) {
+			t.Errorf("%s: %d calls; says of line parameters %v:\n%s", name, calls, strings.Contains(text, lineParams), text)
+		}
+	}
+	// Either spelling, as the prompt says.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"blame", args("path", "a.go", "startLine", 3, "endLine", 3)},
+		{"blame", args("path", "a.go", "start_line", 3, "end_line", 3)},
+		{"read_file", args("path", "a.go", "ref", "HEAD", "start_line", 3, "end_line", 3)},
+		{"read_file", args("path", "a.go", "ref", "HEAD", "startLine", 3, "endLine", 3)},
+	} {
+		if text := h.ok(c.tool, c.args); !strings.Contains(text, "func A() {}") || strings.Contains(text, "package a") {
+			t.Errorf("%s %v does not give line 3 alone:\n%s", c.tool, c.args, text)
+		}
 	}
 }

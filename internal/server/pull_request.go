@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // pullRequest resolves owner/repo#index and the options of its diff: its
@@ -194,4 +195,26 @@ func diffPartsAbout(b paging.Budget, patch, escaped int64) string {
 	per := int64(max(b.MaxBytes-framing, b.MaxBytes/2)) * 97 / 100
 	n := (escaped + per - 1) / per
 	return fmt.Sprintf("the whole diff: about %d parts at this client's budget (not counted in time)", n)
+}
+
+// checkedOutBase is what to add to why a local pull request's diff is
+// empty when its base is the checked-out branch (refs/pull/N/merge is not
+// fetched: repo.PullRequest's rule) and that branch already holds its
+// head: in a clone with the pull request's own branch checked out, it
+// showed "0 files changed" with nothing to say that the base was that
+// branch. "" otherwise.
+func checkedOutBase(ctx context.Context, r *repo.Repository, pr *repo.PullRequest) string {
+	if pr.Head != pr.MergeBase || pr.HeadRef == "" {
+		return "" // the base does not hold the head, or from a forge
+	}
+	merge := fmt.Sprintf("refs/pull/%d/merge", pr.Index)
+	if _, err := r.Git.CommitID(ctx, merge+"^1"); !errors.Is(err, git.ErrMissing) {
+		return ""
+	}
+	branch := r.Git.DefaultBranch(ctx)
+	if branch == "" {
+		branch = "HEAD, detached"
+	}
+	return fmt.Sprintf("; its base is the checked-out branch (%s), as %s is not fetched: if that is the pull request's own branch, not its target, get_diff with base set to the target and head=%s gives its changes",
+		text.Name(branch), merge, pr.HeadRef)
 }

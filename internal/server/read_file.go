@@ -53,7 +53,16 @@ var readFileTool = defineTool(toolSpec{
 	},
 }, (*Server).readFile)
 
+// readFile reads in.Path as given or, when no file has that name, as a
+// rename line of a file list (orRenameLine).
 func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut], error) {
+	return orRenameLine(ctx, "path", in.Path, func(path string) (reply[readFileOut], error) {
+		in.Path = path
+		return s.readFilePath(ctx, in)
+	})
+}
+
+func (s *Server) readFilePath(ctx context.Context, in readFileIn) (reply[readFileOut], error) {
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
 		return reply[readFileOut]{}, err

@@ -233,7 +233,7 @@ func TestRegistryDescriptionsShareTheRules(t *testing.T) {
 // The tools that lead to a diff give the one rule for reading it whole or
 // file by file, once each, and no tool another (issue 32, item 5).
 func TestRegistryDescriptionsGiveTheOneDiffRule(t *testing.T) {
-	gives := []string{"get_diff", "get_pull_request_diff", "get_pull_request", "list_pull_request_files"}
+	gives := []string{"get_diff", "get_pull_request_diff", "list_pull_request_files"}
 	for _, d := range Tools() {
 		desc := d.Tool().Description
 		want := 0

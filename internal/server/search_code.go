@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
@@ -233,11 +234,11 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 		fmt.Fprintf(&b, "search_code %q (%s, %s) in %s: ", in.Query, kind, sens, where)
 		switch {
 		case o.Truncated:
-			fmt.Fprintf(&b, "matches %d–%d shown; more follow\n", in.Offset+1, in.Offset+n)
+			b.WriteString(matchRange(in.Offset, n) + " shown; more follow\n")
 		case in.Offset > 0:
-			fmt.Fprintf(&b, "matches %d–%d of %d\n", in.Offset+1, in.Offset+n, in.Offset+n)
+			fmt.Fprintf(&b, "%s of %d\n", matchRange(in.Offset, n), in.Offset+n)
 		default:
-			fmt.Fprintf(&b, "%d matches\n", n)
+			b.WriteString(text.Count(n, "match") + "\n")
 		}
 		for i, m := range o.Matches {
 			if in.ContextLines > 0 && i > 0 {
@@ -260,11 +261,46 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 			fmt.Fprintf(&b, "[not searched: %d "+files+" in ranges]\n", o.SkippedLarge, byteSize(s.cfg.MaxSearchFileBytes))
 		}
 		if o.Truncated {
-			b.WriteString("[more matches follow: the next call goes on; or narrow the search with pathGlobs (e.g. [\"src/**/*.go\"]) or a more specific query]\n")
+			b.WriteString("[more matches follow: the next call goes on; or narrow the search with pathGlobs" + globExample(all) + " or a more specific query]\n")
 		}
 		return reply[searchCodeOut]{Text: b.String(), Out: o, Next: next}
 	}
 	return paging.FitList(s.budget(ctx), len(all), render)
+}
+
+// matchRange names the n matches a reply shows after offset: "match 4",
+// "matches 4–9".
+func matchRange(offset, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("match %d", offset+1)
+	}
+	return fmt.Sprintf("matches %d–%d", offset+1, offset+n)
+}
+
+// globExample is a pathGlobs example for narrowing a search, from the
+// files it matched: " (e.g. [\"*.c\"])" for the extension most matches'
+// files have; "" when none has a plain one. A fixed example ("src/**/*.go")
+// was another language's in most repositories.
+func globExample(matches []searchMatch) string {
+	count := map[string]int{}
+	best := ""
+	for _, m := range matches {
+		base := path.Base(m.Path)
+		ext := path.Ext(base)
+		if ext == base || len(ext) < 2 || strings.ContainsFunc(ext[1:], func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' || r == '+')
+		}) {
+			continue // no extension, a dotfile's name, or one a glob or JSON would have to escape
+		}
+		count[ext]++
+		if c := count[ext]; c > count[best] || c == count[best] && ext < best {
+			best = ext
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (e.g. ["*` + best + `"])`
 }
 
 // matchesNote says which of the lines a search shows (matches and their

@@ -14,10 +14,13 @@ func Count(n int, thing string) string {
 	return fmt.Sprintf("%d %s", n, Plural(thing))
 }
 
-// Plural is the plural of the nouns replies count.
+// Plural is the plural of the nouns replies count: "entries", "matches".
 func Plural(thing string) string {
-	if strings.HasSuffix(thing, "y") {
+	switch {
+	case strings.HasSuffix(thing, "y"):
 		return strings.TrimSuffix(thing, "y") + "ies"
+	case strings.HasSuffix(thing, "ch"), strings.HasSuffix(thing, "sh"), strings.HasSuffix(thing, "s"), strings.HasSuffix(thing, "x"):
+		return thing + "es"
 	}
 	return thing + "s"
 }
