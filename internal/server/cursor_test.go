@@ -160,7 +160,6 @@ var cursorCalls = []pagedCall{
 	{"get_commit", "get_commit", args("ref", "feature")},
 	{"get_pull_request_diff", "get_pull_request_diff", prArgs(7)},
 	{"list_pull_request_files", "list_pull_request_files", prArgs(7, "limit", 2)},
-	{"get_pull_request", "get_pull_request", prArgs(9)},
 }
 
 // A cursor made under another key (another server's: a restart with a new

@@ -46,8 +46,8 @@ type getPullRequestOut struct {
 	Body         *string    `json:"body" jsonschema:"this part's share of the forge's description, exactly; null for a local pull request"`
 	BodyOffset   int        `json:"bodyOffset" jsonschema:"where body starts in the whole description, in bytes"`
 	BodyBytes    int        `json:"bodyBytes" jsonschema:"size of the whole description in bytes"`
-	Commits      []prCommit `json:"commits" jsonschema:"locally, this part's commits, oldest first; empty in forge mode"`
-	Truncated    bool       `json:"truncated" jsonschema:"true when the description or the commits go on in a next part"`
+	Commits      []prCommit `json:"commits" jsonschema:"locally, the first commits, oldest first; empty in forge mode"`
+	Truncated    bool       `json:"truncated" jsonschema:"true when the description goes on in a next part (forge), or commits are left out (locally: list_commits with index lists them all)"`
 	// TitleHidden and BodyHidden: the bidi controls and invisible
 	// characters of title and body.
 	TitleHidden []string          `json:"titleHiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters title holds, by code point and name, shown as they are; absent when none"`
@@ -86,8 +86,8 @@ var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
 	Description: "Get a pull request's overview by number (index): base, head, merge base, files changed; from a forge also title, description, author, state, labels, reviews and checks; " +
-		"locally its commits, in parts when long, and as base refs/pull/<index>/merge^1 if fetched, else the checked-out branch. " +
-		"Call it first in a review; then list_pull_request_files, get_pull_request_diff, list_commits.",
+		"locally its first commits (list_commits lists all), and as base refs/pull/<index>/merge^1 if fetched, else the checked-out branch. " +
+		"Call it first in a review; its first line says how many parts get_pull_request_diff takes.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 	},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
@@ -49,27 +49,25 @@ const pullCountWait = 2 * time.Second
 func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequestIn, cur *paging.Cursor) (reply[getPullRequestOut], error) {
 	var none reply[getPullRequestOut]
 	s := lb.s
-	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, cur)
+	if cur != nil {
+		// Earlier servers paged the commits; the overview is one reply.
+		return none, errcode.New(errcode.InvalidArgument, "a local pull request's overview comes in one reply and takes no cursor: leave it out; list_commits with index=%d lists all its commits", in.Index)
+	}
+	r, pr, opts, err := s.pullRequest(ctx, in.Owner, in.Repo, in.Index, nil)
 	if err != nil {
 		return none, err
 	}
-	files := 0
-	counted := func() *diff.Total { return nil }
-	if cur != nil {
-		files = cur.Files
-	} else {
-		// The patch's size, counted beside the commits as
-		// get_pull_request_diff counts it, says what reading the whole
-		// diff costs; no size rather than a late one, for an overview:
-		// the count gives up within half of pullCountWait.
-		countCtx, cancel := context.WithTimeout(ctx, pullCountWait)
-		defer cancel()
-		var stop func()
-		counted, stop = s.diffs.StartCount(countCtx, paging.Request{Repo: r, Opts: opts, Hide: s.hiddenSection})
-		defer stop()
-		if files, err = r.Git.EachChange(ctx, opts, func(int, git.Change) error { return nil }); err != nil {
-			return none, err
-		}
+	// The patch's size, counted beside the commits as
+	// get_pull_request_diff counts it, says what reading the whole
+	// diff costs; no size rather than a late one, for an overview:
+	// the count gives up within half of pullCountWait.
+	countCtx, cancel := context.WithTimeout(ctx, pullCountWait)
+	defer cancel()
+	counted, stop := s.diffs.StartCount(countCtx, paging.Request{Repo: r, Opts: opts, Hide: s.hiddenSection})
+	defer stop()
+	files, err := r.Git.EachChange(ctx, opts, func(int, git.Change) error { return nil })
+	if err != nil {
+		return none, err
 	}
 	total, err := r.Git.CountCommits(ctx, pr.MergeBase, pr.Head, nil)
 	if err != nil {
@@ -87,16 +85,9 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	if pr.HeadRef == "" { // a later part: the cursor pinned the commits, not the ref
 		pr.HeadRef = r.PullHeadRef(ctx, in.Index)
 	}
-	start, whole := 0, -1 // whole: how many of the first commits have their messages shown; -1 until the first part decides
-	if cur != nil {
-		start, whole = cur.File, int(cur.Line)
-		if start >= total || whole < 0 || whole > total {
-			return none, errPullPosition()
-		}
-	}
+	whole := -1 // how many of the first commits have their messages shown; pullCommits decides
 	p := localPull{
-		in: in, files: files, total: total, start: start, baseRef: baseRef, baseWhy: why,
-		seal:   func(c paging.Cursor) string { return s.cursors.Encode(c, r.FullName()) },
+		in: in, files: files, total: total, baseRef: baseRef, baseWhy: why,
 		header: pullHeader(in.Owner, in.Repo, in.Index, files, pr.Base, pr.MergeBase, pr.Head),
 		out: getPullRequestOut{
 			Index: in.Index, Labels: []string{}, BaseRef: baseRef, HeadRef: pr.HeadRef,
@@ -107,7 +98,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		p.empty = whyEmpty(pr) + checkedOutBase(ctx, r, pr)
 		return p.render(nil), nil
 	}
-	list, err := s.pullCommits(ctx, r.Git, pr, total, start, &whole)
+	list, err := s.pullCommits(ctx, r.Git, pr, total, &whole)
 	if err != nil {
 		return none, err
 	}
@@ -116,10 +107,10 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 		p.header = pullHeaderBytes(in.Owner, in.Repo, in.Index, files, &t.Bytes, pr.Base, pr.MergeBase, pr.Head) + "; " + s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{pr.Base, pr.MergeBase, pr.Head}, t.Bytes, t.Escaped)
 	}
 	res := paging.FitList(s.budget(ctx), len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
-	if len(res.Out.Commits) == 0 && start < whole {
-		// A whole message that does not fit a part (one of control
-		// characters, each escaped in six bytes): from it on, one line each.
-		p.whole = start
+	if len(res.Out.Commits) == 0 && whole > 0 {
+		// A whole message that does not fit a reply (one of control
+		// characters, each escaped in six bytes): one line each.
+		p.whole = 0
 		for i := range list {
 			list[i].whole = false
 		}
@@ -128,6 +119,11 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	return res, nil
 }
 
+// overviewLines is the most commits the overview lists one line each,
+// after those it shows whole: the rest are list_commits', which pages
+// them, so that a pull request of hundreds of commits is one reply.
+const overviewLines = 20
+
 // pullCommits reads the commits a part may show, from commit start on:
 // the first *whole of the pull request with their messages, the later ones
 // (as many as a reply could hold) with their subjects. In the first part
@@ -135,47 +131,37 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 // messages, as a part shows them, fill at most 1/wholeShare of a reply.
 // Each commit's files are counted in the same git log (--name-only), not
 // one git process per commit.
-func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequest, total, start int, whole *int) ([]pullEntry, error) {
+func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequest, total int, whole *int) ([]pullEntry, error) {
 	var list []pullEntry
-	if *whole < 0 || start < *whole {
-		n := wholeMessagesRead
-		if *whole >= 0 {
-			n = *whole - start
-		}
-		o := git.LogOptions{From: pr.MergeBase, To: pr.Head, Reverse: true, Skip: start, Limit: min(total-start, n), WithBody: true, WithFileCount: true}
-		read, err := g.Log(ctx, o)
-		if err != nil && o.Limit > fewCommits && ctx.Err() == nil {
-			// Messages too large to hold so many at once.
-			o.Limit = fewCommits
-			read, err = g.Log(ctx, o)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if *whole < 0 {
-			room, used := s.budget(ctx).MaxBytes/wholeShare, 0
-			if s.cfg.Structured {
-				room /= 2 // the messages are in the structured content too
-			}
-			for len(list) < len(read) {
-				if used += s.budget(ctx).Len(wholeCommitText(read[len(list)], start+len(list)+1, total)); used > room {
-					break
-				}
-				list = append(list, pullEntry{c: read[len(list)], whole: true})
-			}
-			*whole = len(list)
-		} else {
-			for _, c := range read {
-				list = append(list, pullEntry{c: c, whole: true})
-			}
-		}
+	const start = 0
+	n := wholeMessagesRead
+	o := git.LogOptions{From: pr.MergeBase, To: pr.Head, Reverse: true, Skip: start, Limit: min(total-start, n), WithBody: true, WithFileCount: true}
+	read, err := g.Log(ctx, o)
+	if err != nil && o.Limit > fewCommits && ctx.Err() == nil {
+		// Messages too large to hold so many at once.
+		o.Limit = fewCommits
+		read, err = g.Log(ctx, o)
 	}
+	if err != nil {
+		return nil, err
+	}
+	room, used := s.budget(ctx).MaxBytes/wholeShare, 0
+	if s.cfg.Structured {
+		room /= 2 // the messages are in the structured content too
+	}
+	for len(list) < len(read) {
+		if used += s.budget(ctx).Len(wholeCommitText(read[len(list)], start+len(list)+1, total)); used > room {
+			break
+		}
+		list = append(list, pullEntry{c: read[len(list)], whole: true})
+	}
+	*whole = len(list)
 	from := start + len(list)
-	if from < *whole || from >= total {
-		return list, nil // a part of whole messages, or the last commits
+	if from >= total {
+		return list, nil
 	}
 	lines, err := g.Log(ctx, git.LogOptions{From: pr.MergeBase, To: pr.Head, Reverse: true, Skip: from,
-		Limit: min(total-from, max(1, s.budget(ctx).MaxBytes/oneLineBytes)), WithFileCount: true, MaxParents: 1})
+		Limit: min(total-from, overviewLines, max(1, s.budget(ctx).MaxBytes/oneLineBytes)), WithFileCount: true, MaxParents: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -189,12 +175,10 @@ func (s *Server) pullCommits(ctx context.Context, g *git.Repo, pr *repo.PullRequ
 type localPull struct {
 	in                       getPullRequestIn
 	files, total             int
-	start                    int // the part's first commit
 	whole                    int // the first commits shown with their messages
 	header, baseRef, baseWhy string
 	empty                    string // why there are no commits
 	out                      getPullRequestOut
-	seal                     func(paging.Cursor) string // signs the next part's cursor
 }
 
 // pullEntry is a commit of a part: with its whole message, or one line.
@@ -255,13 +239,10 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 	out := p.out
 	out.Commits = make([]prCommit, 0, len(list))
 	b.WriteString(p.header + "\n")
-	first := p.start == 0
-	if first {
-		fmt.Fprintf(&b, "Base: %s at %s (%s)\n", text.Name(p.baseRef), out.Base, p.baseWhy)
-		fmt.Fprintf(&b, "Head: %s at %s\n", out.HeadRef, out.Head)
-		fmt.Fprintf(&b, "Merge base: %s\n", out.MergeBase)
-		b.WriteString("A local pull request is only its refs: no title, description, state or labels. Its commits tell its story.\n")
-	}
+	fmt.Fprintf(&b, "Base: %s at %s (%s)\n", text.Name(p.baseRef), out.Base, p.baseWhy)
+	fmt.Fprintf(&b, "Head: %s at %s\n", out.HeadRef, out.Head)
+	fmt.Fprintf(&b, "Merge base: %s\n", out.MergeBase)
+	b.WriteString("A local pull request is only its refs: no title, description, state or labels. Its commits tell its story.\n")
 	switch p.total {
 	case 0:
 		fmt.Fprintf(&b, "Commits: none: %s.\n", p.empty)
@@ -271,13 +252,13 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 			fmt.Fprintf(&b, "; %s, then one line each (author date, author, subject, files changed; get_commit shows one whole)", wholeWords(p.whole))
 		}
 		if len(list) < p.total {
-			b.WriteString("; this part: " + commitRange(p.start, len(list)))
+			b.WriteString("; shown: " + commitRange(0, len(list)))
 		}
 		b.WriteString(":\n")
 	}
 	var lines []histCommit
 	for i, e := range list {
-		n := p.start + i + 1
+		n := i + 1
 		pc := prCommit{SHA: e.c.SHA, Author: e.c.Author.Name, Date: commitDate(e.c.Author.Date), FilesChanged: e.c.FilesChanged}
 		if !e.whole {
 			if len(lines) == 0 {
@@ -300,16 +281,13 @@ func (p localPull) render(list []pullEntry) reply[getPullRequestOut] {
 		pc.Message, pc.MessageHidden = ptr(msg), text.NewHiddenChars(hidden, text.Hidden{})
 		out.Commits = append(out.Commits, pc)
 	}
-	b.WriteString(subjectsNote(lines))
-	r := reply[getPullRequestOut]{Text: b.String(), Out: out}
-	if next := p.start + len(list); next < p.total {
-		r.Out.Truncated = true
-		n := p.in
-		n.Cursor = p.seal(paging.Cursor{Tool: getPullRequestName, Args: paging.ArgsDigest(p.in, "cursor"), Commits: []string{out.Base, out.MergeBase, out.Head},
-			File: next, Line: int64(p.whole), Files: p.files})
-		r.Next = paging.Continue(getPullRequestName, n)
+	if rest := p.total - len(list); rest > 0 {
+		more := listCommitsIn{Owner: p.in.Owner, Repo: p.in.Repo, Index: p.in.Index, Order: histOldest, Offset: len(list)}
+		fmt.Fprintf(&b, "\n%s: list_commits with %s lists them, oldest first.\n", text.Count(rest, "more commit"), paging.PlainJSON(paging.Continue("list_commits", more).Arguments))
 	}
-	return r
+	b.WriteString(subjectsNote(lines))
+	out.Truncated = len(list) < p.total
+	return reply[getPullRequestOut]{Text: b.String(), Out: out}
 }
 
 // wholeWords says how many first commits a part shows whole.

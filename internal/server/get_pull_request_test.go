@@ -15,7 +15,6 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
 
@@ -98,12 +97,12 @@ func TestGetPullRequestLocal(t *testing.T) {
 	}
 }
 
-// A local pull request with more commits than a reply holds comes in
-// parts: the first commits with their whole messages (as many as fill a
-// share of a reply), every later one on one line; followed to the end,
-// the parts hold every commit once, in order, and what they show of each
-// is git's.
-func TestGetPullRequestLocalParts(t *testing.T) {
+// A local pull request's overview is one reply at any budget: the first
+// commits with their whole messages (as many as fill a share of a reply),
+// at most overviewLines more on one line, and the list_commits call that
+// lists the rest; that call, followed to its end, lists every other commit
+// once, in order. What the overview shows of each commit is git's.
+func TestGetPullRequestLocalOverviewIsOneReply(t *testing.T) {
 	r := newPRRepo(t)
 	r.Git("checkout", "-q", "feature")
 	var long strings.Builder
@@ -127,113 +126,76 @@ func TestGetPullRequestLocalParts(t *testing.T) {
 	want := strings.Fields(rev("rev-list", "--reverse", r.mergeBase+".."+head))
 	subjects := strings.Split(rev("log", "--reverse", "--format=%s", r.mergeBase+".."+head), "\n")
 
-	for _, structured := range []bool{false, true} {
-		t.Run(fmt.Sprintf("structured=%v", structured), func(t *testing.T) {
-			opts := []option{withMaxBytes(MinMaxBytes)}
-			if !structured {
-				opts = append(opts, withTextOnly())
+	for _, limit := range []int{MinMaxBytes, DefaultMaxBytes} {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			h := serve(t, r.Repo, withMaxBytes(limit))
+			var out getPullRequestOut
+			text := h.structured("get_pull_request", prArgs(7), &out)
+			if out.Next != nil || !out.Truncated || *out.CommitCount != len(want) {
+				t.Fatalf("next %v, truncated %v, %d commits: want one reply of %d commits, truncated", out.Next, out.Truncated, *out.CommitCount, len(want))
 			}
-			h := serve(t, r.Repo, opts...)
 			var shas []string
 			whole, oneLine := 0, 0
-			a := prArgs(7)
-			parts := 0
-			for ; a != nil; parts++ {
-				if parts > 100 {
-					t.Fatal("more than 100 parts")
-				}
-				res := h.call("get_pull_request", a)
-				if res.IsError {
-					t.Fatalf("part %d: %s", parts, textOf(res))
-				}
-				text := textOf(res)
-				if !strings.HasPrefix(text, "acme/widgets#7: ") {
-					t.Fatalf("part %d does not start with the header:\n%.300s", parts, text)
-				}
-				n := nextOf(t, res)
-				if structured {
-					var out getPullRequestOut
-					data, _ := json.Marshal(res.StructuredContent)
-					if err := json.Unmarshal(data, &out); err != nil {
-						t.Fatal(err)
+			for i, c := range out.Commits {
+				shas = append(shas, c.SHA)
+				switch {
+				case c.Message != nil && c.Subject == nil:
+					if oneLine > 0 {
+						t.Fatalf("commit %d has its message after %d one-line commits: only the first come whole", i+1, oneLine)
 					}
-					if out.Truncated != (n != nil) || len(out.Commits) == 0 {
-						t.Fatalf("part %d: truncated %v, next %v, %d commits", parts, out.Truncated, n, len(out.Commits))
+					whole++
+					if w := rev("log", "-1", "--format=%s%n%n%b", c.SHA); strings.TrimRight(*c.Message, "\n") != strings.TrimRight(w, "\n") {
+						t.Fatalf("the message of %s is not git's:\n%q\nwant\n%q", c.SHA, *c.Message, w)
 					}
-					for _, c := range out.Commits {
-						i := len(shas)
-						shas = append(shas, c.SHA)
-						if files := gitFilesChanged(r.Repo, c.SHA); c.FilesChanged != files {
-							t.Fatalf("commit %s: filesChanged %d, git diff-tree lists %d", c.SHA, c.FilesChanged, files)
-						}
-						switch {
-						case c.Message != nil && c.Subject == nil:
-							if oneLine > 0 {
-								t.Fatalf("commit %d has its message after %d one-line commits: only the first come whole", i+1, oneLine)
-							}
-							whole++
-							if w := rev("log", "-1", "--format=%s%n%n%b", c.SHA); strings.TrimRight(*c.Message, "\n") != strings.TrimRight(w, "\n") {
-								t.Fatalf("the message of %s is not git's:\n%q\nwant\n%q", c.SHA, *c.Message, w)
-							}
-						case c.Subject != nil && c.Message == nil:
-							oneLine++
-							if i < len(subjects) && *c.Subject != subjects[i] {
-								t.Fatalf("commit %d: subject %q, git says %q", i+1, *c.Subject, subjects[i])
-							}
-						default:
-							t.Fatalf("commit %+v: a message or a subject, one of them", c)
-						}
+				case c.Subject != nil && c.Message == nil:
+					oneLine++
+					if *c.Subject != subjects[i] {
+						t.Fatalf("commit %d: subject %q, git says %q", i+1, *c.Subject, subjects[i])
 					}
-				} else {
-					for _, line := range strings.Split(text, "\n") {
-						if sha, ok := strings.CutPrefix(line, "commit "); ok {
-							shas = append(shas, strings.Fields(sha)[0])
-							whole++
-						} else if f := strings.Fields(line); len(f) > 3 && len(f[0]) == 12 && strings.HasPrefix(want[min(len(shas), len(want)-1)], f[0]) {
-							shas = append(shas, want[len(shas)])
-							oneLine++
-							if !strings.HasSuffix(line, "(0 files)") || !strings.Contains(line, " Test Author "+subjects[len(shas)-1]+" ") {
-								t.Fatalf("one-line commit %d: %q", len(shas), line)
-							}
-						}
-					}
-				}
-				if n == nil {
-					a = nil
-				} else {
-					if n.Tool != "get_pull_request" {
-						t.Fatalf("next calls %s", n.Tool)
-					}
-					a = n.Arguments
+				default:
+					t.Fatalf("commit %+v: a message or a subject, one of them", c)
 				}
 			}
+			if whole < 1 || whole > 4 || oneLine == 0 || oneLine > overviewLines {
+				t.Errorf("%d whole and %d one-line commits: want 1–4 whole (the fifth's message is long) and 1–%d on one line", whole, oneLine, overviewLines)
+			}
+			shas = append(shas, restOfCommits(t, h, text)...)
 			if !slices.Equal(shas, want) {
-				t.Fatalf("%d parts listed %d commits, git lists %d:\n%v\n%v", parts, len(shas), len(want), shas, want)
-			}
-			// The long message of the fifth commit is over a quarter of a
-			// reply: the first four come whole, the rest one line each
-			// (with --structured, which holds the messages twice, an eighth
-			// of a reply: fewer).
-			if whole != 4 && (!structured || whole < 1 || whole >= 4) || oneLine != len(want)-whole || parts < 2 {
-				t.Fatalf("%d whole, %d one-line commits in %d parts; want 4 whole in parts", whole, oneLine, parts)
+				t.Fatalf("the overview and its list_commits call list %d commits, git lists %d", len(shas), len(want))
 			}
 		})
 	}
-	// A cursor pins its pull request's head: when the head moves, the next
-	// part is refused, saying to start over (review 3, finding 02).
-	h := serve(t, r.Repo, withMaxBytes(MinMaxBytes))
-	res := h.call("get_pull_request", prArgs(7))
-	n := nextOf(t, res)
-	r.Git("update-ref", "refs/pull/7/head", r.mergeBase)
-	if msg := h.fails("get_pull_request", n.Arguments, "INVALID_ARGUMENT"); !strings.Contains(msg, "the pull request moved") {
-		t.Fatalf("after the head moved, the next part: %q", msg)
-	}
 }
 
-// The target: a pull request of 700 commits, each changing a file,
-// takes at most 2 calls and 100 KB at the default reply limit, with every
-// commit listed once and its files counted as git counts them.
-func TestGetPullRequest700CommitsInTwoCalls(t *testing.T) {
+// restOfCommits follows the list_commits call an overview's text gives
+// for the commits it does not show, and returns them, oldest first.
+func restOfCommits(t *testing.T, h *harness, text string) []string {
+	t.Helper()
+	_, call, ok := strings.Cut(text, ": list_commits with ")
+	call, _, ok2 := strings.Cut(call, " lists them, oldest first.")
+	if !ok || !ok2 {
+		t.Fatalf("the overview does not give the list_commits call for the rest:\n%s", text)
+	}
+	var a map[string]any
+	if err := json.Unmarshal([]byte(call), &a); err != nil {
+		t.Fatalf("the list_commits call %s: %v", call, err)
+	}
+	var shas []string
+	for _, res := range drainResults(t, h, "list_commits", a) {
+		var out listCommitsOut
+		histDecode(t, res, &out)
+		for _, c := range out.Commits {
+			shas = append(shas, c.SHA)
+		}
+	}
+	return shas
+}
+
+// A pull request of 700 commits, each changing a file: the overview is one
+// reply of at most 20 KB at the default reply limit, and its list_commits
+// call lists every other commit once, with its files counted as git
+// counts them.
+func TestGetPullRequest700Commits(t *testing.T) {
 	r := newPRRepo(t)
 	const commits = 700
 	fastCommits(r.Repo, "refs/pull/7/head", r.mergeBase, commits, func(i int) (string, map[string]string) {
@@ -244,62 +206,24 @@ func TestGetPullRequest700CommitsInTwoCalls(t *testing.T) {
 		}
 		return msg, files
 	})
-	rev := func(args ...string) string { return strings.TrimSpace(r.Git(args...)) }
-	head := rev("rev-parse", "refs/pull/7/head")
-	want := strings.Fields(rev("rev-list", "--reverse", r.mergeBase+".."+head))
-	if len(want) != commits {
-		t.Fatalf("the pull request has %d commits", len(want))
+	want := strings.Fields(strings.TrimSpace(r.Git("rev-list", "--reverse", r.mergeBase+"..refs/pull/7/head")))
+	h := serve(t, r.Repo)
+	res := h.call("get_pull_request", prArgs(7))
+	data, _ := json.Marshal(res)
+	var out getPullRequestOut
+	histDecode(t, res, &out)
+	if res.IsError || nextOf(t, res) != nil || len(data) > 20_000 {
+		t.Fatalf("the overview: error %v, next %v, %d bytes; want one reply of at most 20 KB", res.IsError, nextOf(t, res), len(data))
 	}
-	for _, structured := range []bool{false, true} {
-		t.Run(fmt.Sprintf("structured=%v", structured), func(t *testing.T) {
-			opts := []option{}
-			if !structured {
-				opts = append(opts, withTextOnly())
-			}
-			h := serve(t, r.Repo, opts...)
-			var shas []string
-			calls, bytes := 0, 0
-			for a := prArgs(7); a != nil; calls++ {
-				res := h.call("get_pull_request", a)
-				if res.IsError {
-					t.Fatalf("call %d: %s", calls, textOf(res))
-				}
-				data, _ := json.Marshal(res)
-				bytes += len(data)
-				var out getPullRequestOut
-				if structured {
-					data, _ := json.Marshal(res.StructuredContent)
-					if err := json.Unmarshal(data, &out); err != nil {
-						t.Fatal(err)
-					}
-					for _, c := range out.Commits {
-						i := len(shas)
-						shas = append(shas, c.SHA)
-						if w := 1 + btoi(i%7 == 0); c.FilesChanged != w {
-							t.Fatalf("commit %d: filesChanged %d, want %d", i+1, c.FilesChanged, w)
-						}
-					}
-				} else {
-					for _, line := range strings.Split(textOf(res), "\n") {
-						f := strings.Fields(line)
-						if len(f) > 0 && len(shas) < len(want) && (f[0] == "commit" && len(f) > 1 && f[1] == want[len(shas)] || f[0] == git.Short(want[len(shas)])) {
-							shas = append(shas, want[len(shas)])
-						}
-					}
-				}
-				a = nil
-				if n := nextOf(t, res); n != nil {
-					a = n.Arguments
-				}
-			}
-			if !slices.Equal(shas, want) {
-				t.Fatalf("%d calls listed %d of the %d commits", calls, len(shas), len(want))
-			}
-			t.Logf("structured=%v: %d calls, %d bytes", structured, calls, bytes)
-			if !structured && (calls > 2 || bytes > 100_000) {
-				t.Fatalf("%d calls and %d bytes for %d commits; want at most 2 calls and 100 KB", calls, bytes, commits)
-			}
-		})
+	var shas []string
+	for i, c := range out.Commits {
+		shas = append(shas, c.SHA)
+		if w := 1 + btoi(i%7 == 0); c.FilesChanged != w {
+			t.Fatalf("commit %d: filesChanged %d, want %d", i+1, c.FilesChanged, w)
+		}
+	}
+	if shas = append(shas, restOfCommits(t, h, textOf(res))...); !slices.Equal(shas, want) {
+		t.Fatalf("the overview and its list_commits call list %d commits, git lists %d", len(shas), len(want))
 	}
 }
 
@@ -576,17 +500,12 @@ func TestGetPullRequestBadInput(t *testing.T) {
 	if after := r.Snapshot(); after != before {
 		t.Fatalf("repository changed")
 	}
-	// A cursor of another tool, or of another pull request, is refused.
+	// A cursor of another tool is refused.
 	big := serve(t, bigPullRequest(t, r).Repo, withMaxBytes(MinMaxBytes))
 	res := big.call("get_pull_request_diff", prArgs(7))
 	if n := nextOf(t, res); n != nil {
 		big.fails("get_pull_request", prArgs(7, "cursor", n.Arguments["cursor"]), "INVALID_ARGUMENT")
 	}
-	n := nextOf(t, big.call("get_pull_request", prArgs(7)))
-	if n == nil {
-		t.Fatal("no second part")
-	}
-	big.fails("get_pull_request", prArgs(8, "cursor", n.Arguments["cursor"]), "INVALID_ARGUMENT")
 }
 
 // bigPullRequest gives #7 of r enough commits to take several parts at

@@ -22,7 +22,7 @@ import (
 const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + paging.MetaKeyNext + `"); make it as given, never guess arguments. A \ that starts a line of a file or text is the server's, not in it: it marks a line that reads like one of the server's own, and a [framed: …] note names it. owner and repo may be left out when one repository is served.
 
 Reviewing a pull request:
-1. get_pull_request: its purpose, base and head. list_pull_request_files: its files, line counts and patch sizes.
+1. get_pull_request: its purpose, base, head, and how many parts the whole diff takes. To pick files instead, list_pull_request_files: their line counts and patch sizes.
 2. get_pull_request_diff: ` + wholeDiff + ` To read a few: file_path (one file) or paths (files and directories).
 3. Read code at the pull request's head, not the default branch: read_file with ref=refs/pull/<index>/head or the head SHA.
 4. Callers and other uses, at the head: search_code with the same ref (*.c matches at any depth).
@@ -141,8 +141,8 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 			step{"list_pull_request_comments", pr, "The discussion, when the description leaves a decision unclear."})
 	}
 	steps = append(steps, []step{
-		{"list_pull_request_files", pr, "The files it changes, with status, line counts and patch sizes (test and generated files marked)."},
-		{"get_pull_request_diff", pr, "The whole diff. " + wholeDiff + " " + followNext},
+		{"get_pull_request_diff", pr, "The whole diff, in the parts get_pull_request counted. " + wholeDiff + " " + followNext},
+		{"list_pull_request_files", pr, "Only to pick files, when you do not read it whole: the files with status, line counts and patch sizes (test and generated files marked)."},
 		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "One chosen file's changes, when you read only a few."},
 		{"get_pull_request_diff", with("index", index, "paths", []string{"<DIR>/", "<PATH>"}), "Or a directory, or a group of files, in one go: paths takes files and directories (both sides of a rename)."},
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the pull request's head (not the default branch)."},

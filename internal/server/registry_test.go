@@ -143,7 +143,7 @@ func TestRegistryDescriptionsNameTheirSiblings(t *testing.T) {
 		"list_files":                 {"search_code"},
 		"list_commits":               {"get_commit", "blame"},
 		"blame":                      {"list_commits", "get_commit"},
-		"get_pull_request":           {"list_pull_request_files", "get_pull_request_diff", "list_commits"},
+		"get_pull_request":           {"get_pull_request_diff", "list_commits"},
 		"list_repositories":          {},
 		"get_commit_status":          {"get_pull_request", "list_action_runs"},
 		"list_action_runs":           {"read_job_log", "get_commit_status"},
