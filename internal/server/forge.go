@@ -154,9 +154,9 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	if err := pull(); err != nil {
 		return textReply{}, err
 	}
-	place := placeOf(cur, first, 0)
+	place, routes := placeOf(cur, first, 0), ""
 	if first {
-		place.n = s.pullDiffParts(ctx, in, []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
+		place.n, routes = s.pullDiffParts(ctx, in, []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
 			more := in
 			more.Cursor = cursor
 			r, err := b.pullRequestDiff(ctx, more, path)
@@ -177,7 +177,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, nil, "", p)
-		return p.Notes(s.noteRules(pr.Head.SHA))
+		return routes + p.Notes(s.noteRules(pr.Head.SHA))
 	}
 	next := in
 	next.Cursor = paging.CursorProbe

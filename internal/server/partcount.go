@@ -147,28 +147,28 @@ func (s *Server) drainCount(ctx context.Context, call partCall) int {
 	return 0
 }
 
-// partCounts keeps the counts of parts made lately, so that the count an
-// overview gives (get_pull_request) is not made again by the diff's first
-// part. Bounded: when full it starts again.
-type partCounts struct {
+// memo keeps what counts made lately (a count of parts, a routes note),
+// so that the count an overview gives (get_pull_request) is not made again
+// by the diff's first part. Bounded: when full it starts again.
+type memo[V any] struct {
 	mu sync.Mutex
-	m  map[string]int
+	m  map[string]V
 }
 
-const maxPartCounts = 1024
+const maxMemo = 1024
 
-func (c *partCounts) get(key string) (int, bool) {
+func (c *memo[V]) get(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n, ok := c.m[key]
-	return n, ok
+	v, ok := c.m[key]
+	return v, ok
 }
 
-func (c *partCounts) put(key string, n int) {
+func (c *memo[V]) put(key string, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxPartCounts {
-		c.m = map[string]int{}
+	if c.m == nil || len(c.m) >= maxMemo {
+		c.m = map[string]V{}
 	}
-	c.m[key] = n
+	c.m[key] = v
 }

@@ -163,7 +163,7 @@ func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index i
 	// The diff's call asks for no less than the client is sent.
 	ctx = paging.WithBudget(ctx, s.budget(ctx).Widened())
 	in := getPullRequestDiffIn{Owner: owner, Repo: name, Index: index, ContextLines: defaultContextLines}
-	n := s.pullDiffParts(ctx, in, commits, patch, func(ctx context.Context, cursor string) (*paging.Call, error) {
+	n, _ := s.pullDiffParts(ctx, in, commits, patch, func(ctx context.Context, cursor string) (*paging.Call, error) {
 		more := in
 		more.Cursor = cursor
 		r, err := s.backend.pullRequestDiff(ctx, more, "")

@@ -95,8 +95,10 @@ type Server struct {
 	diffs *paging.Diffs
 	// cursors signs and reads cursors (internal/paging).
 	cursors paging.Key
-	// partCounts keeps the parts lately counted (partcount.go).
-	partCounts partCounts
+	// partCounts and routes keep the parts lately counted and the notes
+	// of cheaper routes lately made (partcount.go, cheaper_routes.go).
+	partCounts memo[int]
+	routes     memo[string]
 	// ask is where asking the client for its roots in a tool result
 	// stands (roots.go).
 	ask rootsAsk
