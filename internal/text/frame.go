@@ -44,6 +44,7 @@ var BracketOpeners = []string{
 	"partial reply", "complete reply", "note:", "framed:", "hidden characters", "hidden by", "not utf-8", "not diffed",
 	"not searched", "not counted", "left out", "renames not searched", "test files", "generated or vendored", "no patch",
 	"paths named", "message goes on", "a field of this commit", "more matches", "pathglobs matched", "body bytes", "body cut",
+	"line ", // a piece's marker (PieceMarker)
 }
 
 // HeaderKeys are the words that start the server's header lines
