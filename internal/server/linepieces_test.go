@@ -1,12 +1,18 @@
 package server
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
@@ -102,4 +108,94 @@ func TestReadFileLongLineComesInPieces(t *testing.T) {
 			t.Logf("%d parts, %d pieces of a %d-byte line", len(parts), pieces, len(long))
 		})
 	}
+}
+
+// drainLines drains tool from a and checks every part: within the
+// client's budget, valid UTF-8; it returns the parts' texts and how many
+// pieces they hold.
+func drainLines(t *testing.T, h *harness, client, tool string, a map[string]any) (parts []string, pieces int) {
+	t.Helper()
+	for i, res := range drainResults(t, h, tool, a) {
+		withinClient(t, client, i, res)
+		p := textOf(res)
+		if !utf8.ValidString(p) || strings.Contains(p, "\uFFFD") {
+			t.Fatalf("part %d splits a character", i)
+		}
+		pieces += strings.Count("\n"+p, "\n"+text.PieceOpener)
+		parts = append(parts, p)
+	}
+	return parts, pieces
+}
+
+// get_file_content gives the same pieces, locally and through a forge:
+// a range that starts with the long line comes in its pieces, then the
+// lines after it; joined, git's lines.
+func TestGetFileContentLongLineComesInPieces(t *testing.T) {
+	r, content, _, commit := longLineFile(t)
+	lines := strings.SplitAfter(content, "\n")
+	want := strings.TrimSuffix(strings.Join(lines[20:], ""), "\n") // lines 21–40, as a range gives them
+	check := func(t *testing.T, h *harness, client, ref string) {
+		fileArgs := func(path string, kv ...any) map[string]any {
+			a := fileArgs(path, kv...)
+			if ref != "" {
+				a["ref"] = ref
+			}
+			return a
+		}
+		parts, pieces := drainLines(t, h, client, "get_file_content", fileArgs("a.txt", "start_line", 21))
+		if pieces < 3 {
+			t.Fatalf("%d pieces in %d parts", pieces, len(parts))
+		}
+		if got := joinLineParts(t, parts, 0); got != want {
+			t.Fatalf("%d parts joined differ from git's lines 21–40 (%d bytes, want %d)", len(parts), len(got), len(want))
+		}
+		// The whole file: the lines before it fit, and the reply says so.
+		msg := h.fails("get_file_content", fileArgs("a.txt"), "TOO_LARGE")
+		if !strings.Contains(msg, "(lines 1–20 fit)") {
+			t.Fatalf("the whole file's refusal: %q", msg)
+		}
+		h.fails("get_file_content", fileArgs("a.txt", "start_byte", 5), "INVALID_ARGUMENT")
+		h.fails("get_file_content", fileArgs("a.txt", "start_line", 21, "start_byte", 1), "INVALID_ARGUMENT") // inside "é"
+		h.fails("get_file_content", fileArgs("a.txt", "start_line", 20, "start_byte", 7), "INVALID_ARGUMENT")
+	}
+	for _, client := range []string{"an-unknown-client", "Visual Studio Code"} {
+		t.Run(client, func(t *testing.T) { check(t, serveAs(t, r, client, nil), client, commit) })
+	}
+	t.Run("forge", func(t *testing.T) {
+		f := forgetest.New(t)
+		f.API = func(w http.ResponseWriter, req *http.Request) {
+			if req.URL.Path == "/api/v1/repos/acme/widgets/raw/a.txt" {
+				_, _ = io.WriteString(w, content)
+				return
+			}
+			http.NotFound(w, req)
+		}
+		h, _, _ := serveForgeWith(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour, forge.Limits{}, nil, withMaxBytes(8000))
+		check(t, h, "", "")
+	})
+}
+
+// read_job_log gives a log's long line in pieces too.
+func TestReadJobLogLongLineComesInPieces(t *testing.T) {
+	_, content, _, _ := longLineFile(t)
+	f := forgetest.New(t)
+	f.API = func(w http.ResponseWriter, req *http.Request) {
+		switch req.URL.Path {
+		case "/api/v1/repos/acme/widgets/actions/jobs/71":
+			_ = json.NewEncoder(w).Encode(map[string]any{"id": 71, "run_id": 7, "name": "test", "status": "completed", "conclusion": "failure"})
+		case "/api/v1/repos/acme/widgets/actions/jobs/71/logs":
+			_, _ = io.WriteString(w, content)
+		default:
+			http.NotFound(w, req)
+		}
+	}
+	h, _, _ := serveForgeWith(t, f.URL, "tok", f.Repo, 30*time.Second, time.Hour, forge.Limits{}, nil, withMaxBytes(8000))
+	parts, pieces := drainLines(t, h, "", "read_job_log", args("owner", "acme", "repo", "widgets", "jobId", 71))
+	if pieces < 3 {
+		t.Fatalf("%d pieces in %d parts", pieces, len(parts))
+	}
+	if got := joinLineParts(t, parts, 1); got != content {
+		t.Fatalf("%d parts joined differ from the log (%d bytes, want %d)", len(parts), len(got), len(content))
+	}
+	h.fails("read_job_log", args("owner", "acme", "repo", "widgets", "jobId", 71, "startLine", 21, "startByte", 40000), "INVALID_ARGUMENT")
 }

@@ -185,8 +185,9 @@ func (s Slicer) slice(next func() ([]byte, error), data []byte) (Slice, error) {
 			}
 			lo := min(max(skip-lineLen, 0), int64(len(body))) // the bytes of body skipped
 			if lo > 0 {
-				before = append(before, body[:lo]...)
-				before = before[max(len(before)-(utf8.UTFMax-1), 0):]
+				// Only the last bytes skipped are kept.
+				b := append(before, body[max(lo-(utf8.UTFMax-1), 0):lo]...)
+				before = append(before[:0], b[max(len(b)-(utf8.UTFMax-1), 0):]...)
 			}
 			take := body[lo:]
 			lineLen += int64(len(body))
