@@ -30,8 +30,9 @@ type LineRange struct {
 	// a line longer than Room comes in pieces. "": such a line is not
 	// kept (Oversized).
 	What string
-	// PieceCost is what a reply that holds a piece costs besides, out of
-	// Room (a next call that Room does not leave room for already).
+	// PieceCost is what each piece costs besides its marker and bytes,
+	// out of Room: what a reply that holds one says more (a byte in its
+	// next call, the piece in its structured output).
 	PieceCost int
 }
 
@@ -89,7 +90,7 @@ func (l *Lines) Slice(blob git.Object, body io.Reader, q LineRange) (text.Slice,
 				// the reading moves on.
 				_, k = utf8.DecodeRune(head)
 			}
-			used += cost.Len(marker) + 1 + cost.Bytes(text.FrameBytes(head[:k])) + 2
+			used += q.PieceCost + cost.Len(marker) + 1 + cost.Bytes(text.FrameBytes(head[:k])) + 2
 			kept++
 			return p.From + int64(k)
 		}

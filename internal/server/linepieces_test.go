@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -35,11 +36,11 @@ func longLineFile(t *testing.T) (r *testrepo.Repo, content, long, commit string)
 // each part's lines after its header line (skip 1; get_file_content has
 // none) up to its next call, a marker line dropped, and the piece after a
 // marker that ends "; goes on in the next part]" joined to the next
-// piece without its line feed.
-func joinLineParts(t *testing.T, parts []string, skip int) string {
+// piece without its line feed. cont: the first part goes on inside a line.
+func joinLineParts(t *testing.T, parts []string, skip int, cont bool) string {
 	t.Helper()
 	var b strings.Builder
-	open := false // the last piece goes on
+	open := cont // the last piece goes on: the first part starts inside a line
 	for i, part := range parts {
 		lines := strings.SplitAfter(part, "\n")[skip:]
 		joinNext := false
@@ -102,7 +103,7 @@ func TestReadFileLongLineComesInPieces(t *testing.T) {
 			if pieces < 3 {
 				t.Fatalf("%d pieces in %d parts", pieces, len(parts))
 			}
-			if got := joinLineParts(t, parts, 1); got != want {
+			if got := joinLineParts(t, parts, 1, false); got != want {
 				t.Fatalf("%d parts joined differ from git's file (%d bytes, want %d)", len(parts), len(got), len(want))
 			}
 			t.Logf("%d parts, %d pieces of a %d-byte line", len(parts), pieces, len(long))
@@ -146,7 +147,7 @@ func TestGetFileContentLongLineComesInPieces(t *testing.T) {
 		if pieces < 3 {
 			t.Fatalf("%d pieces in %d parts", pieces, len(parts))
 		}
-		if got := joinLineParts(t, parts, 0); got != want {
+		if got := joinLineParts(t, parts, 0, false); got != want {
 			t.Fatalf("%d parts joined differ from git's lines 21–40 (%d bytes, want %d)", len(parts), len(got), len(want))
 		}
 		// The whole file: the lines before it fit, and the reply says so.
@@ -194,8 +195,44 @@ func TestReadJobLogLongLineComesInPieces(t *testing.T) {
 	if pieces < 3 {
 		t.Fatalf("%d pieces in %d parts", pieces, len(parts))
 	}
-	if got := joinLineParts(t, parts, 1); got != content {
+	if got := joinLineParts(t, parts, 1, false); got != content {
 		t.Fatalf("%d parts joined differ from the log (%d bytes, want %d)", len(parts), len(got), len(content))
 	}
 	h.fails("read_job_log", args("owner", "acme", "repo", "widgets", "jobId", 71, "startLine", 21, "startByte", 40000), "INVALID_ARGUMENT")
+}
+
+// A search_code match on a line over 500 bytes shows the line's first
+// piece, after a marker whose read_file call goes on inside the line:
+// the match's piece and read_file's joined are git's line.
+func TestSearchCodeLongMatchGoesOnInReadFile(t *testing.T) {
+	r, content, long, commit := longLineFile(t)
+	h := serveAs(t, r, "an-unknown-client", nil)
+	a := args("query", "x[", "ref", commit)
+	res := h.call("search_code", a)
+	withinClient(t, "", 0, res)
+	var out searchCodeOut
+	serve(t, r).structured("search_code", a, &out)
+	if len(out.Matches) != 1 || out.Matches[0].Line != 21 || out.Matches[0].LineBytes != int64(len(long)) || !strings.HasPrefix(long, out.Matches[0].Text) || len(out.Matches[0].Text) > 500 {
+		t.Fatalf("matches %+v", out.Matches)
+	}
+	piece := out.Matches[0].Text
+	marker := fmt.Sprintf("[line 21 of a.txt, bytes 1–%d of %d; goes on with read_file ", len(piece), len(long))
+	reply := textOf(res)
+	_, call, ok := strings.Cut(reply, "\n"+marker)
+	if !ok {
+		t.Fatalf("no marker %q in %q", marker, reply)
+	}
+	call, rest, _ := strings.Cut(call, "]\n")
+	if !strings.HasPrefix(rest, "a.txt:21: "+piece+"\n") {
+		t.Fatalf("the marker is not before the match: %.300q", rest)
+	}
+	var next map[string]any
+	if err := json.Unmarshal([]byte(call), &next); err != nil {
+		t.Fatalf("the marker's call %q: %v", call, err)
+	}
+	parts, _ := drainLines(t, h, "", "read_file", next)
+	lines := strings.SplitAfter(content, "\n")
+	if got, want := piece+joinLineParts(t, parts, 1, true), strings.Join(lines[20:], ""); got != want {
+		t.Fatalf("the match's piece and read_file's differ from git's lines (%d bytes, want %d)", len(got), len(want))
+	}
 }

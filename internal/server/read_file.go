@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -51,6 +52,15 @@ type linePiece struct {
 	EndByte   int64 `json:"endByte" jsonschema:"bytes of the line up to the piece's end"`
 	LineBytes int64 `json:"lineBytes" jsonschema:"the line's length in bytes, without its line feed"`
 }
+
+// pieceCost is what a piece of a line costs a reply of lines besides its
+// marker and bytes: the startByte its next call carries (in the text, the
+// _meta and the structured output) and its entry in pieces, at their
+// longest.
+var pieceCost = func() int {
+	entry, _ := json.Marshal(linePiece{1<<31 - 1, 1 << 53, 1 << 53, 1 << 53})
+	return 3*len(`"startByte":9007199254740992,`) + len(`"pieces":[],`) + len(entry)
+}()
 
 // linePieces is pieces as the structured output gives them.
 func linePieces(pieces []text.Piece) []linePiece {
@@ -127,7 +137,7 @@ func (s *Server) readFile(ctx context.Context, in readFileIn) (reply[readFileOut
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := s.budget(ctx).PayloadRoom(reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1, 1<<53)}) - 2
+	room := s.budget(ctx).PayloadRoom(reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1, in.StartByte)}) - 2
 	// A slice whose hidden characters' note leaves it over the limit is
 	// read again in the room the note leaves.
 	for attempt := 0; ; attempt++ {
@@ -151,7 +161,7 @@ func (s *Server) readFileSlice(ctx context.Context, in readFileIn, out readFileO
 		size = blob.Size
 		var err error
 		res, err = s.lines.Slice(blob, body, paging.LineRange{From: in.StartLine, To: in.EndLine, FromByte: in.StartByte,
-			Room: room, Lines: s.budget(ctx).LineRoom(linesHead), Cost: s.budget(ctx).Cost(), What: text.Name(path)})
+			Room: room, Lines: s.budget(ctx).LineRoom(linesHead), Cost: s.budget(ctx).Cost(), What: text.Name(path), PieceCost: pieceCost})
 		return err
 	})
 	if err != nil {

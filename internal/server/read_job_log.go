@@ -182,7 +182,7 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 	if room < 0 {
 		probe := out
 		probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-		room = s.budget(ctx).PayloadRoom(reply[readJobLogOut]{Text: header(probe) + "\n", Out: probe, Next: next(1<<31-1, 1<<53)}) - 2
+		room = s.budget(ctx).PayloadRoom(reply[readJobLogOut]{Text: header(probe) + "\n", Out: probe, Next: next(1<<31-1, in.StartByte)}) - 2
 	}
 	part.room = room
 	// A completed job's log no longer changes: its line count is kept,
@@ -193,7 +193,7 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 	}
 	what := "job " + strconv.FormatInt(job.ID, 10) + "'s log"
 	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, paging.LineRange{From: in.StartLine, To: in.EndLine, FromByte: in.StartByte,
-		Room: room, Lines: s.budget(ctx).LineRoom(linesHead), Cost: s.budget(ctx).Cost(), What: "the log"})
+		Room: room, Lines: s.budget(ctx).LineRoom(linesHead), Cost: s.budget(ctx).Cost(), What: "the log", PieceCost: pieceCost})
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			return part, cause
