@@ -144,7 +144,7 @@ func TestReadFileErrors(t *testing.T) {
 		// (TestReadFileLongLineComesInPieces); a piece starts only
 		// inside its line, at a character's start.
 		{"startByte at the line's end", args("path", "long.txt", "startByte", 20000), "INVALID_ARGUMENT"},
-		{"startByte past the line's end", args("path", "long.txt", "startByte", 1e9), "INVALID_ARGUMENT"},
+		{"startByte past the end", args("path", "long.txt", "startByte", 1e9), "INVALID_ARGUMENT"},
 		{"startByte inside a character", args("path", "accents.txt", "startByte", 1), "INVALID_ARGUMENT"},
 		{"negative startByte", args("path", "long.txt", "startByte", -1), "INVALID_ARGUMENT"},
 	}

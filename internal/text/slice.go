@@ -75,7 +75,7 @@ type Slice struct {
 	// they are the same line, none when every line is kept whole.
 	Pieces []Piece
 	// FromLineBytes is line From's length when FromByte is set; BadFromByte
-	// says why FromByte cannot start a piece of it ("past the line's end",
+	// says why FromByte cannot start a piece of it ("past the end",
 	// "inside a UTF-8 character"), and nothing is kept.
 	FromLineBytes int64
 	BadFromByte   string
@@ -258,7 +258,7 @@ func (s Slicer) keep(out *Slice, n int, skip, lineLen int64, frag, line []byte, 
 		out.FromLineBytes = lineLen
 		switch {
 		case lineLen <= skip:
-			out.BadFromByte = "past the line's end"
+			out.BadFromByte = "past the end"
 		case splits(before, head):
 			out.BadFromByte = "inside a UTF-8 character"
 		}

@@ -82,7 +82,7 @@ func TestSlicerBadFromByte(t *testing.T) {
 	for _, c := range []struct {
 		at   int64
 		says string
-	}{{1, "inside a UTF-8 character"}, {3, "inside a UTF-8 character"}, {4, "past the line's end"}, {9, "past the line's end"}, {2, ""}} {
+	}{{1, "inside a UTF-8 character"}, {3, "inside a UTF-8 character"}, {4, "past the end"}, {9, "past the end"}, {2, ""}} {
 		res, err := pieceSlicer(2, c.at, 100).Read(strings.NewReader(content))
 		if err != nil || res.BadFromByte != c.says || res.FromLineBytes != 4 {
 			t.Errorf("from byte %d: %v %q %d, want %q", c.at, err, res.BadFromByte, res.FromLineBytes, c.says)
