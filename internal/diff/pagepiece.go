@@ -250,12 +250,13 @@ func (p *pager) pieceMarker(ll LongLine, from, to, size int64, cont, more bool) 
 	return m
 }
 
-// The words of a piece's marker that Join reads.
+// The words of a piece's marker that Join reads: the same as in a file's
+// lines (text.PieceMarker).
 const (
-	pieceOpener = "[line "
-	pieceFrom   = ", from the previous part"
-	pieceMore   = "; goes on in the next part]\n"
-	pieceEnd    = ": the line's end]\n"
+	pieceOpener = text.PieceOpener
+	pieceFrom   = text.PieceFrom
+	pieceMore   = text.PieceMore
+	pieceEnd    = text.PieceEnd
 )
 
 // cutUTF8 is the largest m <= n at which b can be cut without splitting a

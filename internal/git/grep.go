@@ -35,8 +35,9 @@ type GrepMatch struct {
 	Line int    // 1-based
 	// Text is the line without its newline, at most grepTextMax bytes of
 	// it; valid only until the callback returns.
-	Text []byte
-	Cut  bool // the line is longer than Text
+	Text  []byte
+	Cut   bool  // the line is longer than Text
+	Bytes int64 // the line's length, without its newline
 }
 
 // GrepResult is what Grep tells besides the matches.
@@ -176,7 +177,8 @@ func parseGrep(stdout io.Reader, prefix string, each func(GrepMatch) error) erro
 		if col, _, err = readField(br, 0, 20, col); err != nil {
 			return grepOutputError(err)
 		}
-		text, cut, err = readField(br, '\n', grepTextMax, text)
+		var size int64
+		text, size, cut, err = readCounted(br, '\n', grepTextMax, text)
 		if err != nil && err != io.EOF {
 			return grepOutputError(err)
 		}
@@ -189,7 +191,7 @@ func parseGrep(stdout io.Reader, prefix string, each func(GrepMatch) error) erro
 			return grepOutputError(fmt.Errorf("path %q lacks %q", path, prefix))
 		}
 		if !tooLong {
-			if err := each(GrepMatch{Path: p, Line: line, Text: text, Cut: cut}); err != nil {
+			if err := each(GrepMatch{Path: p, Line: line, Text: text, Cut: cut, Bytes: size}); err != nil {
 				return err
 			}
 		}
@@ -210,12 +212,19 @@ func grepOutputError(err error) error {
 // bytes in buf[:0] and skipping the rest; cut tells whether bytes were
 // skipped. At the end of the input it returns io.EOF with what it read.
 func readField(br *bufio.Reader, delim byte, limit int, buf []byte) (field []byte, cut bool, err error) {
+	field, _, cut, err = readCounted(br, delim, limit, buf)
+	return field, cut, err
+}
+
+// readCounted is readField, with the field's whole length.
+func readCounted(br *bufio.Reader, delim byte, limit int, buf []byte) (field []byte, size int64, cut bool, err error) {
 	buf = buf[:0]
 	for {
 		frag, err := br.ReadSlice(delim)
 		if err == nil {
 			frag = frag[:len(frag)-1]
 		}
+		size += int64(len(frag))
 		room := limit - len(buf)
 		if len(frag) > room {
 			frag, cut = frag[:max(room, 0)], true
@@ -224,7 +233,7 @@ func readField(br *bufio.Reader, delim byte, limit int, buf []byte) (field []byt
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		return buf, cut, err
+		return buf, size, cut, err
 	}
 }
 

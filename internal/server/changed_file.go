@@ -42,7 +42,8 @@ func (s *Server) changedFile(c git.Change) changedFile {
 func (f changedFile) line() string { return f.lineWith("") }
 
 // lineWith is line with more beside the line counts (a patch's size):
-// "modified     +12 -3         340 bytes    path".
+// "modified +12 -3 340 bytes path". Columns are not padded: the padding
+// was a fifth of a long list's text.
 func (f changedFile) lineWith(more string) string {
 	counts := "hidden"
 	switch {
@@ -51,9 +52,9 @@ func (f changedFile) lineWith(more string) string {
 	case f.Additions != nil:
 		counts = fmt.Sprintf("+%d -%d", *f.Additions, *f.Deletions)
 	}
-	s := fmt.Sprintf("%-12s %-14s %s", f.Status, counts, text.Name(f.Path))
+	s := fmt.Sprintf("%s %s %s", f.Status, counts, text.Name(f.Path))
 	if more != "" {
-		s = fmt.Sprintf("%-12s %-14s %-12s %s", f.Status, counts, more, text.Name(f.Path))
+		s = fmt.Sprintf("%s %s %s %s", f.Status, counts, more, text.Name(f.Path))
 	}
 	if f.OldPath != nil {
 		s += " (from " + text.Name(*f.OldPath) + ")"

@@ -9,6 +9,9 @@ package server
 const (
 	// partialNext is how a partial reply goes on.
 	partialNext = " A partial reply ends with the next call."
+	// inPieces is what a tool of lines says of a line longer than a reply
+	// (docs/contracts.md, "Joining rule").
+	inPieces = "A line longer than a reply comes in pieces after [line …] markers; startByte goes on in it."
 	// partEnds is what a part of a diff ends with, in every diff tool.
 	partEnds = " Parts end with notes on skipped files and the next call."
 	// wholeDiff is the one rule for reading a diff whole or file by file,

@@ -142,9 +142,9 @@ func TestArgumentErrorMessages(t *testing.T) {
 
 		// Names: unknown, missing.
 		{"unknown parameter", "read_file", `{"path": "README.md", "bogus": 1}`,
-			`INVALID_ARGUMENT: there is no parameter "bogus" (the parameters are owner, repo, path, ref, startLine, endLine, maxBytes)`},
+			`INVALID_ARGUMENT: there is no parameter "bogus" (the parameters are owner, repo, path, ref, startLine, endLine, startByte, maxBytes)`},
 		{"unknown parameters", "get_file_content", `{` + gfc + `,"bogus":"x","start":1}`,
-			`INVALID_ARGUMENT: there are no parameters "bogus", "start"; did you mean "start_line" for "start"? (the parameters are owner, repo, ref, filePath, start_line, end_line, with_metadata)`},
+			`INVALID_ARGUMENT: there are no parameters "bogus", "start"; did you mean "start_line" for "start"? (the parameters are owner, repo, ref, filePath, start_line, end_line, start_byte, with_metadata)`},
 		{"missing path", "read_file", `{}`,
 			"INVALID_ARGUMENT: path is required (file path)"},
 		{"missing owner", "get_file_content", `{"repo":"widgets","filePath":"README.md"}`,
@@ -158,7 +158,7 @@ func TestArgumentErrorMessages(t *testing.T) {
 
 		// Every problem at once.
 		{"several problems", "read_file", `{"path": null, "startLine": 0, "x": 1}`,
-			`INVALID_ARGUMENT: there is no parameter "x" (the parameters are owner, repo, path, ref, startLine, endLine, maxBytes); path must be a string, not null; startLine must be at least 1 (got 0)`},
+			`INVALID_ARGUMENT: there is no parameter "x" (the parameters are owner, repo, path, ref, startLine, endLine, startByte, maxBytes); path must be a string, not null; startLine must be at least 1 (got 0)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantError(t, h, c) })

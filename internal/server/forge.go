@@ -156,7 +156,7 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	}
 	place, routes := placeOf(cur, first, 0), ""
 	if first {
-		place.n, routes = s.pullDiffParts(ctx, in, []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
+		place.n, routes = s.pullDiffParts(ctx, in, []string{pr.Base.SHA, pr.MergeBase, pr.Head.SHA}, files, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
 			more := in
 			more.Cursor = cursor
 			r, err := b.pullRequestDiff(ctx, more, path)

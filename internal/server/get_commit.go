@@ -100,7 +100,7 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 			return res, err
 		}
 		key := fmt.Sprintf("get_commit %s %v", paging.PlainJSON(in), cur.Commits)
-		if n = s.countParts(ctx, key, guessParts(s.budget(ctx), cur.Bytes), func(ctx context.Context, cursor string) (*paging.Call, error) {
+		if n = s.countParts(ctx, key, res.Out.TotalFiles, guessParts(s.budget(ctx), cur.Bytes), func(ctx context.Context, cursor string) (*paging.Call, error) {
 			r, err := s.getCommit(ctx, getCommitWithCursor(in, cursor))
 			return r.Next, err
 		}); n > 0 {

@@ -204,7 +204,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		// A diff in parts: counted, and its first part cut again saying
 		// how many (partcount.go).
 		key := fmt.Sprintf("get_diff %s %s %s", paging.PlainJSON(withCursor(in, "")), sel.base, sel.head)
-		if place.n = s.countParts(ctx, key, guessParts(s.budget(ctx), patchBytes), func(ctx context.Context, cursor string) (*paging.Call, error) {
+		if place.n = s.countParts(ctx, key, res.Out.TotalFiles, guessParts(s.budget(ctx), patchBytes), func(ctx context.Context, cursor string) (*paging.Call, error) {
 			r, err := s.getDiff(ctx, withCursor(in, cursor))
 			return r.Next, err
 		}); place.n > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -27,6 +28,7 @@ type getFileContentIn struct {
 	FilePath     string `json:"filePath" jsonschema:"file path"`
 	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line"`
 	EndLine      int    `json:"end_line,omitempty" jsonschema:"last line (inclusive)"`
+	StartByte    int64  `json:"start_byte,omitempty" jsonschema:"bytes of start_line already read (a line in pieces)"`
 	WithMetadata bool   `json:"with_metadata,omitempty" jsonschema:"JSON instead of text"`
 }
 
@@ -35,9 +37,12 @@ var getFileContentTool = defineTool(toolSpec{
 	Name:  "get_file_content",
 	Title: "Get file content",
 	Description: "Get a file's content at a ref as Gitea's API does: text, whole or lines start_line..end_line, or ContentsResponse JSON (with_metadata). " +
-		"Refuses a file too large for one reply and a binary one without with_metadata; read_file pages by itself and is for reading code.",
+		"Refuses a file too large for one reply and a binary one without with_metadata; read_file pages by itself and is for reading code. " +
+		"A first line longer than a reply comes in pieces after [line …] markers; start_byte goes on in it." +
+		partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "with_metadata", false)
+		argcheck.SetInt(in, "start_byte", 0, 0, 1<<53)
 	},
 }, (*Server).getFileContent)
 
@@ -61,17 +66,10 @@ func (s *Server) getFileContentPath(ctx context.Context, in getFileContentIn) (t
 	if in.EndLine < 0 || (in.EndLine > 0 && in.StartLine > in.EndLine) {
 		return textReply{}, inversion(in.StartLine, in.EndLine)
 	}
-	out, err := s.backend.fileContent(ctx, in, path)
-	if err == nil && !in.WithMetadata {
-		// The text is the file's, byte for byte (a framed line's Mark
-		// aside): its notes are the reply's
-		// (renderNotes, within paging.NoteReserve).
-		noteHidden(ctx, text.Name(path), text.ScanText([]byte(out.Text), max(in.StartLine, 1)))
-		if f := text.Plain.FramedLines([]byte(out.Text), max(in.StartLine, 1)); f.Found() {
-			notes.Add(ctx, text.FramedNote(text.Name(path), "", f))
-		}
+	if in.StartByte != 0 && (in.StartLine < 1 || in.WithMetadata) {
+		return textReply{}, errcode.New(errcode.InvalidArgument, "start_byte %d is a byte of start_line, which is not given: give start_line too (the next call a piece's reply ends with has both); with_metadata takes neither", in.StartByte)
 	}
-	return out, err
+	return s.backend.fileContent(ctx, in, path)
 }
 
 func (b localBackend) fileContent(ctx context.Context, in getFileContentIn, path string) (textReply, error) {
@@ -111,13 +109,31 @@ func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io
 	if ranged {
 		from, to = max(in.StartLine, 1), max(in.EndLine, 0)
 	}
+	if in.StartByte > 0 {
+		to = from // pieces of one line, in replies of their own
+	}
+	// A reply of a piece ends with its next call, at its longest.
+	probe := in
+	probe.StartLine, probe.StartByte = 1<<31-1, 1<<53
+	next := paging.Continue("get_file_content", probe)
+	nextCost := paging.NextMetaSize(next) + s.budget(ctx).Len(next.Line())
 	// The forge's blob comes without its id: its line count is not kept.
-	res, err := s.lines.Slice(git.Object{}, body, from, to, room, s.budget(ctx).LineRoom(1), s.budget(ctx).Cost())
+	res, err := s.lines.Slice(git.Object{}, body, paging.LineRange{From: from, To: to, FromByte: in.StartByte,
+		Room: room, Lines: s.budget(ctx).LineRoom(1), Cost: s.budget(ctx).Cost(), What: text.Name(path), PieceCost: nextCost})
 	if err != nil {
 		return textReply{}, err
 	}
 	if res.Binary {
 		return textReply{}, errcode.New(errcode.InvalidArgument, "%q is a binary file%s; with_metadata=true returns it base64-encoded", path, sizeNote(size))
+	}
+	if res.BadFromByte != "" {
+		return textReply{}, badStartByte("start_byte", in.StartByte, from, path, res)
+	}
+	if len(res.Pieces) > 0 && res.Pieces[0].Line == from {
+		return s.filePiece(ctx, path, in, res)
+	}
+	if len(res.Pieces) > 0 { // a line that no reply holds after lines that fit
+		res.Last, res.Pieces, res.Stopped = res.Last-1, nil, true
 	}
 	if ranged {
 		last := res.Total
@@ -133,6 +149,7 @@ func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io
 		if res.Stopped {
 			return textReply{}, rangeTooLarge(path, from, last, res, s.budget(ctx).MaxBytes)
 		}
+		noteLines(ctx, path, res.Content, from)
 		return textReply{Text: string(text.FrameBytes(res.Content))}, nil
 	}
 	if res.Stopped {
@@ -142,7 +159,42 @@ func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io
 	if res.EndsWithNewline {
 		content = append(content, '\n')
 	}
+	noteLines(ctx, path, content, from)
 	return textReply{Text: string(text.FrameBytes(content))}, nil
+}
+
+// filePiece is get_file_content's reply of a piece of line
+// res.Pieces[0].Line, the first of the range: after its marker, with the
+// call that goes on inside the line, or after it within the range.
+func (s *Server) filePiece(ctx context.Context, path string, in getFileContentIn, res text.Slice) (textReply, error) {
+	p := res.Pieces[0]
+	noteLines(ctx, path, res.Content[:p.To-p.From], p.Line)
+	t := text.PieceMarker(text.Name(path), p) + string(text.FrameBytes(res.Content[:p.To-p.From])) + "\n"
+	out := textReply{Text: t}
+	last := res.Total
+	if in.EndLine > 0 {
+		last = min(in.EndLine, res.Total)
+	}
+	next := in
+	next.StartLine, next.StartByte = p.Line, p.To
+	if !p.More() {
+		next.StartLine, next.StartByte = p.Line+1, 0
+	}
+	if next.StartLine <= last {
+		out.Next = paging.Continue("get_file_content", next)
+	}
+	return out, nil
+}
+
+// noteLines leaves the notes on the hidden characters and framed lines of
+// content, lines of path from line first, for the reply (renderNotes,
+// within paging.NoteReserve): the text is the file's, byte for byte (a
+// framed line's Mark aside).
+func noteLines(ctx context.Context, path string, content []byte, first int) {
+	noteHidden(ctx, text.Name(path), text.ScanText(content, first))
+	if f := text.Plain.FramedLines(content, first); f.Found() {
+		notes.Add(ctx, text.FramedNote(text.Name(path), "", f))
+	}
 }
 
 // sizeNote is " (N bytes)" when the size is known.

@@ -141,7 +141,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	place, routes := placeOf(cur, first, 0), ""
 	if first {
-		place.n, routes = s.pullDiffParts(ctx, in, []string{pr.Base, pr.MergeBase, pr.Head}, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
+		place.n, routes = s.pullDiffParts(ctx, in, []string{pr.Base, pr.MergeBase, pr.Head}, files, size, func(ctx context.Context, cursor string) (*paging.Call, error) {
 			more := in
 			more.Cursor = cursor
 			r, err := lb.pullRequestDiff(ctx, more, path)
@@ -234,19 +234,19 @@ func (h pullDiffHead) text(part *paging.Part) string {
 // pullDiffParts counts the parts of a pull request's diff (countParts),
 // and gives the note of cheaper routes its first part holds
 // (cheaper_routes.go):
-// size, its patch's bytes, makes the first guess; commits are those the
+// files, its files, and size, its patch's bytes, make the first guess; commits are those the
 // parts pin. call is the call in with another cursor.
-func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, commits []string, size int64, call partCall) (int, string) {
+func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, commits []string, files int, size int64, call partCall) (int, string) {
 	if n, ok := assumedParts(ctx); ok {
 		routes, _ := ctx.Value(routesKey{}).(string)
 		return n, routes
 	}
 	in.Cursor = ""
 	key := fmt.Sprintf("get_pull_request_diff %s %v", paging.PlainJSON(in), commits)
-	routes := s.firstPartRoutes(ctx, in, commits, size, key)
+	routes := s.firstPartRoutes(ctx, in, commits, files, size, key)
 	// The count's first part holds the same note as the agent's.
 	ctx = context.WithValue(ctx, routesKey{}, routes)
-	return s.countParts(ctx, key, guessParts(s.budget(ctx), size), call), routes
+	return s.countParts(ctx, key, files, guessParts(s.budget(ctx), size), call), routes
 }
 
 // guessParts is about how many parts a patch of size bytes takes at b: a

@@ -104,7 +104,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	}
 	p.whole = whole
 	if t := counted(); t != nil {
-		p.header = pullHeaderBytes(in.Owner, in.Repo, in.Index, files, &t.Bytes, pr.Base, pr.MergeBase, pr.Head) + "; " + s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{pr.Base, pr.MergeBase, pr.Head}, t.Bytes, t.Escaped)
+		p.header = pullHeaderBytes(in.Owner, in.Repo, in.Index, files, &t.Bytes, pr.Base, pr.MergeBase, pr.Head) + "; " + s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{pr.Base, pr.MergeBase, pr.Head}, files, t.Bytes, t.Escaped)
 	}
 	res := paging.FitList(s.budget(ctx), len(list), func(n int) reply[getPullRequestOut] { return p.render(list[:n]) })
 	if len(res.Out.Commits) == 0 && whole > 0 {

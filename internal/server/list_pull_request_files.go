@@ -107,7 +107,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	from := min(in.Offset, out.TotalCount)
 	parts := ""
 	if out.PatchBytes != nil && in.Offset == 0 {
-		parts = s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{out.Base, out.MergeBase, out.Head}, *out.PatchBytes, out.patchEscaped)
+		parts = s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{out.Base, out.MergeBase, out.Head}, out.TotalCount, *out.PatchBytes, out.patchEscaped)
 	}
 	render := func(n int) reply[listPullRequestFilesOut] {
 		o := out
@@ -117,7 +117,11 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		}
 		o.HasMore = o.NextOffset != nil
 		var b strings.Builder
-		b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
+		if in.Cursor == "" {
+			b.WriteString(pullHeaderBytes(in.Owner, in.Repo, in.Index, o.TotalCount, o.PatchBytes, o.Base, o.MergeBase, o.Head))
+		} else { // the first page named the commits; the cursor pins them
+			fmt.Fprintf(&b, "%s/%s#%d (the commits of the first page)", in.Owner, in.Repo, in.Index)
+		}
 		if o.PatchBytes != nil && in.Offset == 0 {
 			b.WriteString("; " + parts)
 		}

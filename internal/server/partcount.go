@@ -57,6 +57,21 @@ func assumedParts(ctx context.Context) (n int, ok bool) {
 // rather than late.
 const countTime = 3 * time.Second
 
+// countWait is how long a count may take in ctx: countTime, within a
+// third of what the call has left.
+func countWait(ctx context.Context) time.Duration {
+	wait := countTime
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d)/3)
+	}
+	return wait
+}
+
+// maxCountedFiles is the most files a diff whose parts are counted has: a
+// count reads the diff again as many times as its parts, and one of 12,000
+// files was not counted in 3 s, having read much.
+const maxCountedFiles = 2000
+
 // maxCountedParts bounds the parts a count follows.
 const maxCountedParts = 5000
 
@@ -64,23 +79,20 @@ const maxCountedParts = 5000
 // ("": the first), with the next call (nil after the last part).
 type partCall func(ctx context.Context, cursor string) (*paging.Call, error)
 
-// countParts is how many parts the reply of call takes, counted by
-// following its next calls to the end at ctx's budget, the first part's n
-// being guess (an estimate, at least 1); 0 when it cannot be counted in
-// time. Counts are kept by key (partCounts).
-func (s *Server) countParts(ctx context.Context, key string, guess int, call partCall) int {
-	if _, counting := assumedParts(ctx); counting {
+// countParts is how many parts the reply of call, a diff of files files,
+// takes, counted by following its next calls to the end at ctx's budget,
+// the first part's n being guess (an estimate, at least 1); 0 when it
+// cannot be counted in time, or holds more than maxCountedFiles files. Counts are kept by key (partCounts).
+func (s *Server) countParts(ctx context.Context, key string, files, guess int, call partCall) int {
+	if _, counting := assumedParts(ctx); counting || files > maxCountedFiles {
 		return 0
 	}
 	key = fmt.Sprintf("%s\x00%+v", key, s.budget(ctx))
 	if n, ok := s.partCounts.get(key); ok {
 		return n
 	}
-	wait := countTime
-	if d, ok := ctx.Deadline(); ok {
-		wait = min(wait, time.Until(d)/3)
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	call0 := ctx
+	ctx, cancel := context.WithTimeout(ctx, countWait(ctx))
 	defer cancel()
 	shared := &countShared{}
 	defer shared.close()
@@ -89,6 +101,10 @@ func (s *Server) countParts(ctx context.Context, key string, guess int, call par
 	for range 4 {
 		counted := s.drainCount(context.WithValue(ctx, countingKey{}, n), call)
 		if counted == 0 {
+			if ctx.Err() != nil && call0.Err() == nil {
+				// Too long to count: the next call would give up too.
+				s.partCounts.put(key, 0)
+			}
 			return 0
 		}
 		if len(strconv.Itoa(counted)) == len(strconv.Itoa(n)) {

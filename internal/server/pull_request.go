@@ -159,11 +159,11 @@ const partFraming = 850
 // (countParts), which the diff's first part then finds made; when that
 // cannot be done in time, about as many as its patch of patch bytes,
 // escaped in JSON (0: not counted, then about a tenth more), gives.
-func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index int, commits []string, patch, escaped int64) string {
+func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index int, commits []string, files int, patch, escaped int64) string {
 	// The diff's call asks for no less than the client is sent.
 	ctx = paging.WithBudget(ctx, s.budget(ctx).Widened())
 	in := getPullRequestDiffIn{Owner: owner, Repo: name, Index: index, ContextLines: defaultContextLines}
-	n, _ := s.pullDiffParts(ctx, in, commits, patch, func(ctx context.Context, cursor string) (*paging.Call, error) {
+	n, _ := s.pullDiffParts(ctx, in, commits, files, patch, func(ctx context.Context, cursor string) (*paging.Call, error) {
 		more := in
 		more.Cursor = cursor
 		r, err := s.backend.pullRequestDiff(ctx, more, "")
@@ -194,7 +194,7 @@ func diffPartsAbout(b paging.Budget, patch, escaped int64) string {
 	}
 	per := int64(max(b.MaxBytes-framing, b.MaxBytes/2)) * 97 / 100
 	n := (escaped + per - 1) / per
-	return fmt.Sprintf("the whole diff: about %d parts at this client's budget (not counted in time)", n)
+	return fmt.Sprintf("the whole diff: about %d parts at this client's budget (not counted: too many files, or not in time)", n)
 }
 
 // checkedOutBase is what to add to why a local pull request's diff is

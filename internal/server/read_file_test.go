@@ -3,6 +3,7 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,6 +112,7 @@ func TestReadFileErrors(t *testing.T) {
 	r.Symlink(outside, "escape-abs")
 	r.Symlink(".env", "innocent.txt")
 	r.Write("long.txt", strings.Repeat("y", 20000)+"\n")
+	r.Write("accents.txt", "éé\n")
 	h := serve(t, r, withMaxBytes(8192))
 	before := r.Snapshot()
 	cases := []struct {
@@ -138,7 +140,13 @@ func TestReadFileErrors(t *testing.T) {
 		{"empty path", args("path", ""), "INVALID_ARGUMENT"},
 		{"no path", args(), "INVALID_ARGUMENT"},
 		{"ref injection", args("path", "README.md", "ref", "-c"), "INVALID_REF"},
-		{"a line longer than a reply", args("path", "long.txt"), "TOO_LARGE"},
+		// A line longer than a reply comes in pieces
+		// (TestReadFileLongLineComesInPieces); a piece starts only
+		// inside its line, at a character's start.
+		{"startByte at the line's end", args("path", "long.txt", "startByte", 20000), "INVALID_ARGUMENT"},
+		{"startByte past the end", args("path", "long.txt", "startByte", 1e9), "INVALID_ARGUMENT"},
+		{"startByte inside a character", args("path", "accents.txt", "startByte", 1), "INVALID_ARGUMENT"},
+		{"negative startByte", args("path", "long.txt", "startByte", -1), "INVALID_ARGUMENT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { h.fails("read_file", c.args, c.code) })
@@ -204,7 +212,7 @@ func TestReadFileKnownLineCount(t *testing.T) {
 		}
 		first.Ref, second.Ref = nil, nil
 		first.Next, second.Next = nil, nil
-		if first != second || first.TotalLines != 5000 {
+		if !reflect.DeepEqual(first, second) || first.TotalLines != 5000 {
 			t.Fatalf("page %v: first %+v\nsecond %+v", page, first, second)
 		}
 	}

@@ -23,6 +23,7 @@ type readJobLogIn struct {
 	JobID     int64  `json:"jobId" jsonschema:"job id from list_action_runs"`
 	StartLine int    `json:"startLine,omitempty" jsonschema:"first line"`
 	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line; omit for as far as fits"`
+	StartByte int64  `json:"startByte,omitempty" jsonschema:"bytes of startLine already read (a line in pieces)"`
 	paging.ReplyLimit
 }
 
@@ -35,8 +36,10 @@ type readJobLogOut struct {
 	EndLine    int    `json:"endLine" jsonschema:"last line returned (startLine-1 when none)"`
 	TotalLines int    `json:"totalLines" jsonschema:"the log's lines when it was read (a job still running adds more)"`
 	Bytes      int64  `json:"bytes" jsonschema:"the log's size, as the forge gives it (-1 when it does not)"`
-	Content    string `json:"content" jsonschema:"lines startLine..endLine joined with \\n, as the forge has them (each starts with its time)"`
+	Content    string `json:"content" jsonschema:"lines startLine..endLine joined with \\n, as the forge has them (each starts with its time; of a line in pieces, the piece's bytes)"`
 	Truncated  bool   `json:"truncated" jsonschema:"true when lines were asked for that did not fit: next reads on"`
+	// Pieces: the lines content holds in part.
+	Pieces []linePiece `json:"pieces,omitempty" jsonschema:"the lines content holds in part, longer than a reply: the first and the last; absent when every line is whole"`
 	// Hidden: the bidi controls and invisible characters content holds.
 	Hidden *text.HiddenChars `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters content holds, shown as they are; absent when none"`
 	paging.Paged
@@ -47,13 +50,15 @@ var readJobLogTool = defineTool(toolSpec{
 	Name:  "read_job_log",
 	Title: "Read job log",
 	Description: "Read lines of a forge Actions job's log (1-based, inclusive), as many as fit one reply, with its line count: read_file for CI output. " +
-		"list_action_runs gives job ids. Failures are usually near the end: the first reply's line count tells where." +
+		"list_action_runs gives job ids. Failures are usually near the end: the first reply's line count tells where. " +
+		inPieces +
 		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "jobId", 0, 1, 1<<53)
 		argcheck.SetInt(in, "startLine", 1, 1, 1<<31-1)
 		argcheck.SetInt(in, "endLine", 0, 1, 1<<31-1)
+		argcheck.SetInt(in, "startByte", 0, 0, 1<<53)
 		// jobId is required already (its json tag has no omitempty):
 		// naming it again made "required" hold a duplicate, which JSON
 		// Schema forbids.
@@ -169,15 +174,15 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 		b.WriteString("\n")
 		return b.String()
 	}
-	next := func(from int) *paging.Call {
+	next := func(from int, at int64) *paging.Call {
 		n := in
-		n.StartLine = from
+		n.StartLine, n.StartByte = from, at
 		return paging.Continue(tool, n)
 	}
 	if room < 0 {
 		probe := out
 		probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-		room = s.budget(ctx).PayloadRoom(reply[readJobLogOut]{Text: header(probe) + "\n", Out: probe, Next: next(1<<31 - 1)}) - 2
+		room = s.budget(ctx).PayloadRoom(reply[readJobLogOut]{Text: header(probe) + "\n", Out: probe, Next: next(1<<31-1, in.StartByte)}) - 2
 	}
 	part.room = room
 	// A completed job's log no longer changes: its line count is kept,
@@ -187,7 +192,8 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 		blob.OID = "job-log " + in.Owner + "/" + in.Repo + " " + strconv.FormatInt(job.ID, 10) + " " + strconv.FormatInt(size, 10)
 	}
 	what := "job " + strconv.FormatInt(job.ID, 10) + "'s log"
-	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, in.StartLine, in.EndLine, room, s.budget(ctx).LineRoom(linesHead), s.budget(ctx).Cost())
+	res, err := s.lines.Slice(blob, ctxReader{ctx, io.LimitReader(body, maxJobLogBytes)}, paging.LineRange{From: in.StartLine, To: in.EndLine, FromByte: in.StartByte,
+		Room: room, Lines: s.budget(ctx).LineRoom(linesHead), Cost: s.budget(ctx).Cost(), What: "the log", PieceCost: pieceCost})
 	if err != nil {
 		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 			return part, cause
@@ -203,15 +209,20 @@ func (s *Server) jobLogPart(ctx context.Context, in readJobLogIn, job *forge.Job
 		}
 		return part, errcode.New(errcode.InvalidArgument, "startLine %d is past the end of %s, which has %s: startLine must be at most %d", in.StartLine, what, lineCount(res.Total), res.Total)
 	}
+	if res.BadFromByte != "" {
+		return part, errcode.New(errcode.InvalidArgument, "startByte %d is %s of line %d of %s (%d bytes): startByte must be under the line's length and at a character's start, as a piece's marker gives it (bytes a–b: startByte b)",
+			in.StartByte, res.BadFromByte, in.StartLine, what, res.FromLineBytes)
+	}
 	if res.Oversized != 0 && res.Last < res.First {
 		return part, errcode.New(errcode.TooLarge, "line %d of %s alone is larger than one reply holds (%d bytes)", res.Oversized, what, s.budget(ctx).MaxBytes)
 	}
 	out.EndLine, out.TotalLines, out.Truncated = res.Last, res.Total, res.Stopped
+	out.Pieces = linePieces(res.Pieces)
 	var t string
 	t, out.Content, out.Hidden = linesText(header(out), res, out.StartLine, "the log")
 	part.reply = reply[readJobLogOut]{Text: t, Out: out}
 	if out.Truncated {
-		part.Next = next(out.EndLine + 1)
+		part.Next = next(nextLine(res))
 	}
 	return part, nil
 }

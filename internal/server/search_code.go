@@ -40,11 +40,13 @@ type searchCodeIn struct {
 }
 
 type searchMatch struct {
-	Path   string   `json:"path"`
-	Line   int      `json:"line"`
-	Text   string   `json:"text" jsonschema:"the matching line (lines over 500 bytes are cut, with a marker)"`
-	Before []string `json:"before,omitempty" jsonschema:"context lines before the match"`
-	After  []string `json:"after,omitempty" jsonschema:"context lines after the match"`
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Text string `json:"text" jsonschema:"the matching line; of a line over 500 bytes, its first piece (lineBytes says its length; read_file with startLine and startByte goes on)"`
+	// LineBytes is the line's length when Text is its first piece.
+	LineBytes int64    `json:"lineBytes,omitempty" jsonschema:"the line's length in bytes when text is only its start; absent when text is the whole line"`
+	Before    []string `json:"before,omitempty" jsonschema:"context lines before the match"`
+	After     []string `json:"after,omitempty" jsonschema:"context lines after the match"`
 	// Hidden names the bidi controls and invisible characters of text.
 	Hidden []string `json:"hiddenCharacters,omitempty" jsonschema:"the bidi controls and invisible characters text holds, by code point and name, shown as they are; absent when none"`
 }
@@ -62,7 +64,8 @@ var searchCodeTool = defineTool(toolSpec{
 	Name:  "search_code",
 	Title: "Search code",
 	Description: "Search file contents with git grep: a fixed string (case-insensitive by default) or POSIX extended regex; each match's path, line and text. " +
-		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files." +
+		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files. " +
+		"A line over 500 bytes shows its first piece; its [line …] marker's read_file call reads on." +
 		partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "maxResults", 100, 1, 500)
@@ -193,7 +196,13 @@ func (c *grepCollector) add(m git.GrepMatch) error {
 		c.more = true
 		return git.ErrStopGrep // enough: stop git
 	}
-	c.matches = append(c.matches, searchMatch{Path: m.Path, Line: m.Line, Text: text.CutLine(m.Text, m.Cut)})
+	match := searchMatch{Path: m.Path, Line: m.Line, Text: string(m.Text)}
+	// A line over MaxShownLine: its first piece, and its length; read_file
+	// goes on inside it (matchPiece).
+	if cut, did := text.CutUTF8(match.Text, text.MaxShownLine); did || m.Cut {
+		match.Text, match.LineBytes = cut, m.Bytes
+	}
+	c.matches = append(c.matches, match)
 	return nil
 }
 
@@ -246,6 +255,9 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 			}
 			for j, t := range m.Before {
 				fmt.Fprintf(&b, "%s-%d- %s\n", text.Name(m.Path), m.Line-len(m.Before)+j, text.Line(t))
+			}
+			if m.LineBytes > 0 {
+				b.WriteString(matchPiece(m, o.Ref))
 			}
 			fmt.Fprintf(&b, "%s:%d: %s\n", text.Name(m.Path), m.Line, text.Line(m.Text))
 			for j, t := range m.After {
@@ -301,6 +313,19 @@ func globExample(matches []searchMatch) string {
 		return ""
 	}
 	return ` (e.g. ["*` + best + `"])`
+}
+
+// matchPiece is the marker line before a match whose text is the first
+// piece of its line (text.PieceMarker's words), with the read_file call
+// that goes on inside the line, at the commit searched (ref nil: the work
+// tree).
+func matchPiece(m searchMatch, ref *string) string {
+	next := readFileIn{Path: m.Path, StartLine: m.Line, StartByte: int64(len(m.Text))}
+	if ref != nil {
+		next.Ref = *ref
+	}
+	marker := text.PieceMarker(text.Name(m.Path), text.Piece{Line: m.Line, To: int64(len(m.Text)), Bytes: m.LineBytes})
+	return strings.TrimSuffix(marker, text.PieceMore) + "; goes on with read_file " + paging.PlainJSON(paging.Continue("read_file", next).Arguments) + "]\n"
 }
 
 // matchesNote says which of the lines a search shows (matches and their

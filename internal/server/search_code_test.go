@@ -142,14 +142,18 @@ func TestSearchCodeTruncation(t *testing.T) {
 	}
 }
 
+// A long matching line shows its first piece, of at most 500 bytes, on a
+// character's boundary, and its length (TestSearchCodeLongMatchGoesOnInReadFile
+// reads the rest).
 func TestSearchCodeLongLinesAreCut(t *testing.T) {
 	r := searchRepo(t)
 	h := serve(t, r)
 	var out searchCodeOut
 	h.structured("search_code", searchArgs("needle", "ref", "main", "pathGlobs", []string{"long.txt"}), &out)
-	m := out.Matches[0].Text
-	if !strings.HasSuffix(m, "…[line cut]") || len(strings.TrimSuffix(m, " …[line cut]")) > 500 || !utf8.ValidString(m) {
-		t.Fatalf("long line: %d bytes, %q", len(m), m[len(m)-40:])
+	m := out.Matches[0]
+	line := strings.Split(r.Git("show", "main:long.txt"), "\n")[m.Line-1]
+	if len(m.Text) > 500 || len(m.Text) < 497 || !utf8.ValidString(m.Text) || !strings.HasPrefix(line, m.Text) || m.LineBytes != int64(len(line)) {
+		t.Fatalf("long line: %d bytes of %d, %q", len(m.Text), m.LineBytes, m.Text[len(m.Text)-40:])
 	}
 }
 

@@ -18,10 +18,13 @@ import (
 // every turn. Above what issue 32 set by what the floor each maxBytes now
 // states costs (issue 38: 47 bytes a tool, "0: the client's limit; raised
 // to 2048 if less", 12 tools locally, 15 through a forge), which a grader
-// and a model read as missing.
+// and a model read as missing; and by what reaching inside a line longer
+// than a reply costs (issue 38: startByte on read_file and read_job_log,
+// start_byte on get_file_content, and a sentence on pieces in those and
+// search_code, about 650 bytes).
 const (
-	maxToolsListLocal = 16*1024 + 512
-	maxToolsListForge = 22*1024 + 768
+	maxToolsListLocal = 17*1024 + 128
+	maxToolsListForge = 23*1024 + 640
 )
 
 // wireToolsList is the result of tools/list as a client reads it from the

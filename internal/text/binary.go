@@ -35,3 +35,20 @@ func CutUTF8(s string, n int) (string, bool) {
 	}
 	return s[:n], true
 }
+
+// CutPoint is the largest m <= n at which b can be cut without splitting
+// a valid UTF-8 character (CutUTF8's cut, for bytes).
+func CutPoint(b []byte, n int) int {
+	if len(b) <= n {
+		return len(b)
+	}
+	for i := n - 1; i >= 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if _, size := utf8.DecodeRune(b[i:]); i+size > n {
+				return i
+			}
+			break
+		}
+	}
+	return max(n, 0)
+}

@@ -44,7 +44,8 @@ var BracketOpeners = []string{
 	"partial reply", "complete reply", "note:", "framed:", "hidden characters", "hidden by", "not utf-8", "not diffed",
 	"not searched", "not counted", "left out", "renames not searched", "test files", "generated or vendored", "no patch",
 	"paths named", "message goes on", "a field of this commit", "more matches", "pathglobs matched", "body bytes", "body cut",
-	"line ", // a piece of a line longer than a part: "[line 121 of the new x, bytes 1–5240 of 35021; …]"
+	"line ",            // a piece's marker (PieceMarker)
+	"paths that match", // paths that match no changed file
 }
 
 // HeaderKeys are the words that start the server's header lines

@@ -11,8 +11,8 @@ import (
 // leanNext makes a reply's next call of the same tool what the caller
 // would write: the arguments it gave (an alias as its name) and those the
 // tool moved on (a cursor, a start line), without the defaults the tool
-// filled in ("contextLines":3, "limit":500), which the next call gets
-// again by leaving them out. A maxBytes the server changed (raised to the
+// filled in ("contextLines":3, "limit":500; the one served repository's
+// owner and repo), which the next call gets again by leaving them out. A maxBytes the server changed (raised to the
 // least, or more than the client is sent) goes on as the server used it,
 // or not at all when that is the client's whole budget, so that the note
 // saying so comes once and not on every part. A cursor is not bound to
@@ -27,7 +27,7 @@ func leanNext(next *paging.Call, tool string, args json.RawMessage, schema argch
 	}
 	decoded := paging.Continue(tool, in).Arguments
 	for k, v := range next.Arguments {
-		if _, ok := given[k]; !ok && sameJSON(v, decoded[k]) {
+		if _, ok := given[k]; !ok && (sameJSON(v, decoded[k]) || filledIn[k]) {
 			delete(next.Arguments, k)
 		}
 	}
@@ -38,6 +38,10 @@ func leanNext(next *paging.Call, tool string, args json.RawMessage, schema argch
 		}
 	}
 }
+
+// filledIn are the arguments a tool fills in when the caller leaves them
+// out (the one repository served) and that no part moves on.
+var filledIn = map[string]bool{"owner": true, "repo": true}
 
 // narrowed is what became of a call's maxBytes: asked for (0: not), used,
 // and the client's budget.
