@@ -65,7 +65,7 @@ var Known = []Rule{
 		Source: "gemini-cli packages/core/src/scheduler/tool-executor.ts, utils/fileUtils.ts"},
 	// Copilot CLI sends copilot-cli; github-copilot-developer is in its
 	// strings, and was its name before.
-	{Names: []string{"copilot-cli", "github-copilot-developer"}, Bytes: 30_000, Seen: map[string]string{"copilot-cli": "Copilot CLI 1.0.102"},
+	{Names: []string{"copilot-cli", "github-copilot-developer"}, Bytes: 30_000, Unit: text.UTF8Bytes, Seen: map[string]string{"copilot-cli": "Copilot CLI 1.0.102"},
 		Over:   "over about 30 KB (text and structured content counted): a file and a 500-character preview",
 		Source: "npm @github/copilot 1.0.102; copilot-cli issues 1268, 1732, 4515"},
 	{Names: []string{"opencode"}, Bytes: 51_200, Lines: 2_000, Unit: text.UTF8Bytes, Seen: map[string]string{"opencode": "opencode 1.18"},

@@ -77,7 +77,10 @@ func (j *joiner) add(part []byte) error {
 			}
 			if !hasPrefix(line, "@@") {
 				j.out = append(j.out, line...)
-				cont = false
+				// git's "\ No newline at end of file" belongs to the line
+				// before it, as the last piece of a line does: a hunk
+				// after it may still go on the held one.
+				cont = cont && hasPrefix(line, `\`)
 				continue
 			}
 			h, ok := parseHunkHead(line)

@@ -475,6 +475,19 @@ func TestPageLongLine(t *testing.T) {
 		}
 	}
 
+	// At every room: a part that goes on with a hunk right after git's
+	// "\ No newline at end of file" (the last piece of a line before it)
+	// joins too (prometheus pull request 4679 as VS Code did not).
+	// (A room under about 200 cannot hold the section's header lines, a
+	// marker and git's "\" line: the pager says it left the rest out,
+	// and the server's FitPart reads the part again with more.)
+	for room := 200; room < 1500; room += 3 {
+		parts, _ := drain(t, data, PageOptions{Room: room, Cost: jsonCost})
+		if joined := mustJoin(t, parts); !bytes.Equal(joined, data) {
+			t.Fatalf("room %d: Join: %s", room, firstDiff(joined, data))
+		}
+	}
+
 	// The markers say the line, the side, the bytes and whether it goes
 	// on; a line shorter than the room that cannot fit with the header
 	// and a hunk header comes in pieces too.

@@ -142,6 +142,11 @@ func fitPartOnce[R Wirer](b Budget, room, maxBytes int, read func(room int) (*Pa
 		switch {
 		case spare < 0:
 			large = patch
+			// Less room than the patch used, by what is over: room the
+			// cut did not use would read the same part again (a part of
+			// prometheus' pull request 1054 was 4 bytes over on every
+			// read, and came out nearly empty after the last).
+			next = min(patch, b.Cost().Bytes(part.Page.Text)) + spare
 		case lost:
 			small, next = patch, patch+max(spare, MinPartRoom)
 			if maxBytes > 0 {
