@@ -117,7 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		cases = givenCases(o.calls)
 	}
 	cases = selectCases(cases, o.only)
-	realPRsToo := o.only != "" && strings.Contains("realprs", strings.ToLower(o.only))
+	realPRsToo := o.only != "" && (strings.Contains("realprs", strings.ToLower(o.only)) || strings.HasPrefix(strings.ToLower(o.only), "realprs "))
 	if len(cases) == 0 && !realPRsToo {
 		return 2, fmt.Errorf("no case matches --only %q", o.only)
 	}

@@ -34,6 +34,10 @@ import (
 //
 //	go run ./cmd/bench --only realprs --mirror git=/work/.mirror/git+git/repo \
 //	    --mirror prometheus=/work/.mirror/prometheus+prometheus/repo --baseline 43eca83
+//	go run ./cmd/bench --only "realprs prometheus#4679" ...   # one of them
+//
+// A drain whose parts do not join to git's patch leaves its parts' texts
+// in a directory under os.TempDir(), which its error names.
 //
 // Without a mirror (--mirror, or BENCH_MIRRORS="git=PATH,prometheus=PATH")
 // its pull requests are skipped.
@@ -127,6 +131,8 @@ type realDrain struct {
 	MinFill     *float64 `json:"minFill"`
 	MinFillPart int      `json:"minFillPart,omitempty"`
 	Framed      int      `json:"framedLines,omitempty"` // lines the joined patch has with the server's leading \ (each noted)
+	Under       int      `json:"partsUnder85"`          // parts but the last under 85% full
+	Whole       bool     `json:"joinedIsGitsPatch"`     // but for framed lines
 	Errors      []string `json:"errors,omitempty"`
 }
 
@@ -170,6 +176,11 @@ func runRealPRs(ctx context.Context, o *options, g gitRunner, bin, baseBin, logD
 	for _, pr := range realPRs {
 		res := &realPRResult{realPR: pr}
 		out = append(out, res)
+		label := fmt.Sprintf("%s#%d", pr.Repo, pr.Index)
+		if !strings.Contains("realprs "+label, strings.ToLower(o.only)) && !strings.Contains("realprs", strings.ToLower(o.only)) {
+			res.Skipped = "not --only " + o.only
+			continue
+		}
 		dir := o.mirrors[pr.Repo]
 		if dir == "" {
 			res.Skipped = "no --mirror " + pr.Repo
@@ -179,7 +190,6 @@ func runRealPRs(ctx context.Context, o *options, g gitRunner, bin, baseBin, logD
 		if err != nil {
 			return nil, err
 		}
-		label := fmt.Sprintf("%s#%d", pr.Repo, pr.Index)
 		logf("realprs %s: %s of patch, merge base %.12s of %s", label, humanBytes(res.PatchBytes), res.MergeBase, res.Base)
 		each := func(b, name string) (*realDrain, error) {
 			s, err := startServerAs(ctx, b, dir, filepath.Join(logDir, "realprs-"+fileWord(name)+".log"), name)
@@ -292,10 +302,10 @@ func realDrainAs(ctx context.Context, s *session, name string, index int, want [
 		return d, nil
 	}
 	framed, bad, line := framedOnly(joined, want)
-	d.Framed = framed
+	d.Framed, d.Whole = framed, bad == ""
 	switch {
 	case bad != "":
-		d.Errors = append(d.Errors, fmt.Sprintf("the %d parts joined (%d bytes) are not git's patch (%d bytes): %s%s", dr.calls, len(joined), len(want), bad, partHolding(dr, line)))
+		d.Errors = append(d.Errors, fmt.Sprintf("the %d parts joined (%d bytes) are not git's patch (%d bytes): %s%s%s", dr.calls, len(joined), len(want), bad, partHolding(dr, line), keepParts(dr, name, index)))
 	case d.Framed > 0 && !strings.Contains(dr.text.String(), "\n[framed: "):
 		d.Errors = append(d.Errors, fmt.Sprintf("%d lines framed with no [framed: …] note", d.Framed))
 	}
@@ -337,6 +347,9 @@ func (d *realDrain) checkReplies(dr *drained, declared int) {
 		}
 		if fill > 1 {
 			d.Errors = append(d.Errors, fmt.Sprintf("%s: %.1f%% of what the client passes whole", where, fill*100))
+		}
+		if i < dr.calls-1 && fill < clientsFillTarget {
+			d.Under++
 		}
 		if i < dr.calls-1 && (d.MinFill == nil || fill < *d.MinFill) {
 			d.MinFill, d.MinFillPart = fptr(fill), i+1
@@ -389,6 +402,21 @@ func partHolding(dr *drained, line string) string {
 		}
 	}
 	return ""
+}
+
+// keepParts writes the drain's texts, one file a part, for a failure to
+// be looked at; it says where.
+func keepParts(dr *drained, client string, index int) string {
+	dir, err := os.MkdirTemp("", fmt.Sprintf("realprs-%d-%s-", index, fileWord(client)))
+	if err != nil {
+		return ""
+	}
+	for i, res := range dr.results {
+		if os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%03d.txt", i+1)), []byte(firstText(res)), 0o644) != nil {
+			return ""
+		}
+	}
+	return "; the parts are in " + dir
 }
 
 func textsOf(res *mcp.CallToolResult) []string {
@@ -448,6 +476,7 @@ func writeRealPRs(w io.Writer, prs []*realPRResult) {
 		unit, said  string
 		failed      int
 		framed, prs int
+		under       int
 	}
 	var order []string
 	totals := map[string]*total{}
@@ -467,6 +496,7 @@ func writeRealPRs(w io.Writer, prs []*realPRResult) {
 			t.seen += d.SeenBytes
 			t.esc += pr.Escaped
 			t.framed += d.Framed
+			t.under += d.Under
 			if d.MinFill != nil && (t.fill == nil || *d.MinFill < *t.fill) {
 				t.fill, t.fillAt = d.MinFill, fmt.Sprintf("%s#%d part %d", pr.Repo, pr.Index, d.MinFillPart)
 			}
@@ -480,7 +510,7 @@ func writeRealPRs(w io.Writer, prs []*realPRResult) {
 	}
 	fmt.Fprintf(w, "\nTwelve real pull requests read whole with get_pull_request_diff, as each client (issue 38); E = git's patch JSON-escaped\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "client\tPRs\tcalls\tsaid = drain\treplies ÷ E\tsmallest fill\tat\tfill measured by\tframed lines\tPRs failed")
+	fmt.Fprintln(tw, "client\tPRs\tcalls\tsaid = drain\treplies ÷ E\tsmallest fill\tat\tparts < 85%\tfill measured by\tframed lines\tPRs failed")
 	for _, name := range order {
 		t := totals[name]
 		fill := "-"
@@ -490,41 +520,51 @@ func writeRealPRs(w io.Writer, prs []*realPRResult) {
 		if _, known := clients.Lookup(name); !known {
 			name += " (unknown)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.3f×\t%s\t%s\t%s\t%d\t%d\n", name, t.prs, t.calls, t.said, float64(t.seen)/float64(t.esc), fill, t.fillAt, t.unit, t.framed, t.failed)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%.3f×\t%s\t%s\t%d\t%s\t%d\t%d\n", name, t.prs, t.calls, t.said, float64(t.seen)/float64(t.esc), fill, t.fillAt, t.under, t.unit, t.framed, t.failed)
 	}
 	tw.Flush()
 
 	fmt.Fprintf(w, "\nEach pull request: parts as VS Code and Codex, after (and before, on the baseline's build), and as an unknown client\n\n")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "pull request\tpatch\tE\tVS Code\tbefore\tCodex\tbefore\tunknown\twhat")
-	var sums [5]int
+	var sums, wholeSums [5]int
 	for _, pr := range prs {
 		if pr.Skipped != "" {
 			fmt.Fprintf(tw, "%s#%d\tskipped: %s\n", pr.Repo, pr.Index, pr.Skipped)
 			continue
 		}
+		whole := true
 		calls := func(ds []*realDrain, name string) int {
 			for _, d := range ds {
 				if d.Client == name {
+					whole = whole && d.Whole
 					return d.Calls
 				}
 			}
 			return 0
 		}
 		n := [5]int{calls(pr.Drains, "Visual Studio Code"), calls(pr.Baseline, "Visual Studio Code"), calls(pr.Drains, "codex-mcp-client"), calls(pr.Baseline, "codex-mcp-client"), calls(pr.Drains, unknownClient)}
+		mark := ""
 		for i := range n {
 			sums[i] += n[i]
+			if whole {
+				wholeSums[i] += n[i]
+			}
 		}
-		fmt.Fprintf(tw, "%s#%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", pr.Repo, pr.Index, humanBytes(pr.PatchBytes), humanBytes(pr.Escaped), n[0], n[1], n[2], n[3], n[4], pr.What)
+		if !whole {
+			mark = " (*)"
+		}
+		fmt.Fprintf(tw, "%s#%d%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\n", pr.Repo, pr.Index, mark, humanBytes(pr.PatchBytes), humanBytes(pr.Escaped), n[0], n[1], n[2], n[3], n[4], pr.What)
 	}
 	fmt.Fprintf(tw, "total\t\t\t%d\t%d\t%d\t%d\t%d\t\n", sums[0], sums[1], sums[2], sums[3], sums[4])
+	fmt.Fprintf(tw, "total but (*)\t\t\t%d\t%d\t%d\t%d\t%d\t(*): a drain here, before or after, is not git's patch joined\n", wholeSums[0], wholeSums[1], wholeSums[2], wholeSums[3], wholeSums[4])
 	tw.Flush()
 
 	for _, pr := range prs {
 		for i, ds := range [][]*realDrain{pr.Drains, pr.Baseline} {
 			for _, d := range ds {
 				for _, e := range d.Errors {
-					fmt.Fprintf(w, "FAILED %s#%d as %s%s: %s\n", pr.Repo, pr.Index, d.Client, []string{"", " on the baseline"}[i], e)
+					fmt.Fprintf(w, "%s %s#%d as %s: %s\n", []string{"FAILED", "BEFORE (the baseline's build)"}[i], pr.Repo, pr.Index, d.Client, e)
 				}
 			}
 		}
