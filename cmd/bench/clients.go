@@ -160,7 +160,7 @@ func saidParts(ctx context.Context, s caller, args map[string]any) (int, error) 
 	return strconv.Atoi(m[1])
 }
 
-var saidPartsRe = regexp.MustCompile(`the whole diff: about (\d+) parts`)
+var saidPartsRe = regexp.MustCompile(`the whole diff: (?:about )?(\d+) parts`)
 
 // judgeClient holds a drain to the budget b it was sized to, within the
 // server's limit, escaped being the diff's bytes inside a JSON string.

@@ -49,6 +49,7 @@ type options struct {
 	jsonPath         string
 	serverLog        string
 	baseline         string
+	mirrors          mirrorFlags // --only realprs: name → a mirror with refs/pull/*
 }
 
 func main() {
@@ -62,7 +63,7 @@ func main() {
 }
 
 func parseFlags(args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
+	o := &options{mirrors: mirrorsFromEnv()}
 	cacheDir, err := os.UserCacheDir()
 	if err != nil {
 		cacheDir = os.TempDir()
@@ -80,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonPath, "json", "bench-results.json", "write the results as JSON to this file")
 	fs.StringVar(&o.serverLog, "server-log", "", "keep the servers' logs in this directory, at --log-level debug (each call's ms), to see where time goes")
 	fs.StringVar(&o.baseline, "baseline", "", "also build the server at this git revision and measure both builds, alternating, with the ratio current/baseline per case")
+	fs.Var(o.mirrors, "mirror", "with --only realprs: NAME=PATH, a mirror of git/git (git) or prometheus/prometheus (prometheus) with its refs/pull/* (repeatable; default from BENCH_MIRRORS)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -115,7 +117,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		cases = givenCases(o.calls)
 	}
 	cases = selectCases(cases, o.only)
-	if len(cases) == 0 {
+	realPRsToo := o.only != "" && (strings.Contains("realprs", strings.ToLower(o.only)) || strings.HasPrefix(strings.ToLower(o.only), "realprs "))
+	if len(cases) == 0 && !realPRsToo {
 		return 2, fmt.Errorf("no case matches --only %q", o.only)
 	}
 	bin, err := buildServer(filepath.Join(o.cache, "bin"), o.keep, logf)
@@ -135,6 +138,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		LoadAvg: []string{loadAvg()}, Baseline: baseInfo}
 	rows := make([]*row, len(cases))
 	ru := &runner{g: g, rounds: o.rounds, logf: logf}
+	if realPRsToo {
+		if rep.RealPRs, err = runRealPRs(ctx, o, g, bin, baseBin, home, logf); err != nil {
+			return 1, err
+		}
+	}
 
 	for _, kind := range []string{repoTree, repoPaging, repoHuge, repoGiven} {
 		var idx []int
@@ -200,11 +208,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 
 	fmt.Fprintf(stdout, "mcp-repo-tools vs plain git: medians of %d rounds after one warm-up; %s; %s; %d CPUs; load average %s at start, %s at end\n\n",
 		o.rounds, gitVersion, runtime.Version(), runtime.NumCPU(), rep.LoadAvg[0], rep.LoadAvg[1])
-	writeTable(stdout, rows)
+	if len(rows) > 0 {
+		writeTable(stdout, rows)
+	}
 	writePaging(stdout, rows)
 	writeClients(stdout, rows)
+	writeRealPRs(stdout, rep.RealPRs)
 	writeThroughput(stdout, rows)
-	if baseInfo != nil {
+	if baseInfo != nil && len(rows) > 0 {
 		writeBaseline(stdout, baseInfo, rows)
 	}
 	for _, ri := range rep.Repos {
@@ -225,6 +236,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	for _, r := range rows {
 		if r.Error != "" {
 			return 1, errors.New("some cases failed")
+		}
+	}
+	for _, pr := range rep.RealPRs {
+		for _, d := range pr.Drains {
+			if len(d.Errors) > 0 {
+				return 1, errors.New("some real pull requests failed (FAILED above)")
+			}
 		}
 	}
 	return 0, nil

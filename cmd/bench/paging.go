@@ -86,6 +86,7 @@ func pagingTarget() *target {
 // drained is one diff followed to its end.
 type drained struct {
 	parts    [][]byte
+	results  []*mcp.CallToolResult
 	sizes    []int64 // each result as sent
 	seen     []int64 // each result as a client gives it to its model (seenBytes)
 	lines    []int   // each result's lines of text (textLines)
@@ -122,6 +123,7 @@ func drain(ctx context.Context, s caller, tool string, args map[string]any) (*dr
 			return nil, fmt.Errorf("part %d (arguments %s): %w", out.calls+1, jsonOf(args), err)
 		}
 		out.calls++
+		out.results = append(out.results, res)
 		n := s.resultBytes()
 		out.bytes += n
 		out.maxBytes = max(out.maxBytes, n)

@@ -114,6 +114,8 @@ type report struct {
 	// Baseline is the build measured beside the working tree's.
 	Baseline *baselineInfo `json:"baseline,omitempty"`
 	Rows     []*row        `json:"results"`
+	// RealPRs is the real pull requests' drains (--only realprs).
+	RealPRs []*realPRResult `json:"realPullRequests,omitempty"`
 }
 
 type repoInfo struct {
