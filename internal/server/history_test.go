@@ -503,7 +503,7 @@ func TestGetCommitMessageAndFiles(t *testing.T) {
 		sha := w.Commit("sixty-one files")
 		h := serve(t, w, withTextOnly())
 		text := h.ok("get_commit", args("ref", "HEAD"))
-		if !strings.Contains(text, "\n61 files changed against its parent "+parent[:12]+":\nadded        +1 -0          a/go.sum [generated]\nadded        +1 -0          f/file-01.txt\n") ||
+		if !strings.Contains(text, "\n61 files changed against its parent "+parent[:12]+":\nadded +1 -0 a/go.sum [generated]\nadded +1 -0 f/file-01.txt\n") ||
 			!strings.Contains(text, "[generated or vendored: a/go.sum]") ||
 			!strings.Contains(text, fmt.Sprintf("\nand 11 more: list_changed_files base=%s head=%s mode=direct lists them all\n", parent, sha)) {
 			t.Fatalf("files:\n%s", text)
@@ -518,7 +518,7 @@ func TestGetCommitMessageAndFiles(t *testing.T) {
 	t.Run("a hidden file", func(t *testing.T) {
 		h := serve(t, r, withTextOnly())
 		text := h.ok("get_commit", args("ref", "pr"))
-		if strings.Contains(text, "hunter2") || !strings.Contains(text, "[hidden by the server's secrets policy: .env]") || !strings.Contains(text, "added        hidden         .env") {
+		if strings.Contains(text, "hunter2") || !strings.Contains(text, "[hidden by the server's secrets policy: .env]") || !strings.Contains(text, "added hidden .env") {
 			t.Fatalf("a secret's patch:\n%s", text)
 		}
 	})

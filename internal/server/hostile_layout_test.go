@@ -236,7 +236,7 @@ func TestHiddenFilesListedByNameOnly(t *testing.T) {
 	}
 	for _, txt := range []string{text, prText} {
 		// list_pull_request_files gives the patch's size beside the counts.
-		if !strings.Contains(txt, "hidden         keys/store.p12") || !regexp.MustCompile(`binary         (\d+ bytes +)?img\.bin`).MatchString(txt) {
+		if !strings.Contains(txt, "hidden keys/store.p12") || !regexp.MustCompile(`binary (\d+ bytes )?img\.bin`).MatchString(txt) {
 			t.Errorf("text listing:\n%s", txt)
 		}
 	}

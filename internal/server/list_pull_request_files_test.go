@@ -110,7 +110,7 @@ func TestListPullRequestFilesPatchBytes(t *testing.T) {
 		if f.PatchBytes == nil || *f.PatchBytes != int64(len(sections[i])) {
 			t.Errorf("%s: patchBytes %v, its section in git's patch is %d bytes:\n%s", f.Path, f.PatchBytes, len(sections[i]), sections[i])
 		}
-		if !strings.Contains(text, fmt.Sprintf(" %d bytes    %s", len(sections[i]), f.Path)) {
+		if !strings.Contains(text, fmt.Sprintf(" %d bytes %s", len(sections[i]), f.Path)) {
 			t.Errorf("the text does not give %s's size:\n%s", f.Path, text)
 		}
 		// What the tag promises: get_pull_request_diff with file_path
