@@ -135,7 +135,7 @@ func asRendered(lines string) string {
 }
 
 // listedFile is one line of list_changed_files' text:
-// "modified     +12 -3         path (from old) [test]".
+// "modified +12 -3 path (from old) [test]".
 type listedFile struct {
 	status, counts, path, oldPath string
 }

@@ -659,18 +659,6 @@ func TestBadInputPathsOneSideOfRename(t *testing.T) {
 	}
 }
 
-// bodyLines are a patch's lines without its "@@" lines, and without the
-// lines skip names: what must come through whatever the cuts.
-func bodyLines(patch string, skip func(string) bool) []string {
-	var out []string
-	for _, l := range strings.SplitAfter(patch, "\n") {
-		if !strings.HasPrefix(l, "@@") && !skip(l) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // A line longer than a whole reply (70 KB at the default 64 KiB limit; 10 KB
 // at 8,192 bytes), inside a hunk between other changes: every part fits,
 // the line comes in pieces, each after a marker naming the file, the line

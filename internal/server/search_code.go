@@ -300,7 +300,7 @@ func globExample(matches []searchMatch) string {
 		base := path.Base(m.Path)
 		ext := path.Ext(base)
 		if ext == base || len(ext) < 2 || strings.ContainsFunc(ext[1:], func(r rune) bool {
-			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' || r == '+')
+			return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' && r != '-' && r != '+'
 		}) {
 			continue // no extension, a dotfile's name, or one a glob or JSON would have to escape
 		}

@@ -257,7 +257,7 @@ func skelCut(v, w string) (string, bool) {
 	}
 	for i := 0; i < len(w); i++ {
 		c, o := v[i], w[i]
-		if c != o && !(c == lookAny && o != ' ' && !isAlnum(o)) && !(c == lookLetter && isAlnum(o)) {
+		if c != o && (c != lookAny || o == ' ' || isAlnum(o)) && (c != lookLetter || !isAlnum(o)) {
 			return "", false
 		}
 	}
@@ -306,7 +306,7 @@ func (o Openers) frame(s string, skipFirst bool) string {
 		if i >= 0 {
 			piece = s[:i]
 		}
-		if !(first && skipFirst) && o.pieceReadsAsOurs(piece) {
+		if (!first || !skipFirst) && o.pieceReadsAsOurs(piece) {
 			j := strings.IndexFunc(piece, func(r rune) bool { return !IsUnseen(r) })
 			b.WriteString(piece[:j] + Mark + piece[j:])
 		} else {

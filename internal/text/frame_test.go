@@ -105,7 +105,7 @@ func TestFramePatch(t *testing.T) {
 			t.Errorf("FramePatch(%q) = %q, want %q", c.in, got, c.want)
 		}
 		if PatchLineFramed([]byte(c.in)) != (got != c.in) {
-			t.Errorf("PatchLineFramed(%q) = %v", c.in, !(got != c.in))
+			t.Errorf("PatchLineFramed(%q) = %v", c.in, got == c.in)
 		}
 	}
 }
