@@ -141,3 +141,18 @@ func TestReadmeCommandLinesParse(t *testing.T) {
 		t.Fatalf("only %d command lines found in README.md", found)
 	}
 }
+
+// No page keeps a merge's conflict markers (docs/clients.md once did: a
+// merge was committed with both sides of two paragraphs in it).
+func TestDocsHaveNoConflictMarkers(t *testing.T) {
+	marker := regexp.MustCompile(`(?m)^(<{7} |={7}$|>{7} )`)
+	for _, page := range docPages(t) {
+		data, err := os.ReadFile(filepath.Join("../..", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc := marker.FindIndex(data); loc != nil {
+			t.Errorf("%s: a merge's conflict marker at byte %d: %q", page, loc[0], data[loc[0]:loc[1]])
+		}
+	}
+}
