@@ -246,7 +246,9 @@ func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, com
 	routes := s.firstPartRoutes(ctx, in, commits, files, size, key)
 	// The count's first part holds the same note as the agent's.
 	ctx = context.WithValue(ctx, routesKey{}, routes)
-	return s.countParts(ctx, key, files, guessParts(s.budget(ctx), size), call), routes
+	// The count is of parts that hold routes: a count made with other
+	// routes (a size not known, a note not made in time) is another.
+	return s.countParts(ctx, key+"\x00"+routes, files, guessParts(s.budget(ctx), size), call), routes
 }
 
 // guessParts is about how many parts a patch of size bytes takes at b: a

@@ -100,6 +100,12 @@ func (b forgeBackend) pullRequestDetails(ctx context.Context, in getPullRequestI
 	var standing string // the review's and the checks' lines, in the first part
 	if from == 0 {
 		standing = s.reviewStanding(ctx, in, d.HeadSHA, &out)
+		// What reading the whole diff costs, counted as locally; the
+		// forge does not say the patch's size, so no estimate stands in
+		// for a count not made.
+		if parts := s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{d.BaseSHA, d.MergeBase, d.HeadSHA}, files, 0, 0); parts != "" {
+			header += "; " + parts
+		}
 	}
 	render := func(share string) reply[getPullRequestOut] {
 		return s.forgePullReply(in, d, header, standing, out, from, share)

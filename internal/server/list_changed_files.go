@@ -126,5 +126,25 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 		}
 		return r
 	}
-	return paging.FitList(s.budget(ctx), len(files), render), nil
+	if len(files) == 0 {
+		return render(0), nil
+	}
+	whole := files[0]
+	cut := func(keep int) reply[listChangedFilesOut] {
+		// Not even the first file's line fits a reply: its path is shown
+		// cut, said so, and the next call goes on after it.
+		files[0] = whole
+		files[0].Path, _ = text.CutUTF8(whole.Path, keep)
+		note := lead
+		lead = cutPathNote(from+1, "file", whole.Path, files[0].Path)
+		defer func() { lead = note }()
+		return render(1)
+	}
+	return paging.FitListCut(s.budget(ctx), len(files), render, len(whole.Path), cut), nil
+}
+
+// cutPathNote says that the path of entry n (a file, a match) is shown
+// cut, as shown: a path longer than a whole reply, once JSON escapes it.
+func cutPathNote(n int, what, path, shown string) string {
+	return fmt.Sprintf("[left out: the end of the path of %s %d, longer than a reply: %s of its %s are shown]\n", what, n, text.Thousands(len(shown)), text.Count(len(path), "byte"))
 }

@@ -158,7 +158,8 @@ const partFraming = 850
 // of the client that reads this reply: counted by the pager's own cut
 // (countParts), which the diff's first part then finds made; when that
 // cannot be done in time, about as many as its patch of patch bytes,
-// escaped in JSON (0: not counted, then about a tenth more), gives.
+// escaped in JSON (0: not counted, then about a tenth more), gives ("" with
+// no patch size either).
 func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index int, commits []string, files int, patch, escaped int64) string {
 	// The diff's call asks for no less than the client is sent.
 	ctx = paging.WithBudget(ctx, s.budget(ctx).Widened())
@@ -174,6 +175,8 @@ func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index i
 		return "the whole diff fits one reply"
 	case n > 1:
 		return fmt.Sprintf("the whole diff: %d parts at this client's budget", n)
+	case patch == 0:
+		return "" // not counted, and no size to estimate from
 	}
 	return diffPartsAbout(s.budget(ctx), patch, escaped)
 }

@@ -213,6 +213,7 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 			all[i].Hidden = h.PointNames()
 		}
 	}
+	cutNote := "" // the first match's path, shown cut (cut, below)
 	render := func(n int) reply[searchCodeOut] {
 		out.Matches = all[:n:n]
 		if out.Matches == nil {
@@ -264,6 +265,7 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 				fmt.Fprintf(&b, "%s-%d- %s\n", text.Name(m.Path), m.Line+1+j, text.Line(t))
 			}
 		}
+		b.WriteString(cutNote)
 		b.WriteString(matchesNote(o.Matches))
 		if o.SkippedLarge > 0 {
 			files := "files larger than the server's %s search limit (--max-search-file-bytes); read_file reads them"
@@ -277,7 +279,24 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 		}
 		return reply[searchCodeOut]{Text: b.String(), Out: o, Next: next}
 	}
-	return paging.FitList(s.budget(ctx), len(all), render)
+	if len(all) == 0 {
+		return render(0)
+	}
+	whole := all[0]
+	cut := func(keep int) reply[searchCodeOut] {
+		// Not even the first match fits a reply: its path is shown cut,
+		// said so, without its context (which names the path again) and
+		// without a read_file call (the path is not whole); the next
+		// call goes on after it.
+		m := whole
+		m.Path, _ = text.CutUTF8(whole.Path, keep)
+		m.Before, m.After, m.LineBytes = nil, nil, 0
+		all[0] = m
+		cutNote = cutPathNote(in.Offset+1, "match", whole.Path, m.Path)
+		defer func() { cutNote = "" }()
+		return render(1)
+	}
+	return paging.FitListCut(s.budget(ctx), len(all), render, len(whole.Path), cut)
 }
 
 // matchRange names the n matches a reply shows after offset: "match 4",
