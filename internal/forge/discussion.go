@@ -52,7 +52,9 @@ func (c *Client) IssueComments(ctx context.Context, owner, repo string, index in
 	}
 	defer resp.Body.Close()
 	body := &countingReader{r: io.LimitReader(resp.Body, MaxDiscussionBytes)}
-	dec := json.NewDecoder(body)
+	// The bound counts the answer's bytes as they come out of the
+	// transport's gzip reader: what is decoded, not what was sent.
+	dec := json.NewDecoder(&squeezer{r: body})
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return false, c.streamError(ctx, path, body, err, "not a list")
 	}

@@ -184,7 +184,7 @@ func (s *Server) reviewStanding(ctx context.Context, in getPullRequestIn, head s
 	var b strings.Builder
 	reviewsCall := paging.Continue("list_pull_request_reviews", listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, Unresolved: true})
 	newestCall := paging.Continue("list_pull_request_reviews", listPullRequestReviewsIn{Owner: in.Owner, Repo: in.Repo, Index: in.Index, Order: histNewest})
-	if all, comments, more, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index); err != nil {
+	if all, comments, more, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index, reviewsRead{}); err != nil {
 		fmt.Fprintf(&b, "Reviews: not known (%s); list_pull_request_reviews %s may read them\n", toolcall.OneLine(errcode.Message(err)), paging.PlainJSON(newestCall.Arguments))
 	} else {
 		sum := summarize(all, threadsOf(comments, listPullRequestReviewsIn{}, s.bodyRoom(ctx)), more)

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -12,6 +14,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
@@ -196,7 +199,7 @@ func (s *Server) listPullRequestReviews(ctx context.Context, in listPullRequestR
 // reviewContext reads the reviews and their inline comments, and makes
 // the summary (over all of them) and the entries the filters keep.
 func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, in listPullRequestReviewsIn) ([]prReview, []reviewThread, reviewSummary, error) {
-	all, comments, more, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index)
+	all, comments, more, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index, reviewsRead{reviewer: in.Reviewer})
 	if err != nil {
 		return nil, nil, reviewSummary{}, err
 	}
@@ -228,31 +231,106 @@ func (s *Server) reviewContext(ctx context.Context, r *repo.Repository, pr *repo
 	return reviews, kept, sum, nil
 }
 
+// maxReviewHeld bounds what one call holds of a pull request's reviews
+// and inline comments read from the forge, in bytes (reviewHeld,
+// commentHeld: their strings and an item's share): past it, the inline
+// comments of the reviews left are not read, and a note says which
+// (docs/security.md, review 4, finding 11). The forge answers each
+// review's comments whole (up to 8 MiB), so without a total 100 reviews of
+// 8 MiB held 1.1 GiB for one call. What is over the bound is at most one
+// answer's.
+const maxReviewHeld = 64 << 20
+
+// itemHeld is what an item counts for beyond its strings.
+const itemHeld = 256
+
+func reviewHeld(rv forge.Review) int {
+	return len(rv.User) + len(rv.State) + len(rv.Body) + len(rv.CommitID) + len(rv.Submitted) + len(rv.URL) + itemHeld
+}
+
+func commentHeld(c forge.ReviewComment) int {
+	return len(c.User) + len(c.Body) + len(c.Path) + len(c.CommitID) + len(c.DiffHunk) + len(c.Resolver) + len(c.Created) + len(c.Updated) + len(c.URL) + itemHeld
+}
+
+// reviewsRead is what a call wants of the reviews' comments: a reviewer's
+// are read first (past the bound, theirs are those read); with bodyOf,
+// only that comment is kept, so that one body is read whatever the bound.
+type reviewsRead struct {
+	reviewer string
+	bodyOf   int64
+}
+
 // readReviews reads a pull request's submitted reviews (pending ones,
 // not yet submitted, left out) and the inline comments of each; more: the
-// forge has more reviews than it reads (forge.MaxReviews).
-func (s *Server) readReviews(ctx context.Context, owner, name string, index int) ([]forge.Review, []forge.ReviewComment, bool, error) {
+// forge has more reviews than it reads (forge.MaxReviews). Past
+// maxReviewHeld, the comments of the reviews left are not read: a note
+// names them.
+func (s *Server) readReviews(ctx context.Context, owner, name string, index int, want reviewsRead) ([]forge.Review, []forge.ReviewComment, bool, error) {
 	f := s.cfg.Forge
 	all, more, err := f.PullReviews(ctx, owner, name, index)
 	if err != nil {
 		return nil, nil, false, pullNotFound(err, owner, name, index)
 	}
-	var submitted []forge.Review
-	var comments []forge.ReviewComment
+	var submitted, withComments []forge.Review
+	held := 0
 	for _, rv := range all {
 		if reviewState(rv.State) == "" {
 			continue
 		}
 		submitted = append(submitted, rv)
+		held += reviewHeld(rv)
 		if rv.Comments > 0 {
-			cs, err := f.ReviewComments(ctx, owner, name, index, rv.ID)
-			if err != nil {
-				return nil, nil, false, err
-			}
-			comments = append(comments, cs...)
+			withComments = append(withComments, rv)
 		}
 	}
+	if want.reviewer != "" {
+		slices.SortStableFunc(withComments, func(a, b forge.Review) int {
+			return cmp.Compare(boolInt(a.User != want.reviewer), boolInt(b.User != want.reviewer))
+		})
+	}
+	var comments []forge.ReviewComment
+	var unread []int64
+	for _, rv := range withComments {
+		if held > maxReviewHeld {
+			unread = append(unread, rv.ID)
+			continue
+		}
+		cs, err := f.ReviewComments(ctx, owner, name, index, rv.ID)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		for _, c := range cs {
+			if want.bodyOf == 0 || c.ID == want.bodyOf {
+				comments = append(comments, c)
+				held += commentHeld(c)
+			}
+		}
+	}
+	if len(unread) > 0 {
+		slices.Sort(unread)
+		ids := make([]string, 0, 11)
+		for i, id := range unread {
+			if i == 10 {
+				ids = append(ids, "…")
+				break
+			}
+			ids = append(ids, strconv.FormatInt(id, 10))
+		}
+		how := "reviewer (a login) reads that reviewer's first"
+		if want.reviewer != "" {
+			how = "with reviewer, that reviewer's were read first"
+		}
+		notes.Add(ctx, fmt.Sprintf("the reviews and their inline comments are more than one call reads from the forge (%d MiB): the inline comments of %s (ids %s) were not read, and the threads and their counts leave them out; %s",
+			maxReviewHeld>>20, text.Count(len(unread), "review"), strings.Join(ids, ", "), how))
+	}
 	return submitted, comments, more, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // summarize is where the review stands: each reviewer's latest verdict

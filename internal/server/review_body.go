@@ -14,7 +14,7 @@ import (
 // one review or inline comment, in parts, that a listing showed cut.
 func (s *Server) reviewBody(ctx context.Context, in listPullRequestReviewsIn) (reply[listPullRequestReviewsOut], error) {
 	const tool = "list_pull_request_reviews"
-	reviews, comments, _, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index)
+	reviews, comments, _, err := s.readReviews(ctx, in.Owner, in.Repo, in.Index, reviewsRead{bodyOf: in.BodyOf})
 	if err != nil {
 		return reply[listPullRequestReviewsOut]{}, err
 	}
