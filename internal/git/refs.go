@@ -184,3 +184,95 @@ func (r *Repo) SubmoduleURL(ctx context.Context, commit, path string) string {
 	}
 	return ""
 }
+
+// NotCommitError: a ref exists but what it points at peels to no commit.
+type NotCommitError struct {
+	Ref, Type string // Type is git's object type: tree, blob, tag
+	Symref    string // the ref it points to, when it is a symbolic ref
+}
+
+func (e *NotCommitError) Error() string {
+	if e.Symref != "" {
+		return e.Ref + " is a symbolic ref to " + e.Symref + ", not a ref of its own"
+	}
+	return e.Ref + " points at a " + e.Type + ", not a commit"
+}
+
+// RefCommit resolves the full ref name ref (such as refs/pull/4/head)
+// exactly, to the commit it names, peeling tags. It never goes through
+// git's revision rules, which take a name that is not a ref for
+// refs/tags/<name> or refs/heads/<name>: every plain clone fetches a tag
+// named "refs/pull/4/head" as refs/tags/refs/pull/4/head, and rev-parse
+// gives it for refs/pull/4/head when that ref does not exist. ErrMissing
+// when the ref does not exist; *NotCommitError when it exists but names no
+// commit (a tree, a blob) or is a symbolic ref.
+func (r *Repo) RefCommit(ctx context.Context, ref string) (string, error) {
+	if !strings.HasPrefix(ref, "refs/") || !PlainRefName(ref) {
+		return "", ErrMissing
+	}
+	if blocked := r.refs.blockingRef(r.gitDir, ref); blocked != nil {
+		return "", blocked // git would wait on it until the deadline
+	}
+	out, err := r.run.Output(ctx, gitexec.Command("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)%00%(symref)").Revs(ref))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Split(line, "\x00")
+		if len(f) != 4 || f[0] != ref { // the pattern also matches refs under ref/
+			continue
+		}
+		oid, typ, symref := f[1], f[2], f[3]
+		switch {
+		case symref != "":
+			return "", &NotCommitError{Ref: ref, Type: typ, Symref: symref}
+		case typ == "commit":
+			return oid, nil
+		case typ == "tag":
+			if obj, err := r.Info(ctx, oid+"^{commit}"); err == nil && obj.Type == "commit" {
+				return obj.OID, nil
+			}
+			if obj, err := r.Info(ctx, oid+"^{}"); err == nil {
+				typ = obj.Type
+			}
+		}
+		return "", &NotCommitError{Ref: ref, Type: typ}
+	}
+	if link := r.refLeavingStore(ref); link != nil {
+		return "", link // what git could not read, it took for nothing
+	}
+	return "", ErrMissing
+}
+
+// RefsNamed are the refs git's revision rules find for the plain ref name
+// name, in the order git tries them (refs/tags/main before refs/heads/main):
+// git takes the first and, when there are more, warns "refname 'main' is
+// ambiguous". The name itself is a candidate only when it starts with
+// "refs/" (HEAD and the other pseudo-refs are not listed).
+func (r *Repo) RefsNamed(ctx context.Context, name string) ([]string, error) {
+	if !PlainRefName(name) {
+		return nil, nil
+	}
+	var cands []string
+	for _, rule := range refRules {
+		c := strings.Replace(rule, "%s", name, 1)
+		if strings.HasPrefix(c, "refs/") && PlainRefName(c) && !slices.Contains(cands, c) {
+			cands = append(cands, c)
+		}
+	}
+	out, err := r.run.Output(ctx, gitexec.Command("for-each-ref", "--format=%(refname)").Revs(cands...))
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		have[line] = true
+	}
+	var found []string
+	for _, c := range cands {
+		if have[c] {
+			found = append(found, c)
+		}
+	}
+	return found, nil
+}
