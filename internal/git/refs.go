@@ -188,13 +188,9 @@ func (r *Repo) SubmoduleURL(ctx context.Context, commit, path string) string {
 // NotCommitError: a ref exists but what it points at peels to no commit.
 type NotCommitError struct {
 	Ref, Type string // Type is git's object type: tree, blob, tag
-	Symref    string // the ref it points to, when it is a symbolic ref
 }
 
 func (e *NotCommitError) Error() string {
-	if e.Symref != "" {
-		return e.Ref + " is a symbolic ref to " + e.Symref + ", not a ref of its own"
-	}
 	return e.Ref + " points at a " + e.Type + ", not a commit"
 }
 
@@ -205,7 +201,7 @@ func (e *NotCommitError) Error() string {
 // named "refs/pull/4/head" as refs/tags/refs/pull/4/head, and rev-parse
 // gives it for refs/pull/4/head when that ref does not exist. ErrMissing
 // when the ref does not exist; *NotCommitError when it exists but names no
-// commit (a tree, a blob) or is a symbolic ref.
+// commit (a tree, a blob).
 func (r *Repo) RefCommit(ctx context.Context, ref string) (string, error) {
 	if !strings.HasPrefix(ref, "refs/") || !PlainRefName(ref) {
 		return "", ErrMissing
@@ -213,28 +209,18 @@ func (r *Repo) RefCommit(ctx context.Context, ref string) (string, error) {
 	if blocked := r.refs.blockingRef(r.gitDir, ref); blocked != nil {
 		return "", blocked // git would wait on it until the deadline
 	}
-	out, err := r.run.Output(ctx, gitexec.Command("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)%00%(symref)").Revs(ref))
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Split(line, "\x00")
-		if len(f) != 4 || f[0] != ref { // the pattern also matches refs under ref/
-			continue
+	// show-ref --verify reads that one ref (its loose file, else
+	// packed-refs), as for-each-ref, which reads the whole directory, would
+	// not: a FIFO beside it would hold git until the deadline.
+	out, err := r.run.Output(ctx, gitexec.Command("show-ref", "--verify").Revs(ref))
+	if oid, name, ok := strings.Cut(strings.TrimSpace(string(out)), " "); err == nil && ok && name == ref {
+		obj, err := r.Info(ctx, oid+"^{commit}")
+		if err == nil && obj.Type == "commit" {
+			return obj.OID, nil
 		}
-		oid, typ, symref := f[1], f[2], f[3]
-		switch {
-		case symref != "":
-			return "", &NotCommitError{Ref: ref, Type: typ, Symref: symref}
-		case typ == "commit":
-			return oid, nil
-		case typ == "tag":
-			if obj, err := r.Info(ctx, oid+"^{commit}"); err == nil && obj.Type == "commit" {
-				return obj.OID, nil
-			}
-			if obj, err := r.Info(ctx, oid+"^{}"); err == nil {
-				typ = obj.Type
-			}
+		typ := "object it cannot read"
+		if obj, err := r.Info(ctx, oid+"^{}"); err == nil {
+			typ = obj.Type
 		}
 		return "", &NotCommitError{Ref: ref, Type: typ}
 	}
@@ -260,17 +246,14 @@ func (r *Repo) RefsNamed(ctx context.Context, name string) ([]string, error) {
 			cands = append(cands, c)
 		}
 	}
-	out, err := r.run.Output(ctx, gitexec.Command("for-each-ref", "--format=%(refname)").Revs(cands...))
-	if err != nil {
-		return nil, err
-	}
-	have := map[string]bool{}
-	for _, line := range strings.Split(string(out), "\n") {
-		have[line] = true
-	}
+	// Each is asked of show-ref --verify, which reads that ref alone
+	// (for-each-ref reads whole directories: a FIFO in one holds git).
 	var found []string
 	for _, c := range cands {
-		if have[c] {
+		if blocked := r.refs.blockingRef(r.gitDir, c); blocked != nil {
+			return nil, blocked
+		}
+		if r.HasRef(ctx, c) {
 			found = append(found, c)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // PullRequest is a pull request's commits: locally refs/pull/N/head (where
@@ -76,9 +75,6 @@ func (r *Repository) pullRef(ctx context.Context, index int, ref string, refresh
 		oid, err = r.Git.RefCommit(ctx, ref)
 	}
 	var nc *git.NotCommitError
-	if errors.As(err, &nc) && nc.Symref != "" {
-		return "", errcode.New(errcode.InvalidRef, "pull request #%d of %s is broken: %s is a symbolic ref to %s, not a pull request's own ref; the forge or whoever wrote the ref must fix it", index, r.FullName(), ref, text.Name(nc.Symref))
-	}
 	if errors.As(err, &nc) {
 		return "", errcode.New(errcode.InvalidRef, "pull request #%d of %s is broken: %s points at a %s, not a commit; the forge or whoever wrote the ref must fix it", index, r.FullName(), ref, nc.Type)
 	}
