@@ -184,3 +184,78 @@ func (r *Repo) SubmoduleURL(ctx context.Context, commit, path string) string {
 	}
 	return ""
 }
+
+// NotCommitError: a ref exists but what it points at peels to no commit.
+type NotCommitError struct {
+	Ref, Type string // Type is git's object type: tree, blob, tag
+}
+
+func (e *NotCommitError) Error() string {
+	return e.Ref + " points at a " + e.Type + ", not a commit"
+}
+
+// RefCommit resolves the full ref name ref (such as refs/pull/4/head)
+// exactly, to the commit it names, peeling tags. It never goes through
+// git's revision rules, which take a name that is not a ref for
+// refs/tags/<name> or refs/heads/<name>: every plain clone fetches a tag
+// named "refs/pull/4/head" as refs/tags/refs/pull/4/head, and rev-parse
+// gives it for refs/pull/4/head when that ref does not exist. ErrMissing
+// when the ref does not exist; *NotCommitError when it exists but names no
+// commit (a tree, a blob).
+func (r *Repo) RefCommit(ctx context.Context, ref string) (string, error) {
+	if !strings.HasPrefix(ref, "refs/") || !PlainRefName(ref) {
+		return "", ErrMissing
+	}
+	if blocked := r.refs.blockingRef(r.gitDir, ref); blocked != nil {
+		return "", blocked // git would wait on it until the deadline
+	}
+	// show-ref --verify reads that one ref (its loose file, else
+	// packed-refs), as for-each-ref, which reads the whole directory, would
+	// not: a FIFO beside it would hold git until the deadline.
+	out, err := r.run.Output(ctx, gitexec.Command("show-ref", "--verify").Revs(ref))
+	if oid, name, ok := strings.Cut(strings.TrimSpace(string(out)), " "); err == nil && ok && name == ref {
+		obj, err := r.Info(ctx, oid+"^{commit}")
+		if err == nil && obj.Type == "commit" {
+			return obj.OID, nil
+		}
+		typ := "object it cannot read"
+		if obj, err := r.Info(ctx, oid+"^{}"); err == nil {
+			typ = obj.Type
+		}
+		return "", &NotCommitError{Ref: ref, Type: typ}
+	}
+	if link := r.refLeavingStore(ref); link != nil {
+		return "", link // what git could not read, it took for nothing
+	}
+	return "", ErrMissing
+}
+
+// RefsNamed are the refs git's revision rules find for the plain ref name
+// name, in the order git tries them (refs/tags/main before refs/heads/main):
+// git takes the first and, when there are more, warns "refname 'main' is
+// ambiguous". The name itself is a candidate only when it starts with
+// "refs/" (HEAD and the other pseudo-refs are not listed).
+func (r *Repo) RefsNamed(ctx context.Context, name string) ([]string, error) {
+	if !PlainRefName(name) {
+		return nil, nil
+	}
+	var cands []string
+	for _, rule := range refRules {
+		c := strings.Replace(rule, "%s", name, 1)
+		if strings.HasPrefix(c, "refs/") && PlainRefName(c) && !slices.Contains(cands, c) {
+			cands = append(cands, c)
+		}
+	}
+	// Each is asked of show-ref --verify, which reads that ref alone
+	// (for-each-ref reads whole directories: a FIFO in one holds git).
+	var found []string
+	for _, c := range cands {
+		if blocked := r.refs.blockingRef(r.gitDir, c); blocked != nil {
+			return nil, blocked
+		}
+		if r.HasRef(ctx, c) {
+			found = append(found, c)
+		}
+	}
+	return found, nil
+}

@@ -29,27 +29,24 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 		return nil, errcode.New(errcode.InvalidArgument, "pull request index %d: want a positive integer", index)
 	}
 	n := strconv.Itoa(index)
-	prefix := "refs/pull/" + n + "/"
-	headRef, merge := prefix+"head", prefix+"merge^1"
-	head, err := r.resolve(ctx, headRef)
+	headRef := "refs/pull/" + n + "/head"
+	head, err := r.pullRef(ctx, index, headRef, true)
+	merge := true
 	if errors.Is(err, git.ErrMissing) {
-		if obj, ierr := r.Git.Info(ctx, prefix+"head"); ierr == nil && obj.Type != "commit" {
-			return nil, errcode.New(errcode.InvalidRef, "pull request #%d of %s is broken: %shead points at a %s, not a commit; the forge or whoever wrote the ref must fix it", index, r.FullName(), prefix, obj.Type)
-		}
 		headRef = "refs/merge-requests/" + n + "/head"
-		head, err = r.Git.CommitID(ctx, headRef)
-		merge = "" // GitLab keeps no merge ref: the base is the default branch
+		head, err = r.pullRef(ctx, index, headRef, false)
+		merge = false // GitLab keeps no merge ref: the base is the default branch
 		if errors.Is(err, git.ErrMissing) {
-			return nil, errcode.New(errcode.NotFound, "pull request #%d does not exist in %s: it has neither %shead (GitHub, Gitea, Forgejo) nor refs/merge-requests/%d/head (GitLab). %s",
-				index, r.FullName(), prefix, index, r.fetchHint(ctx, index))
+			return nil, errcode.New(errcode.NotFound, "pull request #%d does not exist in %s: it has neither refs/pull/%d/head (GitHub, Gitea, Forgejo) nor refs/merge-requests/%d/head (GitLab). %s",
+				index, r.FullName(), index, index, r.fetchHint(ctx, index))
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	base, err := "", git.ErrMissing
-	if merge != "" {
-		base, err = r.Git.CommitID(ctx, merge)
+	if merge {
+		base, err = r.PullMergeBase(ctx, index)
 	}
 	if errors.Is(err, git.ErrMissing) {
 		base, err = r.Git.CommitID(ctx, "HEAD")
@@ -61,6 +58,39 @@ func (r *Repository) PullRequest(ctx context.Context, index int) (*PullRequest, 
 		return nil, err
 	}
 	return r.withMergeBase(ctx, &PullRequest{Index: index, Base: base, Head: head, HeadRef: headRef})
+}
+
+// pullRef is the commit the full ref ref of pull request index names,
+// read exactly (git.RefCommit): never a tag or branch that git's revision
+// rules would find for the name. A mirror that lacks it is refreshed once
+// if refresh (a mirror fetches heads, never merge refs).
+// ErrMissing when it does not exist; a ref that exists but names no commit
+// is refused with what it names.
+func (r *Repository) pullRef(ctx context.Context, index int, ref string, refresh bool) (string, error) {
+	oid, err := r.Git.RefCommit(ctx, ref)
+	if errors.Is(err, git.ErrMissing) && refresh && r.refresh != nil {
+		if rerr := r.refresh(ctx); rerr != nil {
+			return "", rerr
+		}
+		oid, err = r.Git.RefCommit(ctx, ref)
+	}
+	var nc *git.NotCommitError
+	if errors.As(err, &nc) {
+		return "", errcode.New(errcode.InvalidRef, "pull request #%d of %s is broken: %s points at a %s, not a commit; the forge or whoever wrote the ref must fix it", index, r.FullName(), ref, nc.Type)
+	}
+	return oid, err
+}
+
+// PullMergeBase is the first parent of pull request index's merge ref,
+// refs/pull/N/merge (GitHub keeps it), read exactly as pullRef reads:
+// a tag named "refs/pull/N/merge" never chooses the base. ErrMissing when
+// the ref does not exist.
+func (r *Repository) PullMergeBase(ctx context.Context, index int) (string, error) {
+	merge, err := r.pullRef(ctx, index, "refs/pull/"+strconv.Itoa(index)+"/merge", false)
+	if err != nil {
+		return "", err
+	}
+	return r.Git.CommitID(ctx, merge+"^1")
 }
 
 // PullHeadRef is the ref pull request index's head is read from:

@@ -13,6 +13,8 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
 // Repository is one served repository.
@@ -58,7 +60,53 @@ func (r *Repository) ResolveCommit(ctx context.Context, rev string) (string, err
 	if errors.Is(err, git.ErrMissing) {
 		return "", errcode.New(errcode.InvalidRef, "%q does not name a commit in %s", rev, r.FullName())
 	}
-	return oid, err
+	if err != nil {
+		return "", err
+	}
+	if err := r.checkRefName(ctx, rev); err != nil {
+		return "", err
+	}
+	return oid, nil
+}
+
+// checkRefName looks at the ref name a resolved revision starts with
+// ("main" of "main~2") as git's revision rules found it. A full name
+// ("refs/pull/4/head") must be that ref: git takes a missing one for
+// refs/tags/<name> or refs/heads/<name>, and every plain clone fetches an
+// upstream's tag named "refs/pull/4/head" (a pull request's refs are never
+// a tag, whatever its name). A short name that several refs answer to
+// (a tag and a branch both named main) is resolved as git resolves it, the
+// first by its rules (the tag), with git's warning left as a note for the
+// reply, naming both refs and how to pick one.
+func (r *Repository) checkRefName(ctx context.Context, rev string) error {
+	name := rev
+	if i := strings.IndexAny(rev, "~^:@{"); i >= 0 {
+		name = rev[:i]
+	}
+	if !git.PlainRefName(name) || isObjectID(name) {
+		return nil
+	}
+	found, err := r.Git.RefsNamed(ctx, name)
+	if err != nil || len(found) == 0 {
+		return err // HEAD, a pseudo-ref, or a short object id
+	}
+	if strings.HasPrefix(name, "refs/") && found[0] != name {
+		return errcode.New(errcode.InvalidRef, "%q does not name a commit in %s: there is no ref %s, and git would read %s, a ref of another name, in its place; ask for %s by that full name if it is the one meant", rev, r.FullName(), text.Name(name), text.Name(found[0]), text.Name(found[0]))
+	}
+	if len(found) > 1 {
+		names := make([]string, len(found))
+		for i, f := range found {
+			names[i] = text.Name(f)
+		}
+		notes.Add(ctx, fmt.Sprintf("warning: refname %s is ambiguous (git's warning): it names %s; as git does, %s was read; ask for one by its full name (%s) to choose", text.Name(name), strings.Join(names, " and "), names[0], strings.Join(names, " or ")))
+	}
+	return nil
+}
+
+// isObjectID: a full object id (SHA-1 or SHA-256), which git reads as one
+// before any ref.
+func isObjectID(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdefABCDEF") == ""
 }
 
 // resolve resolves a checked revision; a mirror missing it is refreshed

@@ -75,7 +75,7 @@ func (lb localBackend) pullRequestDetails(ctx context.Context, in getPullRequest
 	}
 	// The base's ref, by repo.PullRequest's rule.
 	baseRef, why := fmt.Sprintf("refs/pull/%d/merge^1", in.Index), "the first parent of its merge ref"
-	if _, err := r.Git.CommitID(ctx, fmt.Sprintf("refs/pull/%d/merge^1", in.Index)); errors.Is(err, git.ErrMissing) {
+	if _, err := r.PullMergeBase(ctx, in.Index); errors.Is(err, git.ErrMissing) {
 		if baseRef, why = r.Git.DefaultBranch(ctx), fmt.Sprintf("the checked-out branch: refs/pull/%d/merge is not fetched", in.Index); baseRef == "" {
 			baseRef, why = "HEAD", "HEAD, detached"
 		}

@@ -211,7 +211,7 @@ func checkedOutBase(ctx context.Context, r *repo.Repository, pr *repo.PullReques
 		return "" // the base does not hold the head, or from a forge
 	}
 	merge := fmt.Sprintf("refs/pull/%d/merge", pr.Index)
-	if _, err := r.Git.CommitID(ctx, merge+"^1"); !errors.Is(err, git.ErrMissing) {
+	if _, err := r.PullMergeBase(ctx, pr.Index); !errors.Is(err, git.ErrMissing) {
 		return ""
 	}
 	branch := r.Git.DefaultBranch(ctx)
