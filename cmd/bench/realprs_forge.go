@@ -67,12 +67,16 @@ type forgePRResult struct {
 	// ForgeDiffIsGits: Gitea's pulls/<n>.diff is `git diff -M` of the
 	// repository's base and head byte for byte; else ForgeDiffDiffers
 	// says where.
-	ForgeDiffIsGits  bool          `json:"forgeDiffIsGits"`
-	ForgeDiffBytes   int64         `json:"forgeDiffBytes"`
-	ForgeDiffDiffers string        `json:"forgeDiffDiffers,omitempty"`
-	Drains           []*forgeDrain `json:"drains"`
-	Setup            time.Duration `json:"setupNs"`
-	Skipped          string        `json:"skipped,omitempty"`
+	ForgeDiffIsGits  bool   `json:"forgeDiffIsGits"`
+	ForgeDiffBytes   int64  `json:"forgeDiffBytes"`
+	ForgeDiffDiffers string `json:"forgeDiffDiffers,omitempty"`
+	// ForgeDiffIsHistogram: else, it is `git diff -M
+	// --diff-algorithm=histogram` (Gitea's own git config sets
+	// diff.algorithm=histogram).
+	ForgeDiffIsHistogram bool          `json:"forgeDiffIsHistogram,omitempty"`
+	Drains               []*forgeDrain `json:"drains"`
+	Setup                time.Duration `json:"setupNs"`
+	Skipped              string        `json:"skipped,omitempty"`
 }
 
 // forgeDrain is one client's drains of the pull request, through the
@@ -338,6 +342,11 @@ func (res *forgePRResult) setUp(ctx context.Context, g gitRunner, gt *giteaEnv, 
 	if !res.ForgeDiffIsGits {
 		_, bad, _ := framedOnly(fd, raw)
 		res.ForgeDiffDiffers = bad
+		hist, err := g.output(dir, "diff", "-M", "-l1000", "--diff-algorithm=histogram", "base", "head")
+		if err != nil {
+			return "", nil, nil, err
+		}
+		res.ForgeDiffIsHistogram = bytes.Equal(fd, hist)
 	}
 	return dir, []byte(asShown(string(raw))), []byte(asShown(string(fd))), nil
 }
@@ -375,7 +384,11 @@ func writeForgePRs(w io.Writer, prs []*forgePRResult) {
 		if pr.ForgeDiffIsGits {
 			fmt.Fprintf(w, "%s: Gitea's %s#%d.diff is git diff -M of base and head byte for byte (%s)\n", label, pr.Gitea, pr.GiteaIndex, humanBytes(pr.ForgeDiffBytes))
 		} else {
-			fmt.Fprintf(w, "%s: Gitea's %s#%d.diff (%s) is NOT git diff -M of base and head (%s): %s\n", label, pr.Gitea, pr.GiteaIndex, humanBytes(pr.ForgeDiffBytes), humanBytes(pr.PatchBytes), pr.ForgeDiffDiffers)
+			hist := "nor with --diff-algorithm=histogram"
+			if pr.ForgeDiffIsHistogram {
+				hist = "it is git diff -M --diff-algorithm=histogram byte for byte"
+			}
+			fmt.Fprintf(w, "%s: Gitea's %s#%d.diff (%s) is NOT git diff -M of base and head (%s): %s; %s\n", label, pr.Gitea, pr.GiteaIndex, humanBytes(pr.ForgeDiffBytes), humanBytes(pr.PatchBytes), pr.ForgeDiffDiffers, hist)
 		}
 		for _, fd := range pr.Drains {
 			for mode, d := range map[string]*realDrain{"forge": fd.Forge, "local": fd.Local} {
