@@ -18,6 +18,7 @@
 //	go run ./cmd/bench --only paging --server-log DIR   # each call's ms in DIR/paging.log
 //	go run ./cmd/bench --only reviewer --rounds 41      # issue 14's three cases
 //	go run ./cmd/bench --only clients                   # issue 32: the paging PR drained as each client
+//	go run ./cmd/bench --only realprs-forge --mirror ...  # issue 38: real PRs through a Gitea (realprs_forge.go)
 //	go run ./cmd/bench --baseline main~3                # both builds, alternating, current/baseline per case
 package main
 
@@ -118,7 +119,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	}
 	cases = selectCases(cases, o.only)
 	realPRsToo := o.only != "" && (strings.Contains("realprs", strings.ToLower(o.only)) || strings.HasPrefix(strings.ToLower(o.only), "realprs "))
-	if len(cases) == 0 && !realPRsToo {
+	forgePRsToo := strings.HasPrefix(strings.ToLower(o.only), "realprs-forge")
+	if len(cases) == 0 && !realPRsToo && !forgePRsToo {
 		return 2, fmt.Errorf("no case matches --only %q", o.only)
 	}
 	bin, err := buildServer(filepath.Join(o.cache, "bin"), o.keep, logf)
@@ -140,6 +142,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	ru := &runner{g: g, rounds: o.rounds, logf: logf}
 	if realPRsToo {
 		if rep.RealPRs, err = runRealPRs(ctx, o, g, bin, baseBin, home, logf); err != nil {
+			return 1, err
+		}
+	}
+	if forgePRsToo {
+		if rep.ForgePRs, err = runForgePRs(ctx, o, g, bin, home, logf); err != nil {
 			return 1, err
 		}
 	}
@@ -214,6 +221,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	writePaging(stdout, rows)
 	writeClients(stdout, rows)
 	writeRealPRs(stdout, rep.RealPRs)
+	writeForgePRs(stdout, rep.ForgePRs)
 	writeThroughput(stdout, rows)
 	if baseInfo != nil && len(rows) > 0 {
 		writeBaseline(stdout, baseInfo, rows)
@@ -237,6 +245,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 		if r.Error != "" {
 			return 1, errors.New("some cases failed")
 		}
+	}
+	if forgeFailed(rep.ForgePRs) {
+		return 1, errors.New("some real pull requests through Gitea failed or differ (FAILED, DIFFERS above)")
 	}
 	for _, pr := range rep.RealPRs {
 		for _, d := range pr.Drains {

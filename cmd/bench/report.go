@@ -116,6 +116,8 @@ type report struct {
 	Rows     []*row        `json:"results"`
 	// RealPRs is the real pull requests' drains (--only realprs).
 	RealPRs []*realPRResult `json:"realPullRequests,omitempty"`
+	// ForgePRs is some of them through a Gitea (--only realprs-forge).
+	ForgePRs []*forgePRResult `json:"forgePullRequests,omitempty"`
 }
 
 type repoInfo struct {

@@ -130,12 +130,19 @@ func startServer(ctx context.Context, bin, repoDir, logPath string, extra ...str
 // startServerAs is startServer with name as the client's name
 // (clientInfo.name of initialize).
 func startServerAs(ctx context.Context, bin, repoDir, logPath, name string, extra ...string) (*session, error) {
+	return startServing(ctx, bin, logPath, name, append([]string{"--repo", repoDir, "--name", benchOwner + "/" + benchRepo}, extra...)...)
+}
+
+// startServing starts `mcp-repo-tools serve --log-level warn` with flags
+// (what it serves: --repo or --forge), as the client name, its stderr
+// going to logPath, and lists its tools.
+func startServing(ctx context.Context, bin, logPath, name string, flags ...string) (*session, error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close() // the child has its own descriptor
-	cmd := exec.Command(bin, append([]string{"serve", "--repo", repoDir, "--name", benchOwner + "/" + benchRepo, "--log-level", "warn"}, extra...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--log-level", "warn"}, flags...)...)
 	cmd.Stderr = logFile
 	client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
 	wire := &wireCounter{Transport: &mcp.CommandTransport{Command: cmd}}
