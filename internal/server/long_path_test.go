@@ -43,3 +43,25 @@ func TestLongEscapedPathDoesNotLoop(t *testing.T) {
 		}
 	}
 }
+
+// Findings 04 and 05 of review 4: a line whose bytes fit the client's
+// budget but whose JSON does not (3,000 "<", each \u003c) made read_file
+// (and read_job_log, which shares its pager) answer "lines 2–1 of 5" with a
+// next call that repeated itself. The fit is now measured as the client
+// counts the reply, escaped: the line comes whole or in pieces, and the
+// drain reaches the file's end.
+func TestEscapeHeavyLineDoesNotLoop(t *testing.T) {
+	r := testrepo.New(t)
+	content := "one\n" + strings.Repeat("<", 3000) + "\n" + strings.Repeat("<", 30_000) + "\nlast\n"
+	r.Write("lt.txt", content)
+	r.Commit("escape-heavy lines")
+	h := serveAs(t, r, "a client nobody knows", nil)
+	results := drainResults(t, h, "read_file", args("path", "lt.txt"))
+	var all strings.Builder
+	for _, res := range results {
+		all.WriteString(textOf(res))
+	}
+	if len(results) > 30 || !strings.Contains(all.String(), "last\n") {
+		t.Errorf("%d parts; the last line read: %v", len(results), strings.Contains(all.String(), "last\n"))
+	}
+}
