@@ -305,7 +305,7 @@ func (res *forgePRResult) setUp(ctx context.Context, g gitRunner, gt *giteaEnv, 
 	res.PatchBytes = int64(len(raw))
 
 	// The Gitea repository and pull request, made anew.
-	gt.do(ctx, "POST", "/orgs", `{"username":"`+forgeOrg+`"}`) // made once; after, 422
+	_, _, _ = gt.do(ctx, "POST", "/orgs", `{"username":"`+forgeOrg+`"}`) // made once; after, 422: either way the repository's call below says what went wrong
 	if _, _, err := gt.do(ctx, "DELETE", "/repos/"+res.Gitea, ""); err != nil {
 		return "", nil, nil, err
 	}

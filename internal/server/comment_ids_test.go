@@ -50,7 +50,6 @@ func TestCommentIDsAdvance(t *testing.T) {
 	for ci, ids := range cases {
 		var list []comment
 		want := map[int64]string{}
-		var order []int64
 		for i, id := range ids {
 			body := fmt.Sprintf("comment %d of case %d\n", i, ci)
 			if rng.Intn(3) == 0 {
@@ -62,7 +61,6 @@ func TestCommentIDsAdvance(t *testing.T) {
 			list = append(list, comment{ID: id, Body: body})
 			if _, seen := want[id]; id > 0 && !seen {
 				want[id] = body
-				order = append(order, id)
 			}
 		}
 		data, _ := json.Marshal(list)
@@ -93,7 +91,6 @@ func TestCommentIDsAdvance(t *testing.T) {
 					}
 					got[c.ID] += c.Body
 				}
-				a = nil
 				if out.Next == nil {
 					break
 				}
