@@ -20,27 +20,31 @@ type renamePairs struct {
 
 const maxPaired = 50
 
-// under: p is at or under one of paths; every path it is under is marked
-// hit, so that a path that selects nothing can be named (a typo would
-// otherwise go unseen beside the paths that matched).
-func (rp *renamePairs) under(p string) bool {
+// under: p is at or under one of paths. With mark, every path it is
+// under is marked hit, so that a path that selects nothing can be named (a
+// typo would otherwise go unseen beside the paths that matched).
+func (rp *renamePairs) under(p string, mark bool) bool {
 	in := false
 	for i, q := range rp.paths {
 		if p == q || strings.HasPrefix(p, q+"/") {
-			rp.hit[i], in = true, true
+			if in = true; !mark {
+				return true
+			}
+			rp.hit[i] = true
 		}
 	}
 	return in
 }
 
 // selects: c is on a path of paths, on either side (only, without
-// noting the renames it pairs).
+// noting the renames it pairs or the paths it matched: a count runs it
+// beside the part's own reading, in a goroutine of its own).
 func (rp *renamePairs) selects(c git.Change) bool {
-	return rp.under(c.Path) || rp.under(c.OldPath)
+	return rp.under(c.Path, false) || rp.under(c.OldPath, false)
 }
 
 func (rp *renamePairs) only(c git.Change) bool {
-	in, oldIn := rp.under(c.Path), rp.under(c.OldPath)
+	in, oldIn := rp.under(c.Path, true), rp.under(c.OldPath, true)
 	if in != oldIn {
 		if rp.count++; rp.count <= maxPaired {
 			rp.paired = append(rp.paired, text.Name(c.OldPath)+" → "+text.Name(c.Path))
