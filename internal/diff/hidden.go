@@ -12,37 +12,13 @@ import (
 // so that read_file at either commit reads them. Header lines are not
 // scanned: git quotes the names in them.
 func ScanHidden(section []byte) (newSide, oldSide text.Hidden) {
-	var oldLine, newLine int64
-	inHunk := false
-	for len(section) > 0 {
-		line := section
-		if i := bytes.IndexByte(section, '\n'); i >= 0 {
-			line, section = section[:i], section[i+1:]
+	eachHunkLine(section, func(line []byte, n int64, old bool) {
+		if old {
+			oldSide.Add(int(n), line[1:], n == 1)
 		} else {
-			section = nil
+			newSide.Add(int(n), line[1:], n == 1)
 		}
-		if h, ok := parseHunkHead(line); ok {
-			oldLine, newLine, inHunk = h.old.first, h.new.first, true
-			continue
-		}
-		if !inHunk || len(line) == 0 {
-			continue
-		}
-		switch line[0] {
-		case '+':
-			newSide.Add(int(newLine), line[1:], newLine == 1)
-			newLine++
-		case '-':
-			oldSide.Add(int(oldLine), line[1:], oldLine == 1)
-			oldLine++
-		case ' ':
-			newSide.Add(int(newLine), line[1:], newLine == 1)
-			oldLine, newLine = oldLine+1, newLine+1
-		case '\\':
-		default:
-			inHunk = false // a new section's header
-		}
-	}
+	})
 	return newSide, oldSide
 }
 
@@ -50,6 +26,22 @@ func ScanHidden(section []byte) (newSide, oldSide text.Hidden) {
 // the framing rule marked (text.PatchLineFramed): "+" and context lines
 // by their line in the new file, "-" lines in the old one.
 func ScanFramed(section []byte) (newSide, oldSide text.Framed) {
+	eachHunkLine(section, func(line []byte, n int64, old bool) {
+		switch {
+		case !text.PatchLineFramed(line):
+		case old:
+			oldSide.Add(int(n))
+		default:
+			newSide.Add(int(n))
+		}
+	})
+	return newSide, oldSide
+}
+
+// eachHunkLine hands each "+", "-" and context line of a section's hunks
+// to f with its line number: in the old file for a "-" line (old), else
+// in the new one.
+func eachHunkLine(section []byte, f func(line []byte, n int64, old bool)) {
 	var oldLine, newLine int64
 	inHunk := false
 	for len(section) > 0 {
@@ -68,24 +60,17 @@ func ScanFramed(section []byte) (newSide, oldSide text.Framed) {
 		}
 		switch line[0] {
 		case '+':
-			if text.PatchLineFramed(line) {
-				newSide.Add(int(newLine))
-			}
+			f(line, newLine, false)
 			newLine++
 		case '-':
-			if text.PatchLineFramed(line) {
-				oldSide.Add(int(oldLine))
-			}
+			f(line, oldLine, true)
 			oldLine++
 		case ' ':
-			if text.PatchLineFramed(line) {
-				newSide.Add(int(newLine))
-			}
+			f(line, newLine, false)
 			oldLine, newLine = oldLine+1, newLine+1
 		case '\\':
 		default:
 			inHunk = false // a new section's header
 		}
 	}
-	return newSide, oldSide
 }
