@@ -237,7 +237,7 @@ func (p *pager) pieceMarker(ll LongLine, from, to, size int64, cont, more bool) 
 	if name == "" {
 		name = p.file.Header.OldPath
 	}
-	m := fmt.Appendf(p.markBuf[:0], "%s%d of the %s %s, bytes %d–%d of %d", pieceOpener, number, side, text.Name(name), from+1, to, size)
+	m := fmt.Appendf(p.markBuf[:0], "%s%d of the %s %s, bytes %d–%d of %d", pieceOpener, number, side, text.NoteName(name), from+1, to, size)
 	if cont {
 		m = append(m, pieceFrom...)
 	}

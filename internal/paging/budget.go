@@ -294,6 +294,17 @@ func (b Budget) PayloadRoom(probe Wirer) int {
 	return room
 }
 
+// Roomy is b, or its Ceiling (Widened) where the call's maxBytes leaves
+// less than a quarter of the reply beside the lines probe holds: a long
+// path stands in a part's header, in a piece's marker and in its next
+// call, and pieces of a few bytes would take thousands of calls.
+func (b Budget) Roomy(probe Wirer) Budget {
+	if b.Ceiling > b.MaxBytes && b.PayloadRoom(probe) < b.MaxBytes/4 {
+		return b.Widened()
+	}
+	return b
+}
+
 // ReplyLimit is the maxBytes argument of every paged tool whose parts are
 // not a patch's (those have their own: the patch bytes of a part): a call
 // that wants smaller replies than its client is sent. internal/toolcall

@@ -61,7 +61,8 @@ func (p *Part) Notes(r NoteRules) string {
 			continue
 		case f.Omitted:
 			// A part holds at most one (diff.ReadPage).
-			fmt.Fprintf(&b, "[left out: the patch of %s, whose header lines alone are longer than a whole reply at this server's limit; read_file reads the file]\n", text.Name(name))
+			shown := text.NoteName(name)
+			fmt.Fprintf(&b, "[left out: the patch of %s, whose header lines alone are longer than a whole reply at this server's limit; read_file reads the file]\n", shown)
 		case f.Replaced:
 			replaced = append(replaced, name)
 		}
@@ -80,7 +81,12 @@ func (p *Part) Notes(r NoteRules) string {
 				line, side = ll.OldLine, "old"
 			}
 			args, _ := json.Marshal(map[string]any{"path": name, "ref": at, "startLine": max(1, line-20)})
-			fmt.Fprintf(&b, "[left out: line %d of the %s %s is %d bytes, longer than a whole reply; read_file %s reads the file around it]\n", line, side, text.Name(name), ll.Bytes, text.JSONControls(string(args)))
+			shown, cut := text.NoteNameCut(name)
+			if cut { // the call would be as long as the path
+				fmt.Fprintf(&b, "[left out: line %d of the %s %s is %d bytes, longer than a whole reply; read_file reads the file around it]\n", line, side, shown, ll.Bytes)
+				continue
+			}
+			fmt.Fprintf(&b, "[left out: line %d of the %s %s is %d bytes, longer than a whole reply; read_file %s reads the file around it]\n", line, side, shown, ll.Bytes, text.JSONControls(string(args)))
 		}
 	}
 	var skipped []string
@@ -93,24 +99,28 @@ func (p *Part) Notes(r NoteRules) string {
 			fmt.Fprintf(&b, "[not diffed: %d more files too large for git to diff here]\n", len(skipped)-i)
 			break
 		}
-		args := PlainJSON(map[string]any{"path": path, "ref": readAt, "startLine": 1})
-		fmt.Fprintf(&b, "[not diffed: %s is %d bytes, too large for git to diff within the server's memory cap; read_file %s reads it]\n", text.Name(path), p.Skipped[path], args)
+		args := " " + PlainJSON(map[string]any{"path": path, "ref": readAt, "startLine": 1})
+		shown, cut := text.NoteNameCut(path)
+		if cut { // the call would be as long as the path
+			args = ""
+		}
+		fmt.Fprintf(&b, "[not diffed: %s is %d bytes, too large for git to diff within the server's memory cap; read_file%s reads it]\n", shown, p.Skipped[path], args)
 	}
 	if longNotes > maxLongNotes {
 		fmt.Fprintf(&b, "[left out: %d more lines longer than a whole reply]\n", longNotes-maxLongNotes)
 	}
 	room := NoteListRoom
 	if len(hidden) > 0 {
-		fmt.Fprintf(&b, "[hidden by the server's secrets policy: %s]\n", FileList(text.Names(hidden), nil, len(hidden), room, ""))
+		fmt.Fprintf(&b, "[hidden by the server's secrets policy: %s]\n", FileList(text.NoteNames(hidden), nil, len(hidden), room, ""))
 	}
 	if len(replaced) > 0 {
-		fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", FileList(text.Names(replaced), nil, len(replaced), room, ""))
+		fmt.Fprintf(&b, "[not UTF-8: bytes shown as U+FFFD in %s]\n", FileList(text.NoteNames(replaced), nil, len(replaced), room, ""))
 	}
 	if len(tests) > 0 {
-		fmt.Fprintf(&b, "[test files: %s]\n", FileList(text.Names(tests), nil, len(tests), room, ""))
+		fmt.Fprintf(&b, "[test files: %s]\n", FileList(text.NoteNames(tests), nil, len(tests), room, ""))
 	}
 	if len(generated) > 0 {
-		fmt.Fprintf(&b, "[generated or vendored: %s]\n", FileList(text.Names(generated), nil, len(generated), room, ""))
+		fmt.Fprintf(&b, "[generated or vendored: %s]\n", FileList(text.NoteNames(generated), nil, len(generated), room, ""))
 	}
 	b.WriteString(scanPart(p).Notes(true))
 	for _, n := range framedNotes(p) {
@@ -139,10 +149,7 @@ func framedNotes(p *Part) []string {
 			more++
 			continue
 		}
-		shown, cut := text.CutUTF8(text.Name(SectionName(f.Header)), text.MaxNoteName)
-		if cut {
-			shown += "…"
-		}
+		shown := text.NoteName(SectionName(f.Header))
 		what := "the patch of " + shown
 		if nw.Found() {
 			out = append(out, text.FramedNoteLine(what, "new", nw))

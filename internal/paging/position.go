@@ -83,7 +83,7 @@ func (p *Part) Range() string {
 		if p.Terse {
 			return strconv.Itoa(f.Index - files[0].Index + from)
 		}
-		return text.Name(SectionName(f.Header))
+		return text.NoteName(SectionName(f.Header))
 	}
 	var notes []string
 	switch {

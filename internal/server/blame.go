@@ -185,8 +185,10 @@ func (s *Server) blamePath(ctx context.Context, in blameIn) (reply[blameOut], er
 			}
 			seen[l.Commit] = true
 			c := byID[l.Commit]
-			out.Commits = append(out.Commits, blameCommitOut{SHA: c.SHA, Summary: c.Summary,
-				Author: blamePerson{Name: c.Author.Name, Email: c.Author.Email, Date: rfc3339(c.Author.Date)}})
+			// Capped as list_commits caps them, so that a line with its
+			// commit always fits a reply.
+			out.Commits = append(out.Commits, blameCommitOut{SHA: c.SHA, Summary: histCap(c.Summary, histMaxSubject),
+				Author: blamePerson{Name: histCap(c.Author.Name, histMaxPerson), Email: histCap(c.Author.Email, histMaxPerson), Date: rfc3339(c.Author.Date)}})
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s at %s: blame of %s, ", r.FullName(), atCommit(commit, in.Ref, ""), text.Name(path))
@@ -225,7 +227,7 @@ func (s *Server) blamePath(ctx context.Context, in blameIn) (reply[blameOut], er
 			}
 			fmt.Fprintf(&b, "%s %s %s: %s", git.Short(c.SHA), date, text.Line(c.Author.Name), text.Line(c.Summary))
 			if p := renamed[c.SHA]; len(p) > 0 {
-				fmt.Fprintf(&b, " (file then at %s)", strings.Join(text.Names(p), ", "))
+				fmt.Fprintf(&b, " (file then at %s)", strings.Join(text.NoteNames(p), ", "))
 			}
 			b.WriteString("\n")
 		}

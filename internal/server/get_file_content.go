@@ -119,7 +119,7 @@ func (s *Server) sliceFile(ctx context.Context, path string, size int64, body io
 	nextCost := paging.NextMetaSize(next) + s.budget(ctx).Len(next.Line())
 	// The forge's blob comes without its id: its line count is not kept.
 	res, err := s.lines.Slice(git.Object{}, body, paging.LineRange{From: from, To: to, FromByte: in.StartByte,
-		Room: room, Lines: s.budget(ctx).LineRoom(1), Cost: s.budget(ctx).Cost(), What: text.Name(path), PieceCost: nextCost})
+		Room: room, Lines: s.budget(ctx).LineRoom(1), Cost: s.budget(ctx).Cost(), What: text.NoteName(path), PieceCost: nextCost})
 	if err != nil {
 		return textReply{}, err
 	}
@@ -244,9 +244,14 @@ func lineCount(n int) string {
 }
 
 func fileTooLarge(path string, res text.Slice, limit int) error {
-	return errcode.New(errcode.TooLarge, "%q is %d bytes in %s, more than one reply holds (%d bytes); "+
-		"ask for a range with start_line/end_line (lines 1–%d fit), or use read_file, which returns as much as fits and where to continue",
-		path, res.Size, lineCount(res.Total), limit, max(res.Last, 0))
+	fit := fmt.Sprintf("ask for a range with start_line/end_line (lines 1–%d fit)", max(res.Last, 0))
+	if n := len(res.Pieces); res.Last < 1 || n > 0 && res.Pieces[n-1].Line == res.Last && res.Pieces[n-1].More() {
+		// Not even the first line fits whole: it comes in pieces.
+		line := max(res.Last, 1)
+		fit = fmt.Sprintf("line %d alone is longer than a reply: start_line=%d with start_byte reads it in pieces", line, line)
+	}
+	return errcode.New(errcode.TooLarge, "%q is %d bytes in %s, more than one reply holds (%d bytes); %s, or use read_file, which returns as much as fits and where to continue",
+		path, res.Size, lineCount(res.Total), limit, fit)
 }
 
 func rangeTooLarge(path string, from, last int, res text.Slice, limit int) error {

@@ -109,6 +109,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 	if out.PatchBytes != nil && in.Offset == 0 {
 		parts = s.wholeDiffParts(ctx, in.Owner, in.Repo, in.Index, []string{out.Base, out.MergeBase, out.Head}, out.TotalCount, *out.PatchBytes, out.patchEscaped)
 	}
+	lead := "" // a note before the files
 	render := func(n int) reply[listPullRequestFilesOut] {
 		o := out
 		o.Files, o.Offset, o.NextOffset = files[:n], in.Offset, nil
@@ -128,7 +129,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		if n < o.TotalCount {
 			b.WriteString("; " + text.ShownRange(in.Offset, n, o.TotalCount, "file"))
 		}
-		b.WriteString("\n")
+		b.WriteString("\n" + lead)
 		for _, f := range o.Files {
 			b.WriteString(f.line())
 		}
@@ -145,12 +146,24 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 		}
 		return res
 	}
-	res := paging.FitList(s.budget(ctx), len(files), render)
-	if len(files) > 0 && len(res.Out.Files) == 0 {
-		// Not one file's names fit: a smaller limit cannot help.
-		return none, errcode.New(errcode.TooLarge, "file %d with its names takes %d bytes, over the %d-byte reply limit; %s", from+1, s.budget(ctx).ReplySize(render(1)), s.budget(ctx).MaxBytes, paging.NoNarrowing)
+	if len(files) == 0 {
+		return render(0), nil
 	}
-	return res, nil
+	whole := files[0]
+	cut := func(keep int) reply[listPullRequestFilesOut] {
+		// Not even the first file's line fits a reply: its names are
+		// shown cut, said so, and the next call goes on after it.
+		files[0] = whole
+		files[0].Path, _ = text.CutUTF8(whole.Path, keep)
+		if whole.OldPath != nil {
+			old, _ := text.CutUTF8(*whole.OldPath, keep)
+			files[0].OldPath = &old
+		}
+		lead = cutPathNote(from+1, "file", whole.Path, files[0].Path)
+		defer func() { lead = "" }()
+		return render(1)
+	}
+	return paging.FitListCut(s.budget(ctx), len(files), render, len(whole.Path), cut), nil
 }
 
 // pullHeaderBytes is pullHeader with the size of the whole patch, when

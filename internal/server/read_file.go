@@ -140,13 +140,17 @@ func (s *Server) readFilePath(ctx context.Context, in readFileIn) (reply[readFil
 	// limit is the content's room.
 	header := func(o readFileOut) string {
 		if o.TotalLines == 0 {
-			return fmt.Sprintf("%s (%s) is empty: 0 lines\n", text.Name(o.Path), where)
+			return fmt.Sprintf("%s (%s) is empty: 0 lines\n", text.NoteName(o.Path), where)
 		}
-		return fmt.Sprintf("%s (%s): lines %d–%d of %d\n", text.Name(o.Path), where, o.StartLine, o.EndLine, o.TotalLines)
+		return fmt.Sprintf("%s (%s): lines %d–%d of %d\n", text.NoteName(o.Path), where, o.StartLine, o.EndLine, o.TotalLines)
 	}
 	probe := out
 	probe.EndLine, probe.TotalLines, probe.Truncated = 1<<31-1, 1<<31-1, true
-	room := s.budget(ctx).PayloadRoom(reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1, in.StartByte)}) - 2
+	probeReply := reply[readFileOut]{Text: header(probe) + "\n", Out: probe, Next: s.readFileNext(in, out.Ref, 1<<31-1, in.StartByte)}
+	withMarker := probeReply // a piece of a long line comes after its marker
+	withMarker.Text += text.PieceMarker(text.NoteName(path), text.Piece{Line: 1<<31 - 1, From: 1 << 40, To: 1 << 40, Bytes: 1 << 41}) + "\n"
+	ctx = paging.WithBudget(ctx, s.budget(ctx).Roomy(withMarker))
+	room := s.budget(ctx).PayloadRoom(probeReply) - 2
 	// A slice whose hidden characters' note leaves it over the limit is
 	// read again in the room the note leaves.
 	for attempt := 0; ; attempt++ {
@@ -156,6 +160,12 @@ func (s *Server) readFilePath(ctx context.Context, in readFileIn) (reply[readFil
 		}
 		if over := s.budget(ctx).ReplySize(r0) - s.budget(ctx).MaxBytes; over > 0 && attempt < 3 {
 			room -= over
+			if b := s.budget(ctx); room < b.MaxBytes/4 && b.Ceiling > b.MaxBytes {
+				// The notes (which name the file too) left the lines
+				// a few bytes: the client's whole budget.
+				room += b.Ceiling - b.MaxBytes
+				ctx = paging.WithBudget(ctx, b.Widened())
+			}
 			continue
 		}
 		return r0, nil
@@ -170,7 +180,7 @@ func (s *Server) readFileSlice(ctx context.Context, in readFileIn, out readFileO
 		size = blob.Size
 		var err error
 		res, err = s.lines.Slice(blob, body, paging.LineRange{From: in.StartLine, To: in.EndLine, FromByte: in.StartByte,
-			Room: room, Lines: s.budget(ctx).LineRoom(linesHead), Cost: s.budget(ctx).Cost(), What: text.Name(path), PieceCost: pieceCost})
+			Room: room, Lines: s.budget(ctx).LineRoom(linesHead), Cost: s.budget(ctx).Cost(), What: text.NoteName(path), PieceCost: pieceCost})
 		return err
 	})
 	if err != nil {

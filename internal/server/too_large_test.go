@@ -8,9 +8,10 @@ import (
 )
 
 // A TOO_LARGE error suggests only what can help: no argument the call did
-// not give (list_commits' paths), no smaller limit below 1 (list_pull_
-// request_files), and the wrapper's backstop, which only a fault of the
-// server reaches, no narrowing at all (docs/security.md, finding 14).
+// not give (list_commits' paths), and the wrapper's backstop, which only a
+// fault of the server reaches, no narrowing at all (docs/security.md,
+// finding 14). A file list does not refuse a path longer than a reply: it
+// shows it cut, and says so (review 4, findings 17).
 func TestTooLargeSuggestsOnlyWhatHelps(t *testing.T) {
 	t.Run("list_commits without paths", func(t *testing.T) {
 		r := testrepo.New(t)
@@ -35,7 +36,7 @@ func TestTooLargeSuggestsOnlyWhatHelps(t *testing.T) {
 			t.Fatalf("with paths: %s", msg)
 		}
 	})
-	t.Run("list_pull_request_files at limit 1", func(t *testing.T) {
+	t.Run("list_pull_request_files cuts a path longer than a reply", func(t *testing.T) {
 		r := testrepo.New(t)
 		r.Write("a.txt", "a\n")
 		base := r.Commit("one")
@@ -44,8 +45,8 @@ func TestTooLargeSuggestsOnlyWhatHelps(t *testing.T) {
 		// smallest reply holds.
 		r.Git("update-ref", "refs/pull/1/head", r.CommitWide(base, 1, 15, "a long path"))
 		h := serve(t, r, withMaxBytes(MinMaxBytes))
-		msg := h.fails("list_pull_request_files", args("owner", "acme", "repo", "widgets", "index", 1, "limit", 1, "page", 2), "TOO_LARGE")
-		if strings.Contains(msg, "smaller limit") || !strings.Contains(msg, "no argument makes it smaller") {
+		res := h.call("list_pull_request_files", args("owner", "acme", "repo", "widgets", "index", 1, "limit", 1, "page", 2))
+		if msg := textOf(res); res.IsError || !strings.Contains(msg, "[left out: the end of the path of file 2, longer than a reply: ") {
 			t.Fatalf("limit 1: %s", msg)
 		}
 	})

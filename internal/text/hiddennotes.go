@@ -115,10 +115,7 @@ func (ph HiddenByName) Notes(patch bool) string {
 			fmt.Fprintf(&b, "[hidden characters in %d more files]\n", len(ph.names)-i)
 			break
 		}
-		shown, cut := CutUTF8(Name(name), MaxNoteName)
-		if cut {
-			shown += "…"
-		}
+		shown := NoteName(name)
 		what := shown
 		if patch {
 			what = "the patch of " + shown

@@ -93,3 +93,42 @@ func JSONControls(s string) string {
 	}
 	return b.String()
 }
+
+// NoteName is Name(s) where a note, a piece's marker or a part's first
+// line names a file beside what it says of it: cut, and ended with "…",
+// where its JSON would be longer than MaxNoteName, so that a path of
+// thousands of bytes (which JSON may escape sixfold) leaves the reply room
+// for what it names.
+func NoteName(s string) string {
+	name, _ := NoteNameCut(s)
+	return name
+}
+
+// NoteNameCut is NoteName, and whether it cut s: a call that needs the
+// whole path cannot be written beside it.
+func NoteNameCut(s string) (name string, cut bool) {
+	name = Name(s)
+	if JSONLen(name) <= MaxNoteName {
+		return name, false
+	}
+	lo, hi := 0, len(name) // a prefix of lo bytes fits, of hi does not
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if p, _ := CutUTF8(name, mid); JSONLen(p) <= MaxNoteName-len("…") {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	p, _ := CutUTF8(name, lo)
+	return p + "…", true
+}
+
+// NoteNames is NoteName of each of ss.
+func NoteNames(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = NoteName(s)
+	}
+	return out
+}
