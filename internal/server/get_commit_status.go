@@ -158,7 +158,10 @@ func checksFirstFailing(statuses []forge.Status) []commitStatus {
 	}
 	out := make([]commitStatus, len(statuses))
 	for i, st := range statuses {
-		out[i] = commitStatus{Context: st.Context, State: st.State, Description: st.Description, TargetURL: st.TargetURL, Creator: st.Creator, CreatedAt: st.Created}
+		// Capped as list_commits caps a commit's fields, so that one check
+		// always fits a reply: only a hostile forge sends longer ones.
+		out[i] = commitStatus{Context: histCap(st.Context, histMaxPerson), State: histCap(st.State, histMaxPerson), Description: histCap(st.Description, histMaxSubject),
+			TargetURL: histCap(st.TargetURL, histMaxSubject), Creator: histCap(st.Creator, histMaxPerson), CreatedAt: histCap(st.Created, histMaxPerson)}
 	}
 	slices.SortStableFunc(out, func(a, b commitStatus) int {
 		if d := rank(a.State) - rank(b.State); d != 0 {

@@ -139,7 +139,7 @@ func progressFixture(t *testing.T, seed uint64) {
 				} else if small {
 					continue
 				}
-				drainMakingProgress(t, h, paging.NewKey(key).Naming(ToolNames()), client, c.tool, a, most)
+				drainMakingProgress(t, h, positionsBy(paging.NewKey(key).Naming(ToolNames())), client, c.tool, a, most)
 			}
 		}
 	}
@@ -151,12 +151,14 @@ func progressFixture(t *testing.T, seed uint64) {
 var refuses = map[string]bool{"get_file_content": true}
 
 // drainMakingProgress follows tool's next calls from args to the end and
-// fails when one does not go past every earlier one, when a reply is an
+// fails when one repeats an earlier call, or (where positions tells a
+// call's position) does not go past the one before; when a reply is an
 // error (but the TOO_LARGE of a tool that refuses, which ends the drain
-// and says so), or when the drain does not end.
-func drainMakingProgress(t *testing.T, h *harness, key paging.Key, client, tool string, args map[string]any, most int) {
+// and says so); or when the drain does not end within most calls.
+func drainMakingProgress(t *testing.T, h *harness, positions func(tool string, args map[string]any) (position, error), client, tool string, args map[string]any, most int) {
 	t.Helper()
 	var seen []position
+	called := map[string]bool{argsJSON(args): true}
 	for calls := 1; calls <= most; calls++ {
 		res := h.call(tool, args)
 		if res.IsError {
@@ -169,7 +171,16 @@ func drainMakingProgress(t *testing.T, h *harness, key paging.Key, client, tool 
 		if next == nil {
 			return
 		}
-		p, err := positionOf(key, tool, next.Arguments)
+		if called[argsJSON(next.Arguments)] {
+			t.Errorf("%s as %s, call %d: the next call %s repeats an earlier one", tool, client, calls, argsJSON(next.Arguments))
+			return
+		}
+		called[argsJSON(next.Arguments)] = true
+		if positions == nil {
+			args = next.Arguments
+			continue
+		}
+		p, err := positions(tool, next.Arguments)
 		if err != nil {
 			t.Fatalf("%s as %s, call %d: %v", tool, client, calls, err)
 		}
@@ -191,8 +202,12 @@ type position []int64
 
 func (p position) compare(q position) int { return slices.Compare(p, q) }
 
-// positionOf reads where the call with args starts: from its cursor,
-// which the test's key opens, else from its plain arguments.
+// positionsBy reads where a call starts: from its cursor, which key
+// opens, else from its plain arguments.
+func positionsBy(key paging.Key) func(string, map[string]any) (position, error) {
+	return func(tool string, args map[string]any) (position, error) { return positionOf(key, tool, args) }
+}
+
 func positionOf(key paging.Key, tool string, args map[string]any) (position, error) {
 	num := func(k string) int64 {
 		f, _ := args[k].(float64)
