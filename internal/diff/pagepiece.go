@@ -11,10 +11,10 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
-// minPieceShare: a first piece smaller than this share of Room (1/4) is
+// minPieceShare: a first piece smaller than this share of Room (1/16) is
 // not written at the end of a part that holds other lines: the line
 // starts the next part, where its first piece is about a part's room.
-const minPieceShare = 4
+const minPieceShare = 16
 
 // firstPiece writes the first piece of hunk line u, which no part can
 // hold whole, and ends the part after it; or ends the part before the line
