@@ -30,6 +30,9 @@ type Env struct {
 	memory uint64
 	// sandbox confines every git process (nil: off). See UseSandbox.
 	sandbox *sandbox
+	// lock is held open, locked, while the home is in use, so that a later
+	// start can tell a home left by a killed server (homes.go).
+	lock *os.File
 }
 
 // searchesDir is the directory of the private home that holds the copies
@@ -37,20 +40,27 @@ type Env struct {
 const searchesDir = "searches"
 
 // NewEnv creates the server's private git home, with the sandbox on where
-// the kernel supports it. Close removes it.
+// the kernel supports it, after removing the homes that servers no longer
+// running left in the temporary directory (a server killed with SIGKILL
+// cannot remove its own: homes.go). Close removes it.
 func NewEnv() (*Env, error) {
-	dir, err := os.MkdirTemp("", "mcp-repo-tools-git-")
+	root := os.TempDir()
+	sweepHomes(root)
+	dir, lock, err := makeHome(root)
 	if err != nil {
 		return nil, fmt.Errorf("creating git home: %w", err)
 	}
+	fail := func(err error) (*Env, error) {
+		os.RemoveAll(dir)
+		closeLock(lock)
+		return nil, err
+	}
 	global := filepath.Join(dir, "gitconfig")
 	if err := os.WriteFile(global, nil, 0o600); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("creating git config: %w", err)
+		return fail(fmt.Errorf("creating git config: %w", err))
 	}
 	if err := os.Mkdir(filepath.Join(dir, searchesDir), 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("creating git home: %w", err)
+		return fail(fmt.Errorf("creating git home: %w", err))
 	}
 	path := os.Getenv("PATH")
 	if path == "" {
@@ -80,12 +90,11 @@ func NewEnv() (*Env, error) {
 		transportBan[0], transportBan[1],
 		"TMPDIR=" + dir, // git's temporary files go where the sandbox lets it write
 	}
-	e := &Env{dir: dir, vars: vars, readers: newReaderTable()}
+	e := &Env{dir: dir, vars: vars, readers: newReaderTable(), lock: lock}
 	// The sandbox is on wherever the kernel has it unless UseSandbox says
 	// otherwise, so nothing, tests included, runs git unconfined by chance.
 	if _, err := e.UseSandbox(SandboxAuto); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+		return fail(err)
 	}
 	return e, nil
 }
@@ -182,8 +191,14 @@ func (e *Env) TempDir() (string, error) {
 // SlotsInUse is how many process slots are held now (0 when unbounded).
 func (e *Env) SlotsInUse() int { return e.slots.inUse() }
 
-// Close removes the private git home.
-func (e *Env) Close() error { return os.RemoveAll(e.dir) }
+// Close removes the private git home, then lets its lock go: while the
+// home is being removed, no other start takes it for a leftover.
+func (e *Env) Close() error {
+	err := os.RemoveAll(e.dir)
+	closeLock(e.lock)
+	e.lock = nil
+	return err
+}
 
 // safeConfig overrides, on every git command line, the settings through which
 // a repository's own config could run a program, make git read a file of

@@ -168,7 +168,9 @@ func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*R
 		}
 	}
 	if owner == "" || repo == "" {
-		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s; list_repositories lists them)", s.describe(ctx))
+		// describe names list_repositories where it lists what is served
+		// (docs/security.md, review 4, finding 23: not twice).
+		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s)", s.describe(ctx))
 	}
 	repo = strings.TrimSuffix(repo, ".git")
 	if s.single != nil {

@@ -95,7 +95,7 @@ func (s *Server) getCommitStatus(ctx context.Context, in getCommitStatusIn) (rep
 				fmt.Fprintf(&b, " (the first %d contexts read: the forge has more)", forge.MaxStatuses)
 			}
 			if n < len(page) || in.Offset > 0 {
-				b.WriteString("; " + text.ShownRange(in.Offset, n, len(all), "check"))
+				b.WriteString("; " + paging.Shown(in.Offset, n, len(all), "check", "get_commit_status", in))
 			}
 			b.WriteString("\n")
 		}

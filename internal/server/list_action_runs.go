@@ -142,7 +142,7 @@ func (s *Server) listActionRuns(ctx context.Context, in listActionRunsIn) (reply
 				fmt.Fprintf(&b, " (the newest %d; the forge has more)", forge.MaxRuns)
 			}
 			if n < len(runs) || in.Offset > 0 {
-				b.WriteString("; " + text.ShownRange(in.Offset, n, len(runs), "run"))
+				b.WriteString("; " + paging.Shown(in.Offset, n, len(runs), "run", "list_action_runs", in))
 			}
 			if o.FailedJobs > 0 {
 				b.WriteString("; " + text.Count(o.FailedJobs, "failed job") + " in the runs shown")

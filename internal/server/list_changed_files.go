@@ -111,7 +111,7 @@ func (s *Server) listChangedFiles(ctx context.Context, in listChangedFilesIn) (r
 			fmt.Fprintf(&b, " (from merge base %s)", git.Short(*sel.mergeBase))
 		}
 		if n < total {
-			b.WriteString("; " + text.ShownRange(from, n, total, "file"))
+			b.WriteString("; " + paging.Shown(in.Offset, n, total, "file", "list_changed_files", in))
 		}
 		b.WriteString("\n" + lead)
 		for _, f := range out.Files {

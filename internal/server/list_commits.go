@@ -190,7 +190,7 @@ func (s *Server) listCommits(ctx context.Context, in listCommitsIn) (reply[listC
 		}
 		b.WriteString(", " + order)
 		if n < total {
-			b.WriteString("; " + text.ShownRange(in.Offset, n, total, "commit"))
+			b.WriteString("; " + paging.Shown(in.Offset, n, total, "commit", "list_commits", in))
 		}
 		b.WriteString("\n" + sel.note)
 		if total == 0 {

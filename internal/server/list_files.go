@@ -177,7 +177,7 @@ func (s *Server) listFiles(ctx context.Context, in listFilesIn) (reply[listFiles
 		case n == *total:
 			b.WriteString(text.Count(*total, "entry"))
 		default:
-			fmt.Fprintf(&b, "%s; %s", text.Count(*total, "entry"), text.ShownRange(from, n, *total, "entry"))
+			fmt.Fprintf(&b, "%s; %s", text.Count(*total, "entry"), paging.Shown(from, n, *total, "entry", "list_files", in))
 		}
 		b.WriteString("\n")
 		for _, f := range out.Entries {

@@ -127,7 +127,7 @@ func (s *Server) listPullRequestFiles(ctx context.Context, in listPullRequestFil
 			b.WriteString("; " + parts)
 		}
 		if n < o.TotalCount {
-			b.WriteString("; " + text.ShownRange(in.Offset, n, o.TotalCount, "file"))
+			b.WriteString("; " + paging.Shown(in.Offset, n, o.TotalCount, "file", "list_pull_request_files", in))
 		}
 		b.WriteString("\n" + lead)
 		for _, f := range o.Files {

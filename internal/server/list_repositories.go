@@ -56,7 +56,7 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s served", text.Count(total, "repository"))
 		if n < total {
-			b.WriteString("; " + text.ShownRange(from, n, total, "repository"))
+			b.WriteString("; " + paging.Shown(in.Offset, n, total, "repository", "list_repositories", in))
 		}
 		b.WriteString("\n")
 		for _, r := range out.Repositories {

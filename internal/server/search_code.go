@@ -139,7 +139,9 @@ func (s *Server) searchCode(ctx context.Context, in searchCodeIn) (reply[searchC
 		}
 	}
 	out.Truncated, out.SkippedLarge = c.more, res.Skipped
-	rep := s.fitMatches(ctx, in, where, out, c.matches)
+	// The matches before the offset: all there are when the offset is
+	// past the last (finding 19).
+	rep := s.fitMatches(ctx, in, where, out, c.matches, in.Offset-c.skip)
 	if len(globs) > 0 && len(c.matches) == 0 {
 		note, err := globsNote(ctx, r.Git, opts.Rev, globs, opts.Exclude)
 		if err != nil {
@@ -206,8 +208,10 @@ func (c *grepCollector) add(m git.GrepMatch) error {
 	return nil
 }
 
-// fitMatches renders the reply with as many matches as fit.
-func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, out searchCodeOut, all []searchMatch) reply[searchCodeOut] {
+// fitMatches renders the reply with as many matches as fit; before is how
+// many matches there are before the offset (in.Offset unless it is past
+// the last).
+func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, out searchCodeOut, all []searchMatch, before int) reply[searchCodeOut] {
 	for i, m := range all {
 		if h := text.ScanText([]byte(m.Text), m.Line); h.Found() {
 			all[i].Hidden = h.PointNames()
@@ -245,6 +249,8 @@ func (s *Server) fitMatches(ctx context.Context, in searchCodeIn, where string, 
 		switch {
 		case o.Truncated:
 			b.WriteString(matchRange(in.Offset, n) + " shown; more follow\n")
+		case n == 0 && in.Offset > 0:
+			b.WriteString(paging.Shown(in.Offset, 0, before, "match", "search_code", in) + "\n")
 		case in.Offset > 0:
 			fmt.Fprintf(&b, "%s of %d\n", matchRange(in.Offset, n), in.Offset+n)
 		default:
