@@ -168,9 +168,13 @@ func (s *Served) Get(ctx context.Context, owner, repo string, required bool) (*R
 		}
 	}
 	if owner == "" || repo == "" {
-		// describe names list_repositories where it lists what is served
-		// (docs/security.md, review 4, finding 23: not twice).
-		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s)", s.describe(ctx))
+		// list_repositories named once (docs/security.md, review 4,
+		// finding 23): describe names it where it lists nothing.
+		what := s.describe(ctx)
+		if !strings.Contains(what, "list_repositories") {
+			what += "; list_repositories lists them"
+		}
+		return nil, errcode.New(errcode.InvalidArgument, "owner and repo are required (%s)", what)
 	}
 	repo = strings.TrimSuffix(repo, ".git")
 	if s.single != nil {
