@@ -125,7 +125,7 @@ func (e *NotOwnedError) Reason() string {
 	if e.UID < 0 {
 		owner = "cannot be looked at to see who owns it"
 	}
-	return fmt.Sprintf("%s %s; git refuses it as dubious ownership (CVE-2022-24765) when it is found by walking up from %s, and so does this server: name it itself (--repo %s, or %s as an MCP root) to serve it", e.Path, owner, e.Dir, e.Top, e.Top)
+	return fmt.Sprintf("%s %s; git refuses a repository found by walking up as dubious ownership (CVE-2022-24765), and so does this server: name it itself (--repo %s, or it as an MCP root) to serve it", e.Path, owner, e.Top)
 }
 
 func (e *NotOwnedError) Error() string {

@@ -23,6 +23,10 @@ type Served struct {
 	root   string        // absolute, symlinks resolved; "" in single mode
 	source Source        // repositories fetched from elsewhere (a forge), or nil
 	opts   RootOptions
+	// rootsNote says why some of the client's roots are not served, or
+	// not by the names their remotes claim (SetRoots); errors about names
+	// end with it.
+	rootsNote string
 
 	mu   sync.Mutex
 	open map[string]*Repository // root mode: opened so far, by OWNER/REPO as spelled on disk
