@@ -89,8 +89,9 @@ type RootRefused struct {
 // SetRoots serves the git repositories the roots (absolute directories)
 // are in, each held to the rules of --repo (ServeOne): one as --repo would
 // serve it, several each by a name no other root can take (nameRoots). q
-// is the request the roots answer (nil: one made now).
-func (s *Served) SetRoots(ctx context.Context, q *RootsRequest, roots []string) RootsServed {
+// is the request the roots answer (nil: one made now). unread are roots
+// the caller did not look at, and why: they are said with the others.
+func (s *Served) SetRoots(ctx context.Context, q *RootsRequest, roots []string, unread ...RootRefused) RootsServed {
 	if q == nil {
 		q = s.RootsPending()
 		defer q.Done()
@@ -114,7 +115,7 @@ func (s *Served) SetRoots(ctx context.Context, q *RootsRequest, roots []string) 
 	}
 	kept, notes, clashed := nameRoots(found)
 	out.Notes = notes
-	out.Refused = append(out.Refused, clashed...)
+	out.Refused = append(append(out.Refused, clashed...), unread...)
 	set := &rootSet{roots: roots, refused: out.Refused, notes: notes}
 	switch len(kept) {
 	case 0:

@@ -15,8 +15,10 @@ package server
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -89,9 +91,11 @@ func (s *Server) askRoots(ss *mcp.ServerSession) {
 // Each root not served is logged with why.
 func (s *Server) serveRoots(ctx context.Context, q *repo.RootsRequest, roots []*mcp.Root) {
 	var dirs []string
+	var unread []repo.RootRefused // said with the roots refused
 	for i, r := range roots {
 		if i == maxRoots {
-			s.cfg.Logger.Warn("the client gave more roots than are looked at", "roots", len(roots), "lookedAt", maxRoots)
+			why := fmt.Sprintf("not looked at: at most %d roots of one answer are", maxRoots)
+			unread = append(unread, repo.RootRefused{Root: fmt.Sprintf("the last %d roots", len(roots)-maxRoots), Why: why, Detail: why})
 			break
 		}
 		if r == nil {
@@ -99,9 +103,12 @@ func (s *Server) serveRoots(ctx context.Context, q *repo.RootsRequest, roots []*
 		}
 		if d, ok := rootDir(r.URI); ok {
 			dirs = append(dirs, d)
+		} else {
+			why := "not looked at: only a local file:// URI (no host but localhost) is"
+			unread = append(unread, repo.RootRefused{Root: strconv.Quote(r.URI), Why: why, Detail: why})
 		}
 	}
-	got := s.served.SetRoots(ctx, q, dirs)
+	got := s.served.SetRoots(ctx, q, dirs, unread...)
 	if got.Dropped {
 		s.cfg.Logger.Info("a roots answer came after a newer one's and is not served", "repositories", got.Served)
 		return
