@@ -180,8 +180,9 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 			path = "."
 		}
 		served, err = repo.ServeOne(ctx, env, path, o.name)
-		if errors.Is(err, repo.ErrNoRepository) && o.repo == "" && o.startAnywhere {
-			served, err = serveNothingYet(env, log)
+		var notOwned *repo.NotOwnedError
+		if (errors.Is(err, repo.ErrNoRepository) || errors.As(err, &notOwned)) && o.repo == "" && o.startAnywhere {
+			served, err = serveNothingYet(env, log, err)
 		}
 	}
 	if err != nil {
@@ -209,14 +210,15 @@ func newApp(ctx context.Context, o *options, stderr io.Writer) (*app, error) {
 
 // serveNothingYet serves, started outside any repository, what the
 // client's MCP roots name: exiting would leave a client with "connection
-// closed" and no reason (stderr is shown by none).
-func serveNothingYet(env *git.Env, log *slog.Logger) (*repo.Served, error) {
+// closed" and no reason (stderr is shown by none). why is what finding
+// no repository gave: none, or one above that another user owns.
+func serveNothingYet(env *git.Env, log *slog.Logger, why error) (*repo.Served, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	log.Warn("not inside a git repository: serving the client's MCP roots, if it gives any (else start with --repo PATH or --root DIR)", "dir", wd)
-	return repo.ServeNothingYet(env, wd), nil
+	log.Warn("no repository is served from here: serving the client's MCP roots, if it gives any (else start with --repo PATH or --root DIR)", "dir", wd, "why", why.Error())
+	return repo.ServeNothingYet(env, wd, why), nil
 }
 
 // patchCacheBytes is --patch-cache in the server's terms (off: negative).

@@ -16,6 +16,15 @@ func fileOwner(fi os.FileInfo) (int, bool) {
 	return int(st.Uid), true
 }
 
+// fileDevice is the filesystem fi lies on.
+func fileDevice(fi os.FileInfo) (uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Dev), true //nolint:unconvert // int32 on some systems
+}
+
 // linkCount is the number of names the file at path, as fi (from Lstat)
 // has.
 func linkCount(_ string, fi os.FileInfo) uint64 {

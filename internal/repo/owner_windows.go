@@ -11,6 +11,10 @@ import (
 // check, which compares SIDs, still does).
 func fileOwner(os.FileInfo) (int, bool) { return 0, false }
 
+// fileDevice: Windows' os.FileInfo does not say which volume a file is
+// on; the walk up to a repository is not stopped at one.
+func fileDevice(os.FileInfo) (uint64, bool) { return 0, false }
+
 // linkCount is the number of names the file at path has, from its
 // handle (Windows' os.FileInfo does not say); 1 if it cannot be opened
 // (the read that follows then fails on its own).

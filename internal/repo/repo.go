@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
@@ -135,65 +133,6 @@ func CheckRev(rev string) error {
 		return errcode.New(errcode.InvalidRef, "revision %q contains a control character", rev)
 	}
 	return checkRevRegexes(rev)
-}
-
-// ErrNoRepository: the directory is not inside a git repository.
-var ErrNoRepository = errors.New("not inside a git repository")
-
-// findRepository locates the repository containing dir, the way git would
-// but without running git (nothing from the repository's config runs).
-// It returns the absolute git directory and work tree ("" when bare).
-func findRepository(dir string) (gitDir, workTree string, err error) {
-	dir, err = filepath.Abs(dir)
-	if err != nil {
-		return "", "", err
-	}
-	if dir, err = filepath.EvalSymlinks(dir); err != nil {
-		return "", "", err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		dotGit := filepath.Join(d, ".git")
-		if fi, err := os.Stat(dotGit); err == nil {
-			if fi.IsDir() {
-				return dotGit, d, nil
-			}
-			gd, err := readGitFile(dotGit)
-			return gd, d, err
-		}
-		if looksBare(d) {
-			return d, "", nil
-		}
-		if filepath.Dir(d) == d {
-			return "", "", fmt.Errorf("%w: %s", ErrNoRepository, dir)
-		}
-	}
-}
-
-// readGitFile follows a ".git" file ("gitdir: PATH"), as linked work trees
-// and submodules have.
-func readGitFile(p string) (string, error) {
-	data, err := gitdir.ReadSmallFile(p)
-	if err != nil {
-		return "", err
-	}
-	target, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-	if !ok {
-		return "", errors.New("invalid .git file: " + p)
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(p), target)
-	}
-	return filepath.EvalSymlinks(target)
-}
-
-// looksBare reports whether d has the layout of a git directory.
-func looksBare(d string) bool {
-	for _, name := range []string{"HEAD", "objects", "refs"} {
-		if _, err := os.Stat(filepath.Join(d, name)); err != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // nameFromRemote turns an origin URL into "owner/repo":

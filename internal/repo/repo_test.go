@@ -165,7 +165,8 @@ func TestFindRepository(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gitDir, workTree, err := findRepository(tt.dir)
+			f, err := findRepository(tt.dir)
+			gitDir, workTree := f.gitDir, f.workTree
 			if tt.fails {
 				if err == nil {
 					t.Fatalf("findRepository(%s) = %s, %s; want an error", tt.dir, gitDir, workTree)

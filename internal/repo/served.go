@@ -23,6 +23,10 @@ type Served struct {
 	root   string        // absolute, symlinks resolved; "" in single mode
 	source Source        // repositories fetched from elsewhere (a forge), or nil
 	opts   RootOptions
+	// rootsNote says why some of the client's roots are not served, or
+	// not by the names their remotes claim (SetRoots); errors about names
+	// end with it.
+	rootsNote string
 
 	mu   sync.Mutex
 	open map[string]*Repository // root mode: opened so far, by OWNER/REPO as spelled on disk
@@ -31,12 +35,17 @@ type Served struct {
 }
 
 // ServeOne serves the repository containing path. name ("owner/repo")
-// overrides the name taken from the origin remote.
+// overrides the name taken from the origin remote. A repository found
+// above path is served only if the server's user owns it (checkOwner).
 func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, error) {
-	gitDir, workTree, err := findRepository(path)
+	f, err := findRepository(path)
 	if err != nil {
 		return nil, err
 	}
+	if err := f.checkOwner(); err != nil {
+		return nil, err
+	}
+	gitDir, workTree := f.gitDir, f.workTree
 	// The repository's own directories: its data must lie inside them.
 	store, refused := readStore(gitDir)
 	own := ownDirs(store, workTree)
@@ -45,6 +54,9 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 	}
 	if refused != nil {
 		return nil, fmt.Errorf("%s is not served: %w", own[0], refused)
+	}
+	if err := f.checkOwner(store.Dirs()...); err != nil {
+		return nil, err
 	}
 	g := git.Open(env, gitDir, workTree)
 	g.ConfineReads(own...)
@@ -65,18 +77,24 @@ func ServeOne(ctx context.Context, env *git.Env, path, name string) (*Served, er
 		if owner, n, ok := nameFromRemote(g.ConfigValue(ctx, "remote.origin.url")); ok {
 			r.Owner, r.Name = owner, n
 		} else {
-			base := workTree
-			if base == "" {
-				base = gitDir
-			}
-			n := strings.TrimSuffix(filepath.Base(base), ".git")
-			if n == "" { // started inside a work tree's .git: name it after the work tree
-				n = filepath.Base(filepath.Dir(base))
-			}
-			r.Owner, r.Name = "local", sanitizeName(n)
+			r.Owner, r.Name = "local", sanitizeName(r.dirName())
 		}
 	}
 	return &Served{env: env, single: r}, nil
+}
+
+// dirName is the name of the repository's directory: its work tree's, or
+// a bare repository's without ".git".
+func (r *Repository) dirName() string {
+	base := r.Git.WorkTree()
+	if base == "" {
+		base = r.Git.GitDir()
+	}
+	n := strings.TrimSuffix(filepath.Base(base), ".git")
+	if n == "" { // started inside a work tree's .git: name it after the work tree
+		n = filepath.Base(filepath.Dir(base))
+	}
+	return n
 }
 
 // RootOptions relax what ServeRoot refuses.

@@ -169,6 +169,13 @@ func isDir(p string) bool {
 const describeRoom = 2000
 
 func (s *Served) describe(ctx context.Context) string {
+	if s.rootsNote != "" {
+		return s.describeServed(ctx) + "; of the client's MCP roots, " + s.rootsNote
+	}
+	return s.describeServed(ctx)
+}
+
+func (s *Served) describeServed(ctx context.Context) string {
 	if s.source != nil {
 		return s.source.Describe()
 	}

@@ -121,7 +121,7 @@ func (s *Served) check(gitDir, workTree string) candidate {
 	case refused != nil:
 		c.refused = refused.why
 	case !s.opts.AllowOtherOwners:
-		if uid, other := otherOwner(append(store.Dirs(), workTree)...); other {
+		if _, uid, other := otherOwner(append(store.Dirs(), workTree)...); other {
 			c.refused = fmt.Sprintf("it belongs to another user (uid %d) than the server's (uid %d), and git itself refuses such a repository (\"dubious ownership\"); "+
 				"start the server with --allow-other-owners (MCP_REPO_TOOLS_ALLOW_OTHER_OWNERS=true) to serve it", uid, os.Geteuid())
 		}

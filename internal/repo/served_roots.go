@@ -6,8 +6,8 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -17,94 +17,153 @@ import (
 
 // rooted is what a Served started by ServeNothingYet serves now.
 type rooted struct {
-	start string // the directory the server was started in
+	start     string // the directory the server was started in
+	startSays string // what that directory is: why nothing is served from it
 
-	mu      sync.Mutex
-	cur     *Served       // nil: nothing served yet
-	roots   []string      // the client's last roots, for errors
-	how     string        // how the client gives the server a repository (SayHow)
-	ready   chan struct{} // closed unless a roots request is pending
-	retired []*Served     // replaced, closed with the server: calls may still use them
+	mu    sync.Mutex
+	cur   *rootSet          // the latest answer served; nil: none yet
+	asked uint64            // the generation of the latest roots request
+	held  map[*rootSet]bool // replaced sets calls still use (roots_sets.go)
+	how   string            // how the client gives the server a repository (SayHow)
+	ready chan struct{}     // closed unless a roots request is pending
 }
 
 // ServeNothingYet serves no repository until SetRoots names some. start is
-// the directory the server was started in, which errors name.
-func ServeNothingYet(env *git.Env, start string) *Served {
+// the directory the server was started in, which errors name, and why is
+// what finding no repository there gave (ErrNoRepository, or a
+// NotOwnedError naming the repository above it that is not served).
+func ServeNothingYet(env *git.Env, start string, why error) *Served {
 	ready := make(chan struct{})
 	close(ready)
-	return &Served{env: env, rooted: &rooted{start: start, ready: ready}}
+	says := "which is not inside a git repository"
+	var notOwned *NotOwnedError
+	if errors.As(why, &notOwned) {
+		says = fmt.Sprintf("which is inside %s, a repository not served: %s", notOwned.Top, notOwned.Reason())
+	}
+	return &Served{env: env, rooted: &rooted{start: start, startSays: says, ready: ready, held: map[*rootSet]bool{}}}
 }
 
 // FollowsRoots reports whether what is served comes from the client's roots.
 func (s *Served) FollowsRoots() bool { return s != nil && s.rooted != nil }
 
-// RootsPending holds Get and List until done is called: a roots request is
-// on its way, and a call made meanwhile must see its answer.
-func (s *Served) RootsPending() (done func()) {
+// RootsRequest is one request for the client's roots. Answers are served
+// in the order the requests were made, whatever order they come in: one
+// older than the answer served is dropped (docs/security.md, review 4,
+// finding 09).
+type RootsRequest struct {
+	gen  uint64
+	done func()
+}
+
+// Done releases the calls that wait for the answer.
+func (q *RootsRequest) Done() { q.done() }
+
+// RootsPending holds Get and List until the request's Done: a roots request
+// is on its way, and a call made meanwhile must see its answer.
+func (s *Served) RootsPending() *RootsRequest {
 	rt := s.rooted
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
+	rt.asked++
 	ch := make(chan struct{})
 	rt.ready = ch
 	var once sync.Once
-	return func() { once.Do(func() { close(ch) }) }
+	return &RootsRequest{gen: rt.asked, done: func() { once.Do(func() { close(ch) }) }}
+}
+
+// RootsServed is what SetRoots made of the client's roots.
+type RootsServed struct {
+	Served  []string      // the names served
+	Refused []RootRefused // the roots not served, each with why
+	Notes   []string      // names not given as the roots' remotes claim them, and why
+	Dropped bool          // an answer to an older request than the one served: not served
+}
+
+// RootRefused is a root that is not served, and why.
+type RootRefused struct {
+	Root   string
+	Why    string // for the client: no host path but the root's and its parents'
+	Detail string // for the log
 }
 
 // SetRoots serves the git repositories the roots (absolute directories)
-// are in: one as --repo would serve it, several each by its remote's name.
-// It returns what is served now and the roots that are not repositories.
-func (s *Served) SetRoots(ctx context.Context, roots []string) (served, skipped []string) {
-	var repos []*Repository
-	taken := map[string]bool{}
+// are in, each held to the rules of --repo (ServeOne): one as --repo would
+// serve it, several each by a name no other root can take (nameRoots). q
+// is the request the roots answer (nil: one made now). unread are roots
+// the caller did not look at, and why: they are said with the others.
+func (s *Served) SetRoots(ctx context.Context, q *RootsRequest, roots []string, unread ...RootRefused) RootsServed {
+	if q == nil {
+		q = s.RootsPending()
+		defer q.Done()
+	}
+	var out RootsServed
+	var found []rootRepo
 	for _, root := range roots {
 		one, err := ServeOne(ctx, s.env, root, "")
 		if err != nil {
-			skipped = append(skipped, root)
+			out.Refused = append(out.Refused, refusal(root, err))
 			continue
 		}
 		r := one.single
-		if taken[strings.ToLower(r.FullName())] { // two clones of one remote: the second by its directory
-			r.Owner, r.Name = "local", sanitizeName(filepath.Base(root))
-		}
-		if taken[strings.ToLower(r.FullName())] || sameRepository(repos, r) {
+		if same := sameRepository(found, r); same != "" {
 			r.Git.Close()
-			skipped = append(skipped, root)
+			why := "the same repository as the root " + same
+			out.Refused = append(out.Refused, RootRefused{Root: root, Why: why, Detail: why})
 			continue
 		}
-		taken[strings.ToLower(r.FullName())] = true
-		repos = append(repos, r)
-		served = append(served, r.FullName())
+		found = append(found, rootRepo{root: root, r: r})
 	}
-	var next *Served
-	switch len(repos) {
+	kept, notes, clashed := nameRoots(found)
+	out.Notes = notes
+	out.Refused = append(append(out.Refused, clashed...), unread...)
+	set := &rootSet{roots: roots, refused: out.Refused, notes: notes}
+	switch len(kept) {
 	case 0:
 	case 1:
-		next = &Served{env: s.env, single: repos[0]}
+		set.served = &Served{env: s.env, single: kept[0]}
 	default:
-		next = &Served{env: s.env, set: repos}
+		set.served = &Served{env: s.env, set: kept}
 	}
-	rt := s.rooted
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.cur != nil {
-		rt.retired = append(rt.retired, rt.cur)
+	for _, r := range kept {
+		out.Served = append(out.Served, r.FullName())
 	}
-	rt.cur, rt.roots = next, roots
-	return served, skipped
+	if set.served != nil {
+		set.served.rootsNote = set.remarks()
+	}
+	out.Dropped = !s.rooted.install(q.gen, set)
+	return out
 }
 
-// sameRepository: two roots inside one work tree are one repository.
-func sameRepository(repos []*Repository, r *Repository) bool {
-	for _, o := range repos {
-		if o.Git.GitDir() == r.Git.GitDir() {
-			return true
+// refusal says why a root is not served, as ServeOne refused it.
+func refusal(root string, err error) RootRefused {
+	why := err.Error()
+	var store *storeRefused
+	switch {
+	case errors.As(err, &store):
+		why = "not served: " + store.why // the detail may name paths outside the root
+	case errors.Is(err, ErrNoRepository):
+		why = "not inside a git repository"
+		if _, stop, ok := strings.Cut(err.Error(), " (the search stopped"); ok {
+			why += " (the search stopped" + stop
 		}
 	}
-	return false
+	return RootRefused{Root: root, Why: why, Detail: err.Error()}
+}
+
+// sameRepository: two roots inside one work tree are one repository; it
+// returns the root that has it already, or "".
+func sameRepository(found []rootRepo, r *Repository) string {
+	for _, o := range found {
+		if o.r.Git.GitDir() == r.Git.GitDir() {
+			return o.root
+		}
+	}
+	return ""
 }
 
 // current waits for a pending roots request and returns what is served,
-// or the error every tool answers while nothing is.
+// held for the call ctx belongs to (roots_sets.go), or the error every
+// tool answers while nothing is.
 func (rt *rooted) current(ctx context.Context) (*Served, error) {
 	rt.mu.Lock()
 	ready := rt.ready
@@ -114,20 +173,20 @@ func (rt *rooted) current(ctx context.Context) (*Served, error) {
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
+	if s := rt.hold(ctx); s != nil {
+		return s, nil
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	if rt.cur != nil {
-		return rt.cur, nil
-	}
-	gave := "the client gave no MCP root that is"
-	if len(rt.roots) > 0 {
-		gave = fmt.Sprintf("none of the client's MCP roots (%s) is", strings.Join(rt.roots, ", "))
+	gave := "the client gave no MCP root that is a git repository"
+	if rt.cur != nil && len(rt.cur.roots) > 0 {
+		gave = "none of the client's MCP roots is served: " + rt.cur.remarks()
 	}
 	how := rt.how
 	if how == "" {
 		how = "Start it with --repo PATH (one repository) or --root DIR (every repository under DIR/OWNER/REPO), or from inside a clone"
 	}
-	return nil, errcode.New(errcode.NotFound, "no repository is served: the server was started in %s, which is not inside a git repository, and %s a git repository. %s", rt.start, gave, how)
+	return nil, errcode.New(errcode.NotFound, "no repository is served: the server was started in %s, %s, and %s. %s", rt.start, rt.startSays, gave, how)
 }
 
 // SayHow sets what the error every tool answers while nothing is served
@@ -143,24 +202,13 @@ func (s *Served) SayHow(how string) {
 	rt.how = how
 }
 
-func (rt *rooted) close() {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	for _, s := range append(rt.retired, rt.cur) {
-		if s != nil {
-			s.Close()
-		}
-	}
-	rt.cur, rt.retired = nil, nil
-}
-
 // NothingYet says, for the server's instructions, what a server started
 // outside any repository serves and how to give it one ("" otherwise).
 func (s *Served) NothingYet() string {
 	if !s.FollowsRoots() {
 		return ""
 	}
-	return "Nothing is served yet: the server was started in " + s.rooted.start + ", which is not inside a git repository. " +
+	return "Nothing is served yet: the server was started in " + s.rooted.start + ", " + s.rooted.startSays + ". " +
 		"It serves the git repositories the client gives as MCP roots; otherwise it must be started with --repo PATH or --root DIR, and until then every tool answers with an error that says so."
 }
 

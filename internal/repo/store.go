@@ -149,12 +149,12 @@ func storeInWorkTree(s gitdir.Store, workTree string) []string {
 	return out
 }
 
-// otherOwner returns the id of the first owner of paths who is not the
-// server's effective user ("" paths are skipped; -1 when a path cannot be
-// read). git refuses such a repository ("dubious ownership") unless told it
-// is safe; the server names the repository with --git-dir, which skips
-// git's check, so it checks itself.
-func otherOwner(paths ...string) (int, bool) {
+// otherOwner returns the first of paths whose owner is not the server's
+// effective user, and that owner ("" paths are skipped; -1 when a path
+// cannot be read). git refuses such a repository ("dubious ownership")
+// unless told it is safe; the server names the repository with --git-dir,
+// which skips git's check, so it checks itself.
+func otherOwner(paths ...string) (string, int, bool) {
 	me := os.Geteuid()
 	for _, p := range paths {
 		if p == "" {
@@ -162,13 +162,13 @@ func otherOwner(paths ...string) (int, bool) {
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			return -1, true
+			return p, -1, true
 		}
 		if uid, ok := fileOwner(fi); ok && uid != me {
-			return uid, true
+			return p, uid, true
 		}
 	}
-	return 0, false
+	return "", 0, false
 }
 
 // underStore reports whether rel (a work-tree path) is one of dirs or lies

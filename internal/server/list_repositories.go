@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/notes"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -44,6 +45,10 @@ func (s *Server) listRepositories(ctx context.Context, in listRepositoriesIn) (r
 	page, total, err := s.backend.repositoryPage(ctx, in.Offset, in.Limit)
 	if err != nil {
 		return reply[listRepositoriesOut]{}, err
+	}
+	if why := s.served.RootsRemarks(ctx); why != "" {
+		// Roots not served, or not by the names their remotes claim: why.
+		notes.Add(ctx, "of the client's MCP roots, "+why)
 	}
 	from := min(in.Offset, total)
 	out := listRepositoriesOut{Total: total}

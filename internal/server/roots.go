@@ -15,8 +15,10 @@ package server
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -68,9 +70,11 @@ func (s *Server) askRoots(ss *mcp.ServerSession) {
 	if p == nil || p.Capabilities == nil || p.Capabilities.RootsV2 == nil {
 		return // the client offers no roots
 	}
-	done := s.served.RootsPending()
+	// Numbered as asked: an answer that comes after a newer one's is
+	// dropped (repo.RootsRequest).
+	q := s.served.RootsPending()
 	go func() {
-		defer done()
+		defer q.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), rootsTimeout)
 		defer cancel()
 		res, err := ss.ListRoots(ctx, nil)
@@ -78,17 +82,20 @@ func (s *Server) askRoots(ss *mcp.ServerSession) {
 			s.cfg.Logger.Warn("listing the client's roots", "err", err)
 			return
 		}
-		s.serveRoots(ctx, res.Roots)
+		s.serveRoots(ctx, q, res.Roots)
 	}()
 }
 
 // serveRoots serves the git repositories among the client's roots, each
-// held to the rules of --repo (repo.Served.SetRoots).
-func (s *Server) serveRoots(ctx context.Context, roots []*mcp.Root) {
+// held to the rules of --repo (repo.Served.SetRoots), as the answer to q.
+// Each root not served is logged with why.
+func (s *Server) serveRoots(ctx context.Context, q *repo.RootsRequest, roots []*mcp.Root) {
 	var dirs []string
+	var unread []repo.RootRefused // said with the roots refused
 	for i, r := range roots {
 		if i == maxRoots {
-			s.cfg.Logger.Warn("the client gave more roots than are looked at", "roots", len(roots), "lookedAt", maxRoots)
+			why := fmt.Sprintf("not looked at: at most %d roots of one answer are", maxRoots)
+			unread = append(unread, repo.RootRefused{Root: fmt.Sprintf("the last %d roots", len(roots)-maxRoots), Why: why, Detail: why})
 			break
 		}
 		if r == nil {
@@ -96,10 +103,23 @@ func (s *Server) serveRoots(ctx context.Context, roots []*mcp.Root) {
 		}
 		if d, ok := rootDir(r.URI); ok {
 			dirs = append(dirs, d)
+		} else {
+			why := "not looked at: only a local file:// URI (no host but localhost) is"
+			unread = append(unread, repo.RootRefused{Root: strconv.Quote(r.URI), Why: why, Detail: why})
 		}
 	}
-	served, skipped := s.served.SetRoots(ctx, dirs)
-	s.cfg.Logger.Info("serving the client's roots", "repositories", served, "notRepositories", skipped)
+	got := s.served.SetRoots(ctx, q, dirs, unread...)
+	if got.Dropped {
+		s.cfg.Logger.Info("a roots answer came after a newer one's and is not served", "repositories", got.Served)
+		return
+	}
+	for _, r := range got.Refused {
+		s.cfg.Logger.Warn("a client root is not served", "root", r.Root, "why", r.Detail)
+	}
+	for _, n := range got.Notes {
+		s.cfg.Logger.Info("a client root is not named as its remote claims", "why", n)
+	}
+	s.cfg.Logger.Info("serving the client's roots", "repositories", got.Served, "refused", len(got.Refused))
 }
 
 // asksInResults: the session's client speaks 2026-07-28 or later, where
@@ -125,10 +145,10 @@ func (s *Server) beforeCall(ctx context.Context, req *mcp.CallToolRequest) *mcp.
 		return nil // asked once initialized (askRoots)
 	}
 	if answer, ok := req.Params.InputResponses[rootsKey].(*mcp.ListRootsResult); ok {
-		s.ask.answered(func() {
+		s.ask.answered(func(q *repo.RootsRequest) {
 			ctx, cancel := context.WithTimeout(ctx, rootsTimeout)
 			defer cancel()
-			s.serveRoots(ctx, answer.Roots)
+			s.serveRoots(ctx, q, answer.Roots)
 		})
 		return nil
 	}
@@ -153,7 +173,7 @@ type rootsAsk struct {
 	wait  time.Duration // how long the answer is waited for; 0: rootsTimeout
 	mu    sync.Mutex
 	state askState
-	done  func() // releases the calls waiting for the answer
+	req   *repo.RootsRequest // releases the calls waiting for the answer
 	timer *time.Timer
 }
 
@@ -167,20 +187,20 @@ const (
 
 // start asks, unless it was asked already: pending holds the calls until
 // the answer is served, or for a.wait at most.
-func (a *rootsAsk) start(pending func() (done func())) bool {
+func (a *rootsAsk) start(pending func() *repo.RootsRequest) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.state != notAsked {
 		return false
 	}
-	a.state, a.done = asking, pending()
+	a.state, a.req = asking, pending()
 	a.timer = time.AfterFunc(cmp.Or(a.wait, rootsTimeout), func() { a.unanswered() })
 	return true
 }
 
 // answered serves the answer (serve) if it was asked for and not given up
 // on; any other answer is not looked at.
-func (a *rootsAsk) answered(serve func()) {
+func (a *rootsAsk) answered(serve func(*repo.RootsRequest)) {
 	a.mu.Lock()
 	if a.state != asking {
 		a.mu.Unlock()
@@ -188,10 +208,10 @@ func (a *rootsAsk) answered(serve func()) {
 	}
 	a.state = settled
 	a.timer.Stop()
-	done := a.done
+	q := a.req
 	a.mu.Unlock()
-	defer done()
-	serve()
+	defer q.Done()
+	serve(q)
 }
 
 // unanswered gives up on an answer: the calls waiting for it go on, and
@@ -204,7 +224,7 @@ func (a *rootsAsk) unanswered() bool {
 	}
 	a.state = settled
 	a.timer.Stop()
-	a.done()
+	a.req.Done()
 	return true
 }
 

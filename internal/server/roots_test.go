@@ -39,7 +39,7 @@ type anywhereClient struct {
 // serveAnywhereAs is serveAnywhere with the client as c says.
 func serveAnywhereAs(t *testing.T, dir string, c anywhereClient, roots ...string) (*harness, *mcp.Client) {
 	t.Helper()
-	served := repo.ServeNothingYet(testEnv(t), dir)
+	served := repo.ServeNothingYet(testEnv(t), dir, repo.ErrNoRepository)
 	t.Cleanup(served.Close)
 	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Structured: true}
 	s := New(served, cfg)
@@ -272,14 +272,15 @@ func TestRootsCallsMeanwhileWaitForTheAnswer(t *testing.T) {
 
 // Roots given on 2026-07-28 are held to the same rules: a root that is no
 // repository, or not a local file:// directory, serves nothing, and the
-// error names the roots given and the fix.
+// error names the roots given, why each is not served, and the fix.
 func TestRootsOfA20260728ClientAreCheckedAsAny(t *testing.T) {
 	dir := t.TempDir()
 	plain := t.TempDir()
 	h, client := serveAnywhereAs(t, dir, anywhereClient{})
 	client.AddRoots(rootOf(plain), &mcp.Root{URI: "file://example.org/srv/repo"}, &mcp.Root{URI: "https://github.com/acme/widgets"})
 	msg := h.fails("list_repositories", nil, "NOT_FOUND")
-	for _, want := range []string{"none of the client's MCP roots (" + plain + ")", "--repo", "--root", dir} {
+	for _, want := range []string{"none of the client's MCP roots is served: " + plain + ": not inside a git repository",
+		`"file://example.org/srv/repo": not looked at: only a local file:// URI`, `"https://github.com/acme/widgets": not looked at`, "--repo", "--root", dir} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error does not say %q: %s", want, msg)
 		}
