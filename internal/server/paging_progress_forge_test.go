@@ -110,10 +110,11 @@ func TestEveryForgeNextCallMakesProgress(t *testing.T) {
 			v = map[string]any{"total_count": len(runs), "workflow_runs": window(runs)}
 		case lists[path] != nil || strings.HasSuffix(path, "/comments"):
 			w.Header().Set("X-Total-Count", strconv.Itoa(len(lists[path])))
-			v = window(lists[path])
-			if v == nil {
-				v = []any{}
+			page := window(lists[path])
+			if page == nil {
+				page = []any{} // an empty list, not null
 			}
+			v = page
 		case answers[path] != nil:
 			v = answers[path]
 		default:
