@@ -158,12 +158,17 @@ func callTool[In any](ctx context.Context, c *Calls, tool string, b paging.Budge
 // was a FIFO), a sandbox refusal, a partial clone's missing object.
 func explainGit(ctx context.Context, err error) error {
 	var blocked *gitexec.BlockedError
+	var busy *gitexec.BusyError
 	var coded *errcode.Error
 	switch {
 	case errors.As(err, &blocked):
 		return blockedError(blocked)
 	case context.Cause(ctx) != nil && ctx.Err() != nil:
 		return context.Cause(ctx)
+	case errors.As(err, &busy):
+		// Its address's share of the git processes is busy and as many
+		// calls wait (docs/bounds.md, "Processes").
+		return errcode.New(errcode.Unavailable, "%v", busy)
 	case errors.As(err, &coded):
 		return err
 	case errors.Is(err, gitexec.ErrSandboxRefused):
