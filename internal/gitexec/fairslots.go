@@ -327,3 +327,10 @@ func (f *fairSlots) dropTurnLocked(client string) {
 		}
 	}
 }
+
+// HoldSlot takes a process slot for the call in ctx, in its client's turn,
+// as a git command of the call would: for work that should count as one
+// (tests of the fair share through the HTTP stack). release gives it back.
+func (e *Env) HoldSlot(ctx context.Context) (release func(), err error) {
+	return e.acquire(ctx, false)
+}
