@@ -24,6 +24,11 @@ import (
 // so a client whose calls each hold a slot for seconds cannot starve one
 // whose calls take milliseconds.
 //
+// A client that used over twice the others' mean slot time lately runs
+// its new git processes at the lowest CPU priority (niceness) while
+// others are active: slots bound how many processes it runs, not the CPU
+// they take from the others'.
+//
 // The unnamed client (stdio, tests) may hold every slot and queue without
 // bound, as the only client it is.
 type fairSlots struct {
@@ -65,19 +70,26 @@ const (
 	// forgetAfter: a client idle this long is forgotten (its usage has
 	// decayed below 1%).
 	forgetAfter = 5 * usageTimeConstant
-	// minQueue is the fewest calls a named client may have waiting.
-	minQueue = 2
+	// minQueue is the fewest commands a named client may have waiting
+	// (an agent's few calls at once may each start more than one).
+	minQueue = 16
+	// heavyUsage: below this many slot-seconds no client is heavy.
+	heavyUsage = 1.0
+	// lowPriority is the CPU nice value of a heavy client's git
+	// processes: with two cores and many slots, its share of the slots
+	// alone would leave it most of the CPU.
+	lowPriority = 19
 )
 
 // BusyError refuses a call of a client that has its share of the process
 // slots busy and as many calls waiting for them: it would only wait.
 type BusyError struct {
-	Share, Waiting, Slots, Clients int
+	Running, Waiting, Share, Slots, Clients int
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("your address has %d git commands running and %d more waiting, its share of the server's %d (--max-git-processes) among %d clients: retry when one of your calls is done",
-		e.Share, e.Waiting, e.Slots, e.Clients)
+	return fmt.Sprintf("your address has %d git commands running and %d more waiting: its share of the server's %d (--max-git-processes) while %d clients use them is %d; retry when one of your calls is done",
+		e.Running, e.Waiting, e.Slots, e.Clients, e.Share)
 }
 
 func newFairSlots(n int) *fairSlots {
@@ -142,8 +154,40 @@ func (f *fairSlots) limitLocked(client string, active int) int {
 	return min(f.size-1, (f.size+active-1)/active)
 }
 
-// queueDepth is the most calls a named client may have waiting.
-func queueDepth(limit int) int { return max(minQueue, limit) }
+// queueDepth is the most commands a named client may have waiting.
+func queueDepth(limit int) int { return max(minQueue, 2*limit) }
+
+// niceness is the CPU nice value for a git process started now for
+// client: lowPriority if, with other clients active, it used over twice
+// their mean slot time lately (and more than heavyUsage), else 0. Slot
+// time is what fairness counts; a client that takes much more of it than
+// the others yields the CPU to them while they run.
+func (f *fairSlots) niceness(client string) int {
+	if f == nil || client == "" {
+		return 0
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	c := f.clients[client]
+	if c == nil {
+		return 0
+	}
+	c.update(now)
+	others, sum := 0, 0.0
+	for name, o := range f.clients {
+		if name == client || o.held == 0 && len(o.waiting) == 0 && now.Sub(o.active) >= recentWindow {
+			continue
+		}
+		o.update(now)
+		others++
+		sum += o.usage
+	}
+	if others == 0 || c.usage < heavyUsage || c.usage <= 2*sum/float64(others) {
+		return 0
+	}
+	return lowPriority
+}
 
 // acquire waits, under ctx, for a slot for client; a *BusyError if client
 // already has as many calls waiting as it may.
@@ -160,7 +204,7 @@ func (f *fairSlots) acquire(ctx context.Context, client string) error {
 		return nil
 	}
 	if client != "" && len(c.waiting) >= queueDepth(limit) {
-		err := &BusyError{Share: c.held, Waiting: len(c.waiting), Slots: f.size, Clients: active}
+		err := &BusyError{Running: c.held, Waiting: len(c.waiting), Share: limit, Slots: f.size, Clients: active}
 		f.mu.Unlock()
 		return err
 	}

@@ -30,15 +30,16 @@ func until(t *testing.T, what string, cond func() bool) {
 // slot and never gives one back; another client's call then gets a slot at
 // once, without waiting for any of the first client's to end. Before, the
 // slots went first come first served: the first client held all four and
-// the other waited behind its queue. Of the 14, as many as it may hold wait
-// (review 4, finding 18); the rest are refused at once.
+// the other waited behind its queue. Of the rest, queueDepth wait (review
+// 4, finding 18); the last two are refused at once.
 func TestOneClientCannotHoldEverySlot(t *testing.T) {
 	env := newEnv(t)
 	env.LimitProcesses(4)
 	greedy := callctx.WithClient(t.Context(), "192.0.2.1")
-	granted := make(chan struct{}, 14)
-	refused := make(chan error, 14)
-	for range 14 {
+	calls := 3 + queueDepth(3) + 2
+	granted := make(chan struct{}, calls)
+	refused := make(chan error, calls)
+	for range calls {
 		go func() {
 			_, err := env.acquire(greedy, false)
 			if err == nil {
@@ -49,13 +50,13 @@ func TestOneClientCannotHoldEverySlot(t *testing.T) {
 		}()
 	}
 	until(t, "the greedy client's calls all hold, wait or are refused", func() bool {
-		return len(granted)+len(refused)+env.slots.waitingFor("192.0.2.1") == 14
+		return len(granted)+len(refused)+env.slots.waitingFor("192.0.2.1") == calls
 	})
 	if held := len(granted); held != 3 {
 		t.Fatalf("one client holds %d of 4 slots while it has calls waiting; want 3, one left for another client", held)
 	}
-	if w := env.slots.waitingFor("192.0.2.1"); w != 3 {
-		t.Fatalf("%d of the client's calls wait; want 3, as many as it may hold", w)
+	if w := env.slots.waitingFor("192.0.2.1"); w != queueDepth(3) || len(refused) != 2 {
+		t.Fatalf("%d of the client's calls wait and %d were refused; want %d and 2", w, len(refused), queueDepth(3))
 	}
 	var busy *BusyError
 	if err := <-refused; !errors.As(err, &busy) {
@@ -237,7 +238,7 @@ func TestLongCallsCannotStarveShortCalls(t *testing.T) {
 // TestClientHeldAtItsShare: review 4, finding 18. A client alone may hold
 // all slots but one; once another is active, it holds at most its share
 // (half) though slots are free, and more of its calls than that wait at
-// most as many, the rest refused at once. When the other has been idle for
+// at most queueDepth, the rest refused at once. When the other has been idle for
 // recentWindow, the share grows back.
 func TestClientHeldAtItsShare(t *testing.T) {
 	f, clock := fairSlotsAt(16)
@@ -259,12 +260,12 @@ func TestClientHeldAtItsShare(t *testing.T) {
 			t.Fatalf("call %d under the share: %v", i, err)
 		}
 	}
-	for i := 1; i <= 8; i++ {
+	for i := 1; i <= queueDepth(8); i++ {
 		waiter(t, f, "hostile", i, order)
 	}
 	var busy *BusyError
 	if err := f.acquire(ctx, "hostile"); !errors.As(err, &busy) {
-		t.Fatalf("a ninth waiting call: %v; want a BusyError", err)
+		t.Fatalf("a call past the queue: %v; want a BusyError", err)
 	}
 	if n := f.inUse(); n != 9 {
 		t.Fatalf("%d slots in use; want 9: 8 of the hostile client's (its share), 1 the honest one's", n)
@@ -276,6 +277,55 @@ func TestClientHeldAtItsShare(t *testing.T) {
 	clock.advance(recentWindow + time.Millisecond)
 	f.poke() // what the timer does
 	until(t, "the hostile client takes the free slots but one", func() bool { return f.inUse() == 15 })
+}
+
+// TestHeavyClientYieldsTheCPU: review 4, finding 18. A client that used
+// over twice the others' slot time runs its new git processes at the
+// lowest CPU priority while others are active; alone, or as light as the
+// others, at the normal one; stdio's client always at the normal one.
+func TestHeavyClientYieldsTheCPU(t *testing.T) {
+	f, clock := fairSlotsAt(16)
+	ctx := t.Context()
+	for range 8 {
+		if err := f.acquire(ctx, "heavy"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.advance(5 * time.Second)
+	if n := f.niceness("heavy"); n != 0 {
+		t.Fatalf("alone, the heavy client's processes get nice %d; want 0", n)
+	}
+	if err := f.acquire(ctx, "light"); err != nil {
+		t.Fatal(err)
+	}
+	clock.advance(time.Second)
+	if n := f.niceness("heavy"); n != lowPriority {
+		t.Fatalf("beside a light client, the heavy one's processes get nice %d; want %d", n, lowPriority)
+	}
+	if n := f.niceness("light"); n != 0 {
+		t.Fatalf("the light client's processes get nice %d; want 0", n)
+	}
+	for range 8 {
+		f.release("heavy")
+	}
+	for range 7 {
+		if err := f.acquire(ctx, "light"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.advance(time.Minute) // the past decays; both hold 8 since
+	for range 8 {
+		if err := f.acquire(ctx, "heavy"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.advance(time.Minute)
+	if a, b := f.niceness("heavy"), f.niceness("light"); a != 0 || b != 0 {
+		t.Fatalf("two clients using as much: nice %d and %d; want 0", a, b)
+	}
+	if n := f.niceness(""); n != 0 {
+		t.Fatalf("stdio's processes get nice %d; want 0", n)
+	}
 }
 
 // waitingFor is how many of client's calls wait (for tests).

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
@@ -55,6 +56,11 @@ func (r *Repo) Start(wait, ctx context.Context, c *Cmd, stdin bool) (*Process, e
 	if err != nil {
 		release()
 		return nil, err
+	}
+	if c.room != roomReader { // a reader serves every client's calls
+		if n := r.env.slots.niceness(callctx.Client(ctx)); n > 0 {
+			lowerPriority(p.cmd.Process.Pid, n) // best effort: it only yields the CPU
+		}
 	}
 	p.release = release
 	return p, nil

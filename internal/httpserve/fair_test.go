@@ -115,14 +115,14 @@ func slotCall(id int, hold bool) string {
 
 // TestUnreadCallsHeldAtTheirShare: review 4, finding 18. With 4 slots,
 // an honest address holds one in a long call; a hostile address then sends
-// ten long calls on ten connections and never reads a reply. It holds at
-// most its share (2 of 4: two clients), 2 more wait, the other 6 are
-// refused at once (UNAVAILABLE, retry later) instead of waiting for their
-// deadline; the honest address's short calls meanwhile complete, each
+// 22 long calls on 22 connections and never reads a reply. It holds at
+// most its share (2 of 4: two clients), 16 more wait (the least queue),
+// the other 4 are refused at once (UNAVAILABLE, retry later) instead of
+// waiting for their deadline; the honest address's short calls meanwhile complete, each
 // finding a slot. When the hostile client closes its connections, its
 // calls stop, those holding slots and those waiting. Before, the hostile
 // address held 3 slots (all but one) whatever the other client held, and
-// its 7 other calls all waited, each holding a connection, until their
+// its 19 other calls all waited, each holding a connection, until their
 // deadline.
 func TestUnreadCallsHeldAtTheirShare(t *testing.T) {
 	const honest, hostile = "127.0.0.32", "127.0.0.31"
@@ -137,7 +137,7 @@ func TestUnreadCallsHeldAtTheirShare(t *testing.T) {
 	eventually(t, "the honest long call holds a slot", func() bool { return ss.get(ss.held, honest) == 1 })
 
 	var conns []net.Conn
-	for i := range 10 {
+	for i := range 22 {
 		c, err := dialerFrom(hostile).Dial("tcp", s.addr())
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +148,7 @@ func TestUnreadCallsHeldAtTheirShare(t *testing.T) {
 		conns = append(conns, c) // never read
 	}
 	eventually(t, "the hostile calls all hold, wait or are refused", func() bool {
-		return ss.get(ss.entered, hostile) == 10 && ss.get(ss.held, hostile) == 2 && ss.get(ss.refused, hostile) == 6
+		return ss.get(ss.entered, hostile) == 22 && ss.get(ss.held, hostile) == 2 && ss.get(ss.refused, hostile) == 4
 	})
 	for i := range 5 {
 		res, body := postFrom(t, url, honest, slotCall(10+i, false), nil)
@@ -163,7 +163,7 @@ func TestUnreadCallsHeldAtTheirShare(t *testing.T) {
 		c.Close()
 	}
 	eventually(t, "the hostile calls stop with their connections", func() bool {
-		return ss.get(ss.held, hostile) == 0 && ss.get(ss.stoppedEarly, hostile) == 4
+		return ss.get(ss.held, hostile) == 0 && ss.get(ss.stoppedEarly, hostile) == 18
 	})
 	close(ss.release)
 	if code := <-longDone; code != 200 {
