@@ -26,8 +26,10 @@ import (
 //
 // A client that used over twice the others' mean slot time lately runs
 // its new git processes at the lowest CPU priority (niceness) while
-// others are active: slots bound how many processes it runs, not the CPU
-// they take from the others'.
+// others are active, and so does any command of a named client that runs
+// past yieldAfter while others are (Process.yieldWhenLong): slots bound
+// how many processes a client runs, not the CPU they take from the
+// others'.
 //
 // The unnamed client (stdio, tests) may hold every slot and queue without
 // bound, as the only client it is.
@@ -156,6 +158,20 @@ func (f *fairSlots) limitLocked(client string, active int) int {
 
 // queueDepth is the most commands a named client may have waiting.
 func queueDepth(limit int) int { return max(minQueue, 2*limit) }
+
+// othersActive reports whether clients other than client hold, wait for
+// or recently held a slot.
+func (f *fairSlots) othersActive(client string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	for name, o := range f.clients {
+		if name != client && (o.held > 0 || len(o.waiting) > 0 || now.Sub(o.active) < recentWindow) {
+			return true
+		}
+	}
+	return false
+}
 
 // niceness is the CPU nice value for a git process started now for
 // client: lowPriority if, with other clients active, it used over twice
