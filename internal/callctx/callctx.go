@@ -51,3 +51,19 @@ func Shutdown(ctx context.Context) (context.Context, bool) {
 	s, ok := ctx.Value(shutdownKey{}).(context.Context)
 	return s, ok
 }
+
+type callerKey struct{}
+
+// WithCaller marks ctx as a call of caller within its client: the HTTP
+// connection (its remote address and port), whose slot time is weighed
+// against the client's other connections'.
+func WithCaller(ctx context.Context, caller string) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+// Caller is the caller ctx's call came from within its client ("": not
+// known).
+func Caller(ctx context.Context) string {
+	c, _ := ctx.Value(callerKey{}).(string)
+	return c
+}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 )
 
 // fairSlots hands out the process slots among clients (callctx.Client).
@@ -18,7 +20,11 @@ import (
 // at once with a BusyError (UNAVAILABLE, retry later) instead of waiting
 // for its deadline while it holds a connection (review 4, finding 18).
 //
-// A freed slot goes to the waiting client that has used the least slot
+// Within a client (one address: every client behind a NAT), its callers
+// (HTTP connections) are weighed the same way: its waiting call whose
+// connection used the least slot time is served first, and when its queue
+// is full, the waiting call of the connection that used the most gives its
+// place to a lighter one. A freed slot goes to the waiting client that has used the least slot
 // time lately (slot-seconds, decayed with usageTimeConstant), ties in turn
 // (round robin): fairness counts what calls cost, not how many there are,
 // so a client whose calls each hold a slot for seconds cannot starve one
@@ -55,11 +61,30 @@ type slotClient struct {
 	at    time.Time
 	// active is when it last held or waited for a slot.
 	active time.Time
+	// callers is the slot time of each of the client's callers (HTTP
+	// connections, callctx.Caller), decayed as usage.
+	callers map[string]*callerUse
+}
+
+type callerUse struct {
+	usage float64
+	at    time.Time
+}
+
+// at is u's usage decayed to now.
+func (u *callerUse) decayTo(now time.Time) float64 {
+	if dt := now.Sub(u.at).Seconds(); dt > 0 {
+		u.usage *= math.Exp(-dt / usageTimeConstant.Seconds())
+		u.at = now
+	}
+	return u.usage
 }
 
 type slotWaiter struct {
 	ready   chan struct{}
 	granted bool
+	caller  string
+	err     error // refused while it waited: a lighter caller took its place
 }
 
 const (
@@ -72,6 +97,8 @@ const (
 	// forgetAfter: a client idle this long is forgotten (its usage has
 	// decayed below 1%).
 	forgetAfter = 5 * usageTimeConstant
+	// maxCallers is the most callers a client's record keeps.
+	maxCallers = 1024
 	// minQueue is the fewest commands a named client may have waiting
 	// (an agent's few calls at once may each start more than one).
 	minQueue = 16
@@ -219,12 +246,22 @@ func (f *fairSlots) acquire(ctx context.Context, client string) error {
 		f.mu.Unlock()
 		return nil
 	}
+	caller := callctx.Caller(ctx)
 	if client != "" && len(c.waiting) >= queueDepth(limit) {
 		err := &BusyError{Running: c.held, Waiting: len(c.waiting), Share: limit, Slots: f.size, Clients: active}
-		f.mu.Unlock()
-		return err
+		// The waiting call of the caller that used the most slot time
+		// gives its place to this one if that is more than this one's.
+		j := c.heaviestLocked(now)
+		if j < 0 || c.callerUsage(c.waiting[j].caller, now) <= c.callerUsage(caller, now) {
+			f.mu.Unlock()
+			return err
+		}
+		out := c.waiting[j]
+		c.waiting = append(c.waiting[:j:j], c.waiting[j+1:]...)
+		out.err = err
+		close(out.ready)
 	}
-	w := &slotWaiter{ready: make(chan struct{})}
+	w := &slotWaiter{ready: make(chan struct{}), caller: caller}
 	if len(c.waiting) == 0 {
 		f.turn = append(f.turn, client)
 	}
@@ -233,10 +270,14 @@ func (f *fairSlots) acquire(ctx context.Context, client string) error {
 	f.mu.Unlock()
 	select {
 	case <-w.ready:
-		return nil
+		return w.err
 	case <-ctx.Done():
 	}
 	f.mu.Lock()
+	if w.err != nil {
+		f.mu.Unlock()
+		return w.err
+	}
 	if w.granted { // given as the context ended: give it back
 		f.mu.Unlock()
 		f.release(client)
@@ -325,8 +366,9 @@ func (f *fairSlots) dispatchLocked() {
 		}
 		name := f.turn[i]
 		c := f.clients[name]
-		w := c.waiting[0]
-		c.waiting = c.waiting[1:]
+		j := c.lightestLocked(now)
+		w := c.waiting[j]
+		c.waiting = append(c.waiting[:j:j], c.waiting[j+1:]...)
 		f.turn = append(f.turn[:i:i], f.turn[i+1:]...)
 		if len(c.waiting) > 0 {
 			f.turn = append(f.turn, name) // its next call waits for the others' turns
@@ -377,6 +419,73 @@ func (f *fairSlots) poke() {
 	f.mu.Lock()
 	f.dispatchLocked()
 	f.mu.Unlock()
+}
+
+// callerUsage is the slot time caller used lately.
+func (c *slotClient) callerUsage(caller string, now time.Time) float64 {
+	if u := c.callers[caller]; u != nil {
+		return u.decayTo(now)
+	}
+	return 0
+}
+
+// lightestLocked is the index of the waiting call served next: the one
+// whose caller used the least slot time, the first on a tie.
+func (c *slotClient) lightestLocked(now time.Time) int {
+	best, least := 0, math.Inf(1)
+	for i, w := range c.waiting {
+		if u := c.callerUsage(w.caller, now); u < least {
+			best, least = i, u
+		}
+	}
+	return best
+}
+
+// heaviestLocked is the index of the waiting call whose caller used the
+// most slot time, the last on a tie (-1: none waits).
+func (c *slotClient) heaviestLocked(now time.Time) int {
+	best, most := -1, -1.0
+	for i, w := range c.waiting {
+		if u := c.callerUsage(w.caller, now); u >= most {
+			best, most = i, u
+		}
+	}
+	return best
+}
+
+// charge adds d, a slot held for a command of caller's, to caller's
+// slot time within client (the client's own is counted as it holds).
+func (f *fairSlots) charge(client, caller string, d time.Duration) {
+	if f == nil || client == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.clients[client]
+	if c == nil {
+		return
+	}
+	now := f.now()
+	if c.callers == nil {
+		c.callers = map[string]*callerUse{}
+	}
+	u := c.callers[caller]
+	if u == nil {
+		if len(c.callers) >= maxCallers {
+			for k, o := range c.callers {
+				if o.decayTo(now) < 0.01 {
+					delete(c.callers, k)
+				}
+			}
+		}
+		if len(c.callers) >= maxCallers {
+			return
+		}
+		u = &callerUse{at: now}
+		c.callers[caller] = u
+	}
+	u.decayTo(now)
+	u.usage += d.Seconds()
 }
 
 func (f *fairSlots) dropTurnLocked(client string) {

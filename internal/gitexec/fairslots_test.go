@@ -328,6 +328,63 @@ func TestHeavyClientYieldsTheCPU(t *testing.T) {
 	}
 }
 
+// TestLighterConnectionFirstWithinAnAddress: review 4, finding 18. Within
+// one address (clients behind one NAT), the waiting call of the connection
+// that used the least slot time is served first, and when the address's
+// queue is full a lighter connection's call takes the place of the
+// heaviest's, which is refused; a call of the heaviest is refused itself.
+func TestLighterConnectionFirstWithinAnAddress(t *testing.T) {
+	f, clock := fairSlotsAt(4)
+	as := func(conn string) context.Context {
+		return callctx.WithCaller(callctx.WithClient(t.Context(), "nat"), conn)
+	}
+	for range 3 {
+		if err := f.acquire(as("heavy"), "nat"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.charge("nat", "heavy", 30*time.Second)
+	f.charge("nat", "light", 50*time.Millisecond)
+	clock.advance(time.Second)
+	order := make(chan string, 32)
+	refused := make(chan string, 32)
+	queue := func(conn string, n int) {
+		t.Helper()
+		go func() {
+			var busy *BusyError
+			switch err := f.acquire(as(conn), "nat"); {
+			case err == nil:
+				order <- conn
+			case errors.As(err, &busy):
+				refused <- conn
+			}
+		}()
+		until(t, conn+" queued", func() bool { return f.waitingFor("nat") == n })
+	}
+	for i := 1; i < queueDepth(3); i++ {
+		queue("heavy", i)
+	}
+	queue("light", queueDepth(3)) // the queue is full
+	queue("light", queueDepth(3)) // in the place of a heavy call
+	if got := <-refused; got != "heavy" {
+		t.Fatalf("a full queue refused %s; want a heavy call", got)
+	}
+	var busy *BusyError
+	if err := f.acquire(as("heavy"), "nat"); !errors.As(err, &busy) {
+		t.Fatalf("a heavy call on a full queue: %v; want a BusyError", err)
+	}
+	for range 2 {
+		f.release("nat")
+		if got := <-order; got != "light" {
+			t.Fatalf("a freed slot went to %s; want the light connection's calls first", got)
+		}
+	}
+	f.release("nat")
+	if got := <-order; got != "heavy" {
+		t.Fatalf("a freed slot went to %s; want heavy, light's calls all served", got)
+	}
+}
+
 // waitingFor is how many of client's calls wait (for tests).
 func (f *fairSlots) waitingFor(client string) int {
 	f.mu.Lock()

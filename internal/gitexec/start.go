@@ -158,7 +158,14 @@ func (r *Repo) acquire(ctx context.Context, kind room) (release func(), err erro
 		}
 		share := r.env.commandShare()
 		if r.commands.tryAcquire(share) {
-			return func() { slot(); r.commands.release() }, nil
+			// The slot time is charged to the call's connection within
+			// its client (fairslots.go).
+			start, client, caller := time.Now(), callctx.Client(ctx), callctx.Caller(ctx)
+			return func() {
+				slot()
+				r.commands.release()
+				r.env.slots.charge(client, caller, time.Since(start))
+			}, nil
 		}
 		slot()
 		if err := r.commands.waitBelow(ctx, share); err != nil {
