@@ -97,6 +97,8 @@ const (
 	// forgetAfter: a client idle this long is forgotten (its usage has
 	// decayed below 1%).
 	forgetAfter = 5 * usageTimeConstant
+	// refusalCost is the slot time a refused call costs its connection.
+	refusalCost = time.Second
 	// maxCallers is the most callers a client's record keeps.
 	maxCallers = 1024
 	// minQueue is the fewest commands a named client may have waiting
@@ -251,13 +253,18 @@ func (f *fairSlots) acquire(ctx context.Context, client string) error {
 		err := &BusyError{Running: c.held, Waiting: len(c.waiting), Share: limit, Slots: f.size, Clients: active}
 		// The waiting call of the caller that used the most slot time
 		// gives its place to this one if that is more than this one's.
+		// A refused call costs its connection refusalCost: one that keeps
+		// asking past the queue counts as heavy, though its calls, refused,
+		// held no slot.
 		j := c.heaviestLocked(now)
 		if j < 0 || c.callerUsage(c.waiting[j].caller, now) <= c.callerUsage(caller, now) {
+			c.chargeLocked(caller, refusalCost, now)
 			f.mu.Unlock()
 			return err
 		}
 		out := c.waiting[j]
 		c.waiting = append(c.waiting[:j:j], c.waiting[j+1:]...)
+		c.chargeLocked(out.caller, refusalCost, now)
 		out.err = err
 		close(out.ready)
 	}
@@ -465,7 +472,11 @@ func (f *fairSlots) charge(client, caller string, d time.Duration) {
 	if c == nil {
 		return
 	}
-	now := f.now()
+	c.chargeLocked(caller, d, f.now())
+}
+
+// chargeLocked adds d to caller's slot time.
+func (c *slotClient) chargeLocked(caller string, d time.Duration, now time.Time) {
 	if c.callers == nil {
 		c.callers = map[string]*callerUse{}
 	}

@@ -385,6 +385,43 @@ func TestLighterConnectionFirstWithinAnAddress(t *testing.T) {
 	}
 }
 
+// TestRefusedConnectionCountsAsHeavy: review 4, finding 18. A connection
+// whose calls are refused held no slot, but each refusal costs it
+// refusalCost: a script that keeps one address's queue full from many
+// connections cannot keep a lighter connection's call out.
+func TestRefusedConnectionCountsAsHeavy(t *testing.T) {
+	f, _ := fairSlotsAt(4)
+	as := func(conn string) context.Context {
+		return callctx.WithCaller(callctx.WithClient(t.Context(), "nat"), conn)
+	}
+	for range 3 {
+		if err := f.acquire(as("light"), "nat"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.charge("nat", "light", 50*time.Millisecond)
+	for i := 1; i <= queueDepth(3); i++ {
+		go func() { _ = f.acquire(as("pushy"), "nat") }()
+		until(t, "pushy queued", func() bool { return f.waitingFor("nat") == i })
+	}
+	var busy *BusyError
+	if err := f.acquire(as("pushy"), "nat"); !errors.As(err, &busy) {
+		t.Fatalf("pushy's call past the queue: %v; want a BusyError", err)
+	}
+	got := make(chan error, 1)
+	go func() { got <- f.acquire(as("light"), "nat") }()
+	until(t, "the light call waits or is answered", func() bool {
+		return len(got) > 0 || slices.Contains(f.waitingCallers("nat"), "light")
+	})
+	if len(got) > 0 {
+		t.Fatalf("the light connection's call was answered %v at once; want it to wait in a pushy call's place", <-got)
+	}
+	f.release("nat")
+	if err := <-got; err != nil {
+		t.Fatalf("the light connection's call: %v", err)
+	}
+}
+
 // waitingFor is how many of client's calls wait (for tests).
 func (f *fairSlots) waitingFor(client string) int {
 	f.mu.Lock()
@@ -393,4 +430,17 @@ func (f *fairSlots) waitingFor(client string) int {
 		return len(c.waiting)
 	}
 	return 0
+}
+
+// waitingCallers are the callers of client's waiting calls (for tests).
+func (f *fairSlots) waitingCallers(client string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var callers []string
+	if c := f.clients[client]; c != nil {
+		for _, w := range c.waiting {
+			callers = append(callers, w.caller)
+		}
+	}
+	return callers
 }
