@@ -129,7 +129,10 @@ func startHTTPServer(ctx context.Context, bin, dir string, slots int) (addr stri
 	if err := cmd.Start(); err != nil {
 		return "", nil, err
 	}
-	stop = func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
+	stop = func() {
+		_ = cmd.Process.Signal(os.Interrupt) // it may have ended
+		_ = cmd.Wait()                       // its exit status tells nothing here
+	}
 	for range 100 {
 		if c, err := net.Dial("tcp", addr); err == nil {
 			c.Close()
@@ -239,7 +242,9 @@ func hostileConn(ctx context.Context, addr, ip string, body []byte) {
 			continue
 		}
 		for ctx.Err() == nil {
-			c.SetWriteDeadline(time.Now().Add(time.Second))
+			if err := c.SetWriteDeadline(time.Now().Add(time.Second)); err != nil {
+				break
+			}
 			if _, err := c.Write(req); err != nil {
 				break
 			}
