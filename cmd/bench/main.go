@@ -18,6 +18,7 @@
 //	go run ./cmd/bench --only paging --server-log DIR   # each call's ms in DIR/paging.log
 //	go run ./cmd/bench --only reviewer --rounds 41      # issue 14's three cases
 //	go run ./cmd/bench --only clients                   # issue 32: the paging PR drained as each client
+//	go run ./cmd/bench --only fair                      # issue 39: honest clients beside unread hostile calls over HTTP (fair.go)
 //	go run ./cmd/bench --only realprs-forge --mirror ...  # issue 38: real PRs through a Gitea (realprs_forge.go)
 //	go run ./cmd/bench --baseline main~3                # both builds, alternating, current/baseline per case
 package main
@@ -120,6 +121,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 	cases = selectCases(cases, o.only)
 	realPRsToo := o.only != "" && (strings.Contains("realprs", strings.ToLower(o.only)) || strings.HasPrefix(strings.ToLower(o.only), "realprs "))
 	forgePRsToo := strings.HasPrefix(strings.ToLower(o.only), "realprs-forge")
+	if strings.EqualFold(o.only, "fair") {
+		bin, err := buildServer(filepath.Join(o.cache, "bin"), o.keep, logf)
+		if err != nil {
+			return 1, err
+		}
+		builds := []fairBuild{{"current", bin}}
+		if o.baseline != "" {
+			baseBin, commit, err := buildBaseline(o.cache, o.baseline, logf)
+			if err != nil {
+				return 1, err
+			}
+			builds = append(builds, fairBuild{o.baseline + " (" + commit[:min(7, len(commit))] + ")", baseBin})
+		}
+		if err := runFair(ctx, o, g, builds, logf, stdout); err != nil {
+			return 1, err
+		}
+		return 0, nil
+	}
 	if len(cases) == 0 && !realPRsToo && !forgePRsToo {
 		return 2, fmt.Errorf("no case matches --only %q", o.only)
 	}

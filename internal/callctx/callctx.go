@@ -34,3 +34,36 @@ func Client(ctx context.Context) string {
 	c, _ := ctx.Value(clientKey{}).(string)
 	return c
 }
+
+type shutdownKey struct{}
+
+// WithShutdown marks ctx with stop, which ends (with its cause) when the
+// server stops its calls: at the end of an HTTP server's shutdown timeout,
+// so that a call still running ends and its client is answered before the
+// connection closes.
+func WithShutdown(ctx, stop context.Context) context.Context {
+	return context.WithValue(ctx, shutdownKey{}, stop)
+}
+
+// Shutdown returns the context that ends when the server stops the call,
+// if any.
+func Shutdown(ctx context.Context) (context.Context, bool) {
+	s, ok := ctx.Value(shutdownKey{}).(context.Context)
+	return s, ok
+}
+
+type callerKey struct{}
+
+// WithCaller marks ctx as a call of caller within its client: the HTTP
+// connection (its remote address and port), whose slot time is weighed
+// against the client's other connections'.
+func WithCaller(ctx context.Context, caller string) context.Context {
+	return context.WithValue(ctx, callerKey{}, caller)
+}
+
+// Caller is the caller ctx's call came from within its client ("": not
+// known).
+func Caller(ctx context.Context) string {
+	c, _ := ctx.Value(callerKey{}).(string)
+	return c
+}

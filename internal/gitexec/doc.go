@@ -42,10 +42,15 @@
 //     not read is not computed; output and stderr capped.
 //     TestStreamDeadlineKillsProcessGroup, TestStreamEarlyReturnStopsGit,
 //     TestOutputLimit, TestStreamExitError.
-//   - Slots: process slots served client by client, searches at most half,
-//     a bounded reader table, a repository's share once others are open,
-//     early commands never the last slot. TestOneClientCannotHoldEverySlot,
-//     TestWaitingClientsServedInTurn, TestSearchesTakeAtMostHalfTheSlots,
+//   - Slots: process slots served client by client, each client at most
+//     its share with a bounded queue, the least slot time first (and
+//     within a client the lightest connection), long commands yielding the
+//     CPU while others are active; searches at most half, a bounded reader
+//     table, a repository's share once others are open, early commands
+//     never the last slot. TestOneClientCannotHoldEverySlot,
+//     TestWaitingClientsServedInTurn, TestSlotTimeChoosesTheCheaperClient,
+//     TestClientHeldAtItsShare, TestLighterConnectionFirstWithinAnAddress,
+//     TestLongCommandYieldsTheCPU, TestSearchesTakeAtMostHalfTheSlots,
 //     TestEarlyDiffsLeaveASlot, TestReadersBoundedAcrossRepositories,
 //     TestReadersWaitWhenAllAreBusy,
 //     TestBlockedRepositoriesLeaveReadersForOthers,

@@ -15,3 +15,9 @@ func ownGroup(cmd *exec.Cmd) {
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// lowerPriority sets the CPU nice value of the process pid (raising it
+// needs no privilege).
+func lowerPriority(pid, nice int) {
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, pid, nice) // best effort
+}

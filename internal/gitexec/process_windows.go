@@ -7,3 +7,6 @@ import "os/exec"
 func ownGroup(cmd *exec.Cmd) {
 	cmd.Cancel = func() error { return cmd.Process.Kill() }
 }
+
+// lowerPriority: Windows keeps its priority classes; nothing is changed.
+func lowerPriority(pid, nice int) {}

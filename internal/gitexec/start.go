@@ -7,7 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"sync"
+	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/gitdir"
 )
 
@@ -18,13 +21,47 @@ type Process struct {
 	cmd     *exec.Cmd
 	stderr  *capped
 	release func() // gives back the process's room
+	// yield lowers the process's CPU priority if it runs long while
+	// other clients are active (nil: never); reaping: Wait has begun,
+	// after which its pid may be another process's.
+	yield   *time.Timer
+	mu      sync.Mutex
+	reaping bool
 }
 
 // Wait waits for the process to end and gives back its room.
 func (p *Process) Wait() error {
+	p.mu.Lock()
+	p.reaping = true
+	if p.yield != nil {
+		p.yield.Stop()
+	}
+	p.mu.Unlock()
 	err := p.cmd.Wait()
 	p.release()
 	return err
+}
+
+// yieldAfter is how long a command of a client runs before, if other
+// clients are active, it yields the CPU to theirs (nice 19): a call's
+// command that runs this long is an expensive one, whatever its tool.
+const yieldAfter = 500 * time.Millisecond
+
+// yieldWhenLong lowers p's priority once it has run yieldAfter, if its
+// client, named, has others active then (fairSlots.othersActive).
+func (p *Process) yieldWhenLong(slots *fairSlots, client string) {
+	if slots == nil || client == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.yield = time.AfterFunc(yieldAfter, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.reaping && slots.othersActive(client) { // not reaped: the pid is still p's
+			lowerPriority(p.cmd.Process.Pid, lowPriority)
+		}
+	})
 }
 
 // Pid is the process's id.
@@ -55,6 +92,14 @@ func (r *Repo) Start(wait, ctx context.Context, c *Cmd, stdin bool) (*Process, e
 	if err != nil {
 		release()
 		return nil, err
+	}
+	if c.room != roomReader { // a reader serves every client's calls
+		client := callctx.Client(ctx)
+		if n := r.env.slots.niceness(client); n > 0 {
+			lowerPriority(p.cmd.Process.Pid, n) // best effort: it only yields the CPU
+		} else {
+			p.yieldWhenLong(r.env.slots, client)
+		}
 	}
 	p.release = release
 	return p, nil
@@ -113,7 +158,14 @@ func (r *Repo) acquire(ctx context.Context, kind room) (release func(), err erro
 		}
 		share := r.env.commandShare()
 		if r.commands.tryAcquire(share) {
-			return func() { slot(); r.commands.release() }, nil
+			// The slot time is charged to the call's connection within
+			// its client (fairslots.go).
+			start, client, caller := time.Now(), callctx.Client(ctx), callctx.Caller(ctx)
+			return func() {
+				slot()
+				r.commands.release()
+				r.env.slots.charge(client, caller, time.Since(start))
+			}, nil
 		}
 		slot()
 		if err := r.commands.waitBelow(ctx, share); err != nil {

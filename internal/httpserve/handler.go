@@ -158,9 +158,10 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer tc.setPhase(phaseServing)
 	}
 	// The call's git processes share the slots fairly with other
-	// clients' (a --stateful session's calls count as the client that
-	// started it).
-	r = r.WithContext(callctx.WithClient(r.Context(), client))
+	// clients', and within its client with the client's other
+	// connections' (a --stateful session's calls count as the client and
+	// connection that started it).
+	r = r.WithContext(callctx.WithCaller(callctx.WithClient(r.Context(), client), r.RemoteAddr))
 	if !g.o.Stateful {
 		// Stateless, the SDK serves each request in a session made with
 		// its context: a call ends with its request. A --stateful

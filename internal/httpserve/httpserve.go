@@ -27,6 +27,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/callctx"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 )
 
 // Options configure the HTTP transport. Zero limits take the defaults below.
@@ -149,7 +152,8 @@ func (o Options) open() bool {
 
 // Serve listens on o.Addr and serves until ctx ends; then it stops taking
 // requests, lets calls in flight finish for up to ShutdownTimeout, and
-// cancels the rest (which ends their git processes).
+// stops the rest (which ends their git processes), whose clients are
+// answered UNAVAILABLE before the connections close.
 func Serve(ctx context.Context, srv *mcp.Server, o Options, log *slog.Logger) error {
 	s, err := listen(srv, o, log)
 	if err != nil {
@@ -186,6 +190,20 @@ type server struct {
 	log        *slog.Logger
 	base       context.Context
 	cancelBase context.CancelFunc
+	// stopCalls ends the calls still running when the shutdown timeout
+	// passes (callctx.WithShutdown), with errShuttingDown.
+	stopCalls context.CancelCauseFunc
+}
+
+// answerGrace is how long, once the shutdown timeout has passed and the
+// calls still running are stopped, their answers have to go out before
+// the connections close.
+const answerGrace = 2 * time.Second
+
+// shuttingDown is what a call still running at the end of the shutdown
+// timeout answers (review 4, finding 21).
+func shuttingDown(timeout time.Duration) error {
+	return errcode.New(errcode.Unavailable, "the server is shutting down and this call was still running when its --shutdown-timeout (%v) passed: call again (a restarted server or another replica answers)", timeout)
 }
 
 func listen(srv *mcp.Server, o Options, log *slog.Logger) (*server, error) {
@@ -215,6 +233,9 @@ func listen(srv *mcp.Server, o Options, log *slog.Logger) (*server, error) {
 	}
 	s := &server{o: o, ln: newLimitListener(inner, o, proxies, log), log: log}
 	s.base, s.cancelBase = context.WithCancel(context.Background())
+	calls, stopCalls := context.WithCancelCause(context.Background())
+	s.stopCalls = stopCalls
+	base := callctx.WithShutdown(s.base, calls)
 	s.hs = &http.Server{
 		Handler: Handler(srv, o, log),
 		// The body has as long again, counted by the handler once the
@@ -222,7 +243,7 @@ func listen(srv *mcp.Server, o Options, log *slog.Logger) (*server, error) {
 		ReadHeaderTimeout: o.ReadTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return s.base },
+		BaseContext:       func(net.Listener) context.Context { return base },
 		ConnContext:       s.ln.connContext,
 		ConnState:         s.ln.connState,
 	}
@@ -260,11 +281,20 @@ func (s *server) run(ctx context.Context) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
 	err := s.hs.Shutdown(shutdown)
-	s.cancelBase() // calls still running are cancelled: their git processes end
 	if errors.Is(err, context.DeadlineExceeded) {
+		// Calls still running are stopped (their git processes end) and
+		// answered UNAVAILABLE; once the answers are out, or after
+		// answerGrace, the connections close.
+		s.stopCalls(shuttingDown(o.ShutdownTimeout))
+		grace, cancelGrace := context.WithTimeout(context.Background(), answerGrace)
+		_ = s.hs.Shutdown(grace) // what is left is closed below
+		cancelGrace()
+		s.cancelBase()
 		s.hs.Close()
 		return nil
 	}
+	s.stopCalls(nil)
+	s.cancelBase()
 	return err
 }
 

@@ -109,13 +109,21 @@ func callTool[In any](ctx context.Context, c *Calls, tool string, b paging.Budge
 			errcode.New(errcode.Unavailable, "the call took longer than the server's %s limit", c.Timeout))
 		defer cancel()
 	}
-	// Over HTTP, a client that goes away ends its call and its git work.
-	if req, ok := callctx.Request(ctx); ok {
+	// Over HTTP, a client that goes away ends its call and its git work,
+	// and so does a server that stops its calls (the end of its shutdown
+	// timeout), with its cause, which the client is answered.
+	req, fromRequest := callctx.Request(ctx)
+	stop, stoppable := callctx.Shutdown(ctx)
+	if fromRequest || stoppable {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
-		stop := context.AfterFunc(req, func() { cancel(errcode.New(errcode.Unavailable, "the client went away")) })
-		defer stop()
+		if fromRequest {
+			defer context.AfterFunc(req, func() { cancel(errcode.New(errcode.Unavailable, "the client went away")) })()
+		}
+		if stoppable {
+			defer context.AfterFunc(stop, func() { cancel(context.Cause(stop)) })()
+		}
 	}
 	r, err := h(ctx, in)
 	if errcode.Of(err) == errcode.TooLarge && b.Ceiling > b.MaxBytes {
@@ -158,12 +166,17 @@ func callTool[In any](ctx context.Context, c *Calls, tool string, b paging.Budge
 // was a FIFO), a sandbox refusal, a partial clone's missing object.
 func explainGit(ctx context.Context, err error) error {
 	var blocked *gitexec.BlockedError
+	var busy *gitexec.BusyError
 	var coded *errcode.Error
 	switch {
 	case errors.As(err, &blocked):
 		return blockedError(blocked)
 	case context.Cause(ctx) != nil && ctx.Err() != nil:
 		return context.Cause(ctx)
+	case errors.As(err, &busy):
+		// Its address's share of the git processes is busy and as many
+		// calls wait (docs/bounds.md, "Processes").
+		return errcode.New(errcode.Unavailable, "%v", busy)
 	case errors.As(err, &coded):
 		return err
 	case errors.Is(err, gitexec.ErrSandboxRefused):
