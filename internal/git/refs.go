@@ -213,6 +213,9 @@ func (r *Repo) RefCommit(ctx context.Context, ref string) (string, error) {
 	// packed-refs), as for-each-ref, which reads the whole directory, would
 	// not: a FIFO beside it would hold git until the deadline.
 	out, err := r.run.Output(ctx, gitexec.Command("show-ref", "--verify").Revs(ref))
+	if notAnswer(err) {
+		return "", err // git never said: a deadline, a refused slot
+	}
 	if oid, name, ok := strings.Cut(strings.TrimSpace(string(out)), " "); err == nil && ok && name == ref {
 		obj, err := r.Info(ctx, oid+"^{commit}")
 		if err == nil && obj.Type == "commit" {
@@ -228,6 +231,14 @@ func (r *Repo) RefCommit(ctx context.Context, ref string) (string, error) {
 		return "", link // what git could not read, it took for nothing
 	}
 	return "", ErrMissing
+}
+
+// notAnswer: err is not git's answer (a failed exit: no such ref) but
+// that git did not answer (the call's deadline, a slot refused), which
+// must not pass for "the ref does not exist".
+func notAnswer(err error) bool {
+	var exit *gitexec.ExitError
+	return err != nil && !errors.As(err, &exit)
 }
 
 // RefsNamed are the refs git's revision rules find for the plain ref name
@@ -253,7 +264,11 @@ func (r *Repo) RefsNamed(ctx context.Context, name string) ([]string, error) {
 		if blocked := r.refs.blockingRef(r.gitDir, c); blocked != nil {
 			return nil, blocked
 		}
-		if r.HasRef(ctx, c) {
+		_, err := r.run.Output(ctx, gitexec.Command("show-ref", "--verify", "--quiet").Revs(c))
+		if notAnswer(err) {
+			return nil, err
+		}
+		if err == nil {
 			found = append(found, c)
 		}
 	}

@@ -87,9 +87,12 @@ const (
 	refusalCost = time.Second
 	// maxCallers is the most callers a client's record keeps.
 	maxCallers = 1024
-	// minQueue is the fewest commands a named client may have waiting
-	// (an agent's few calls at once may each start more than one).
-	minQueue = 16
+	// minQueue is the fewest commands a named client may have waiting:
+	// past its busy connections (128 an address), which bound an honest
+	// client's calls at once (a team behind one NAT; the load tests' 200
+	// calls), so that only a client whose calls each start many commands
+	// is refused; its waiting calls take no slot meanwhile.
+	minQueue = 256
 	// heavyUsage: below this many slot-seconds no client is heavy.
 	heavyUsage = 1.0
 	// lowPriority is the CPU nice value of a heavy client's git

@@ -148,7 +148,7 @@ func TestArgumentErrorMessages(t *testing.T) {
 		{"missing path", "read_file", `{}`,
 			"INVALID_ARGUMENT: path is required (file path)"},
 		{"missing owner", "get_file_content", `{"repo":"widgets","filePath":"README.md"}`,
-			"INVALID_ARGUMENT: owner and repo are required (this server serves acme/widgets)"},
+			"INVALID_ARGUMENT: owner and repo are required (this server serves acme/widgets; list_repositories lists them)"},
 
 		// Arguments that are not an object.
 		{"arguments an array", "read_file", `[]`,

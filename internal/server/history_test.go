@@ -286,7 +286,7 @@ func TestListCommitsText(t *testing.T) {
 	if empty := h.ok("list_commits", args("base", "main", "head", "main")); !strings.HasSuffix(empty, "\nNo commit.\n") {
 		t.Fatalf("empty range: %q", empty)
 	}
-	if past := h.ok("list_commits", args("offset", 50)); !strings.HasSuffix(past, `; offset 50 is past the last of 7 commits; call list_commits with {"limit":50,"mode":"merge-base","order":"newest"} for the first`+"\n") {
+	if past := h.ok("list_commits", args("offset", 50)); !strings.HasSuffix(past, `; offset 50 is past the last of 7 commits; call list_commits again without offset for the first`+"\n") {
 		t.Fatalf("past the end: %q", past)
 	}
 }

@@ -394,7 +394,7 @@ func TestListFilesPagesA600EntryDirectory(t *testing.T) {
 	// Offset past the end.
 	var past listFilesOut
 	res = callInto(t, h, "list_files", args("path", "many", "offset", 900, "ref", commit), &past)
-	if len(past.Entries) != 0 || past.NextOffset != nil || nextOf(t, res) != nil || !strings.Contains(textOf(res), "offset 900 is past the last of 600 entries; call list_files with ") {
+	if len(past.Entries) != 0 || past.NextOffset != nil || nextOf(t, res) != nil || !strings.Contains(textOf(res), "offset 900 is past the last of 600 entries; call list_files again without offset for the first") {
 		t.Fatalf("offset past the end: %s", textOf(res))
 	}
 }
