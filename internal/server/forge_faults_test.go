@@ -33,6 +33,12 @@ func serveForge(t *testing.T, url, token string, r *testrepo.Repo, timeout, ttl 
 // at all); it returns the cache directory too.
 func serveForgeWith(t testing.TB, url, token string, r *testrepo.Repo, timeout, ttl time.Duration, limits forge.Limits, log io.Writer, opts ...option) (*harness, *forge.Mirrors, string) {
 	t.Helper()
+	return serveForgeTo(t, "test", url, token, r, timeout, ttl, limits, log, opts...)
+}
+
+// serveForgeTo is serveForgeWith to a client that calls itself name.
+func serveForgeTo(t testing.TB, name, url, token string, r *testrepo.Repo, timeout, ttl time.Duration, limits forge.Limits, log io.Writer, opts ...option) (*harness, *forge.Mirrors, string) {
+	t.Helper()
 	env := testEnv(t)
 	fc, err := forge.New(context.Background(), url, token)
 	if err != nil {
@@ -52,7 +58,7 @@ func serveForgeWith(t testing.TB, url, token string, r *testrepo.Repo, timeout, 
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return connectClient(t, New(served, cfg), r, cfg.MaxBytes), mirrors, dir
+	return connectAs(t, New(served, cfg), r, cfg.MaxBytes, name), mirrors, dir
 }
 
 func TestForgeFaults(t *testing.T) {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,7 +13,6 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/clients"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
-	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
 )
 
 // TestEveryForgeNextCallMakesProgress is TestEveryNextCallMakesProgress for
@@ -154,18 +152,7 @@ func TestEveryForgeNextCallMakesProgress(t *testing.T) {
 // the command sizes it.
 func serveForgeAs(t *testing.T, f *forgetest.Forge, name string) *harness {
 	t.Helper()
-	env := testEnv(t)
-	fc, err := forge.New(context.Background(), f.URL, "tok")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mirrors, err := forge.NewMirrors(fc, env, t.TempDir(), time.Hour, forge.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := repo.ServeSource(env, mirrors)
-	t.Cleanup(served.Close)
-	cfg := Config{MaxBytes: DefaultMaxBytes, Timeout: 30 * time.Second, Policy: mustPolicy(nil), Version: "test", Forge: fc}
-	cfg.Clients = clients.NewTable(cfg.MaxBytes, nil)
-	return connectAs(t, New(served, cfg), f.Repo, cfg.MaxBytes, name)
+	sized := func(c *Config) { c.Clients = clients.NewTable(c.MaxBytes, nil) }
+	h, _, _ := serveForgeTo(t, name, f.URL, "tok", f.Repo, 30*time.Second, time.Hour, forge.Limits{}, nil, withTextOnly(), sized)
+	return h
 }
