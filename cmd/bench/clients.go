@@ -149,7 +149,7 @@ func saidParts(ctx context.Context, s caller, args map[string]any) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	first, _, _ := strings.Cut(firstText(res), "\n")
+	first, _, _ := strings.Cut(resultText(res), "\n")
 	if strings.HasSuffix(first, "the whole diff fits one reply") {
 		return 1, nil
 	}

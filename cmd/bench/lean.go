@@ -129,7 +129,7 @@ func (c *leanClient) call(_ context.Context, tool string, args map[string]any) (
 		}
 	}
 	if res.IsError {
-		return nil, fmt.Errorf("%s returned a tool error: %.500s", tool, firstText(res))
+		return nil, fmt.Errorf("%s returned a tool error: %.500s", tool, resultText(res))
 	}
 	return res, nil
 }

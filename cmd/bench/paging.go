@@ -130,7 +130,7 @@ func drain(ctx context.Context, s caller, tool string, args map[string]any) (*dr
 		out.sizes = append(out.sizes, n)
 		out.seen = append(out.seen, seenBytes(res))
 		out.lines = append(out.lines, textLines(res))
-		text := firstText(res)
+		text := resultText(res)
 		out.parts = append(out.parts, []byte(patchOf(text)))
 		out.text.WriteString(text)
 		out.maxChars = max(out.maxChars, replyChars(res))

@@ -81,7 +81,7 @@ var realRules = map[string]realOwnRule{
 	"codex-mcp-client": {`bytes of "Wall time…Output:" and the content's JSON`, func(res *mcp.CallToolResult, _ int) float64 {
 		return float64(len("Wall time: 3600.0000 seconds\nOutput:\n")+len(plainJSON(res.Content))) / 12_000
 	}},
-	"Visual Studio Code": {"UTF-16 units of a text part", func(res *mcp.CallToolResult, _ int) float64 {
+	"Visual Studio Code": {"UTF-16 units of its largest text item, of 8,192; bytes on the wire", func(res *mcp.CallToolResult, _ int) float64 {
 		most := 0
 		for _, t := range textsOf(res) {
 			most = max(most, utf16Len(t))
@@ -270,7 +270,7 @@ func realDrainOf(ctx context.Context, s *session, name, owner, repo string, inde
 		if err != nil {
 			return "", err
 		}
-		first, _, _ := strings.Cut(firstText(res), "\n")
+		first, _, _ := strings.Cut(resultText(res), "\n")
 		m := wholeDiffRe.FindStringSubmatch(first)
 		switch {
 		case m == nil:
@@ -329,7 +329,7 @@ func (d *realDrain) checkReplies(dr *drained, declared int) {
 	rule, known := realRules[name]
 	budget := clients.NewTable(replyLimit, nil).For(name)
 	for i, res := range dr.results {
-		text := firstText(res)
+		text := resultText(res)
 		where := fmt.Sprintf("part %d of %d", i+1, dr.calls)
 		if dr.calls > 1 {
 			first, _, _ := strings.Cut(text, "\n")
@@ -403,7 +403,7 @@ func partHolding(dr *drained, line string) string {
 		return ""
 	}
 	for k, res := range dr.results {
-		if strings.Contains(firstText(res), line) {
+		if strings.Contains(resultText(res), line) {
 			return fmt.Sprintf("; first in part %d", k+1)
 		}
 	}
@@ -418,7 +418,7 @@ func keepParts(dr *drained, client string, index int) string {
 		return ""
 	}
 	for i, res := range dr.results {
-		if os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%03d.txt", i+1)), []byte(firstText(res)), 0o644) != nil {
+		if os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%03d.txt", i+1)), []byte(resultText(res)), 0o644) != nil {
 			return ""
 		}
 	}

@@ -212,7 +212,7 @@ func (fd *forgeDrain) compare(local, forge *drained, index int) {
 		fd.Differs = fmt.Sprintf("forge %d parts, local %d", forge.calls, local.calls)
 	}
 	for k := 0; k < min(local.calls, forge.calls); k++ {
-		lt, ft := firstText(local.results[k]), firstText(forge.results[k])
+		lt, ft := resultText(local.results[k]), resultText(forge.results[k])
 		if lt == ft {
 			continue
 		}

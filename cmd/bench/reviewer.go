@@ -75,7 +75,7 @@ func listFilesSpec(fx *fixture) (*spec, error) {
 		return nil, fmt.Errorf("git ls-tree lists %d entries at %s: no second page", len(recs), ref)
 	}
 	check := func(res *mcp.CallToolResult) error {
-		text := firstText(res)
+		text := resultText(res)
 		m := listFilesHeader.FindStringSubmatch(text)
 		if m == nil {
 			return fmt.Errorf("no first-page list_files header: %.160q", text)
@@ -140,7 +140,7 @@ func listCommitsSpec(fx *fixture) (*spec, error) {
 		return nil, err
 	}
 	check := func(res *mcp.CallToolResult) error {
-		text := firstText(res)
+		text := resultText(res)
 		m := listCommitsHeader.FindStringSubmatch(text)
 		if m == nil {
 			return fmt.Errorf("no list_commits header: %.160q", text)
@@ -221,7 +221,7 @@ func blameSpec(fx *fixture) (*spec, error) {
 	lines := fmt.Sprintf("%d,%d", t.start, t.end)
 	gitArgs := []string{"blame", "--porcelain", "-L", lines, t.rev, "--", t.path}
 	check := func(res *mcp.CallToolResult) error {
-		text := firstText(res)
+		text := resultText(res)
 		m := blameHeader.FindStringSubmatch(text)
 		if m == nil {
 			return fmt.Errorf("no blame header: %.160q", text)
@@ -246,7 +246,7 @@ func blameSpec(fx *fixture) (*spec, error) {
 		if err != nil {
 			return err
 		}
-		text := firstText(res)
+		text := resultText(res)
 		if m := blameHeader.FindStringSubmatch(text); m[5] != strconv.Itoa(commits) {
 			return fmt.Errorf("%s commits, git blames %d", m[5], commits)
 		}
@@ -351,7 +351,7 @@ func authorDay(sec int64, tz string) string {
 // line that says the next call; the next call, in _meta, must be the same
 // tool from offset next.
 func pageBody(res *mcp.CallToolResult, tool string, next int) (string, error) {
-	_, body, _ := strings.Cut(firstText(res), "\n")
+	_, body, _ := strings.Cut(resultText(res), "\n")
 	i := strings.LastIndex(body, "\n[partial reply] Next part: call "+tool+" with ")
 	if i < 0 || !strings.HasSuffix(body, "}\n") || strings.Count(body[i+1:], "\n") != 1 {
 		return "", fmt.Errorf("%s: the text does not end with the next call", tool)

@@ -176,20 +176,14 @@ func (s *session) call(ctx context.Context, tool string, args map[string]any) (*
 		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
 	if res.IsError {
-		return nil, fmt.Errorf("%s returned a tool error: %.500s", tool, firstText(res))
+		return nil, fmt.Errorf("%s returned a tool error: %.500s", tool, resultText(res))
 	}
 	return res, nil
 }
 
-// firstText is the text of a result's first text content.
-func firstText(res *mcp.CallToolResult) string {
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			return t.Text
-		}
-	}
-	return ""
-}
+// resultText is the text of a result: its text items joined, as VS Code
+// joins the items of its replies.
+func resultText(res *mcp.CallToolResult) string { return strings.Join(textsOf(res), "") }
 
 // resetPeakRSS resets the kernel's high-water mark of the server's resident
 // set (writing 5 to clear_refs), so the next peak belongs to the next case.

@@ -32,9 +32,9 @@ func statusName(s byte) string {
 // boundary cuts line by line as far as it goes (its hunk headers aside, which
 // a cut rewrites; the paging cases check those by joining every part).
 func diffSpec(fx *fixture, args map[string]any, gitArgs []string) *spec {
-	check := func(res *mcp.CallToolResult) error { return checkDiffText(fx, firstText(res)) }
+	check := func(res *mcp.CallToolResult) error { return checkDiffText(fx, resultText(res)) }
 	oracle := func(res *mcp.CallToolResult) error {
-		secs := sections(patchOf(firstText(res)))
+		secs := sections(patchOf(resultText(res)))
 		for i, sec := range secs {
 			if i >= len(fx.changes) {
 				return fmt.Errorf("section %d: git lists %d files", i, len(fx.changes))
@@ -65,7 +65,7 @@ func diffSpec(fx *fixture, args map[string]any, gitArgs []string) *spec {
 // range, which is what an agent would otherwise run.
 func changedFilesSpec(fx *fixture) (*spec, error) {
 	check := func(res *mcp.CallToolResult) error {
-		total, files, err := changedFilesText(firstText(res))
+		total, files, err := changedFilesText(resultText(res))
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func changedFilesSpec(fx *fixture) (*spec, error) {
 		if err := check(res); err != nil {
 			return err
 		}
-		_, files, err := changedFilesText(firstText(res))
+		_, files, err := changedFilesText(resultText(res))
 		if err != nil {
 			return err
 		}
@@ -139,7 +139,7 @@ func numstat(fx *fixture) ([]string, error) {
 func prFileSpec(fx *fixture, c change, gitArgs []string) (*spec, error) {
 	header := "diff --git a/" + c.oldPath + " b/" + c.path + "\n"
 	check := func(res *mcp.CallToolResult) error {
-		if t := firstText(res); !strings.HasPrefix(t, header) {
+		if t := resultText(res); !strings.HasPrefix(t, header) {
 			return fmt.Errorf("reply does not start with %q: %.80q", header, t)
 		}
 		return nil
@@ -149,7 +149,7 @@ func prFileSpec(fx *fixture, c change, gitArgs []string) (*spec, error) {
 		if err != nil {
 			return err
 		}
-		if got := firstText(res); got != string(want) {
+		if got := resultText(res); got != string(want) {
 			return fmt.Errorf("section differs from git's (%d vs %d bytes)", len(got), len(want))
 		}
 		return nil
@@ -164,7 +164,7 @@ func sliceCheck(tool string, t textFile, start, end int, full bool) func(*mcp.Ca
 	want := strings.Join(t.lines[start-1:end], "\n")
 	return func(res *mcp.CallToolResult) error {
 		if tool == "get_file_content" {
-			if got := firstText(res); (full && got != want) || got == "" {
+			if got := resultText(res); (full && got != want) || got == "" {
 				return fmt.Errorf("get_file_content: %d bytes, want %d", len(got), len(want))
 			}
 			return nil
@@ -215,7 +215,7 @@ func throughputSpec(fx *fixture, calls int, args func(textFile, int, int) map[st
 		tool = "get_file_content"
 	}
 	nonEmpty := func(res *mcp.CallToolResult) error {
-		if firstText(res) == "" {
+		if resultText(res) == "" {
 			return fmt.Errorf("%s: empty reply", tool)
 		}
 		return nil
@@ -236,7 +236,7 @@ func hugeDiffSpec(fx *fixture) (*spec, error) {
 	}
 	note := fmt.Sprintf("[not diffed: %s is %s bytes, too large for git to diff", hugePath, strings.TrimSpace(string(size)))
 	check := func(res *mcp.CallToolResult) error {
-		text := firstText(res)
+		text := resultText(res)
 		if err := checkDiffText(fx, text); err != nil {
 			return err
 		}
@@ -256,7 +256,7 @@ func hugeDiffSpec(fx *fixture) (*spec, error) {
 		if err != nil {
 			return err
 		}
-		if got := patchOf(firstText(res)); got != string(want) {
+		if got := patchOf(resultText(res)); got != string(want) {
 			return fmt.Errorf("the other files' patch differs from git's (%d vs %d bytes)", len(got), len(want))
 		}
 		return nil
@@ -307,7 +307,7 @@ func searchSpec(fx *fixture, query string, maxResults int) (*spec, error) {
 	}
 	gitArgs := []string{"grep", "-F", "-i", "-e", query, fx.slice.rev}
 	check := func(res *mcp.CallToolResult) error {
-		n, _, err := searchText(firstText(res))
+		n, _, err := searchText(resultText(res))
 		if err != nil {
 			return err
 		}
@@ -320,7 +320,7 @@ func searchSpec(fx *fixture, query string, maxResults int) (*spec, error) {
 		if err := check(res); err != nil || maxResults > 0 {
 			return err
 		}
-		got, more, err := searchText(firstText(res))
+		got, more, err := searchText(resultText(res))
 		if err != nil {
 			return err
 		}
@@ -351,7 +351,7 @@ func searchSpec(fx *fixture, query string, maxResults int) (*spec, error) {
 // machine: what the throughput of the read tools is to be compared with.
 func floorSpec(calls int) *spec {
 	check := func(res *mcp.CallToolResult) error {
-		if !strings.Contains(firstText(res), benchRepo) {
+		if !strings.Contains(resultText(res), benchRepo) {
 			return fmt.Errorf("%s/%s is not listed", benchOwner, benchRepo)
 		}
 		return nil

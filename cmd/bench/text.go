@@ -107,7 +107,7 @@ var readHeader = regexp.MustCompile(`^(.*) \((?:commit [0-9a-f]+|work tree)\): l
 // readText parses a read_file reply: its lines a..b of total, and the
 // lines as the text renders them (each ended by "\n").
 func readText(res *mcp.CallToolResult) (start, end, total int, body string, err error) {
-	text := firstText(res)
+	text := resultText(res)
 	m := readHeader.FindStringSubmatch(text)
 	if m == nil {
 		return 0, 0, 0, "", fmt.Errorf("no read_file header line: %.120q", text)

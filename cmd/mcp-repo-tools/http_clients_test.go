@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -46,7 +47,8 @@ func serveHTTP(t *testing.T, flags ...string) string {
 	return ""
 }
 
-// readBig is the size of the text read_file answers for big.txt, sent as
+// readBig is the size of the text read_file answers for big.txt (its
+// items joined; as VS Code, none over its 8,192 units), sent as
 // one stateless POST of protocol 2025-06-18 (no initialize before it, as a
 // stateless server needs none) with the given User-Agent and, when
 // clientInfo is not "", that name in the request's _meta.
@@ -63,7 +65,15 @@ func readBig(t *testing.T, url, userAgent, clientInfo string) int {
 	if err := json.Unmarshal([]byte(answer), &rpc); err != nil || len(rpc.Result.Content) == 0 {
 		t.Fatalf("read_file over HTTP: %v\n%s", err, answer)
 	}
-	return len(rpc.Result.Content[0].(*mcp.TextContent).Text)
+	n := 0
+	for _, c := range rpc.Result.Content {
+		item := c.(*mcp.TextContent).Text
+		if units := len(utf16.Encode([]rune(item))); units > 8192 && clientInfo == "Visual Studio Code" {
+			t.Errorf("a text item of %d UTF-16 units: VS Code would file it", units)
+		}
+		n += len(item)
+	}
+	return n
 }
 
 // post sends one JSON-RPC message to url as a client of protocol
@@ -115,7 +125,7 @@ func TestStatelessHTTPClientNames(t *testing.T) {
 		{"a User-Agent whose product is a known name", "claude-code/2.1.332 (external, cli)", "", 60000, 65536},
 		{"the request's own _meta", "Go-http-client/1.1", "claude-code", 60000, 65536},
 		{"a name with spaces as a User-Agent: never a product", "Visual Studio Code", "", 7000, 8000},
-		{"the name with spaces in _meta", "Go-http-client/1.1", "Visual Studio Code", 7000, 8192},
+		{"the name with spaces in _meta: VS Code's text items of 8,192 units", "Go-http-client/1.1", "Visual Studio Code", 60000, 65536},
 		{"--client-limit for a User-Agent product", "my-agent/1.0", "", 18000, 20000},
 	}
 	for _, c := range cases {

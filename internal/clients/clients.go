@@ -37,6 +37,9 @@ type Rule struct {
 	Unit text.Unit
 	// Lines is the most lines of text it passes whole; 0: no limit.
 	Lines int
+	// PerItem: Bytes bounds each text item of a result, not the result
+	// (VS Code), so a reply up to --max-bytes comes in as many items.
+	PerItem bool
 	// Declared: the client reads the size each tool declares
 	// (anthropic/maxResultSizeChars), which is --max-bytes.
 	Declared bool
@@ -57,8 +60,8 @@ var Known = []Rule{
 	{Names: []string{"codex-mcp-client"}, Bytes: 12_000, Seen: map[string]string{"codex-mcp-client": "Codex 0.171"},
 		Over:   `over 12,000 bytes of "Wall time…\nOutput:\n" and the content's JSON (gpt-5.2 and any model it does not know): the middle is cut ("…N chars truncated…")`,
 		Source: "openai/codex codex-rs/core/src/tools/context.rs, utils/string/src/truncate.rs"},
-	{Names: []string{"Visual Studio Code", "Visual Studio Code - Insiders"}, Bytes: 8_192, Unit: text.UTF16Units,
-		Over:   "a text part over 8,192 UTF-16 units: a file, and the model gets no preview",
+	{Names: []string{"Visual Studio Code", "Visual Studio Code - Insiders"}, Bytes: 8_192, Unit: text.UTF16Units, PerItem: true,
+		Over:   "a text part over 8,192 UTF-16 units: a file, and the model gets no preview (each part by itself: a reply comes in parts of at most 8,192)",
 		Source: "vscode mcpLanguageModelToolContribution.ts; vscode-copilot-chat toolCalling.tsx"},
 	{Names: []string{"gemini-cli-mcp-client"}, Bytes: 40_000, Unit: text.UTF16Units, Seen: map[string]string{"gemini-cli-mcp-client": "Gemini CLI 0.61"},
 		Over:   "a text part over 40,000 UTF-16 units with its 41-unit wrapper: a file, and the model gets the first 20% and the last 80%",
@@ -103,6 +106,9 @@ type Budget struct {
 	Bytes  int
 	Unit   text.Unit
 	Lines  int
+	// Items, when not 0, is the most each text item of a result may
+	// hold, counted in Unit; Bytes is then the whole result's.
+	Items int
 	// Why says where the budget comes from, for the log.
 	Why string
 }
@@ -131,7 +137,10 @@ func (t *Table) For(name string) Budget {
 		return Budget{Bytes: min(Unknown.Bytes, t.maxBytes), Lines: Unknown.Lines, Why: "an unknown client: what every known client passes whole"}
 	}
 	b := Budget{Client: name, Bytes: t.maxBytes, Unit: r.Unit, Lines: r.Lines, Why: r.Over}
-	if r.Bytes > 0 {
+	switch {
+	case r.PerItem && r.Bytes < t.maxBytes:
+		b.Items = r.Bytes
+	case r.Bytes > 0:
 		b.Bytes = min(r.Bytes, t.maxBytes)
 	}
 	return b

@@ -18,8 +18,8 @@ func TestBudgets(t *testing.T) {
 	}{
 		{"claude-code", 65536, 0}, // an operator's limit stays within --max-bytes
 		{"codex-mcp-client", 44000, 0},
-		{"Visual Studio Code", 8192, 0},
-		{"Visual Studio Code - Insiders", 8192, 0},
+		{"Visual Studio Code", 65536, 0}, // in text items of 8,192 units: below
+		{"Visual Studio Code - Insiders", 65536, 0},
 		{"opencode", 51200, 2000},
 		{"copilot-cli", 30000, 0}, // Copilot CLI 1.0.102, not the name in its strings
 		{"github-copilot-developer", 30000, 0},
@@ -34,6 +34,17 @@ func TestBudgets(t *testing.T) {
 		if b := tbl.For(c.name); b.Bytes != c.bytes || b.Lines != c.lines {
 			t.Errorf("%q: %d bytes, %d lines; want %d, %d", c.name, b.Bytes, b.Lines, c.bytes, c.lines)
 		}
+	}
+	// VS Code takes each text item by itself: a reply is --max-bytes in
+	// items of its 8,192 units, unless the operator sets its limit.
+	if b := tbl.For("Visual Studio Code"); b.Items != 8192 || b.Unit.String() != "UTF-16 units" {
+		t.Errorf("VS Code's items: %+v", b)
+	}
+	if b := NewTable(65536, map[string]int{"Visual Studio Code": 8192}).For("Visual Studio Code"); b.Items != 0 || b.Bytes != 8192 {
+		t.Errorf("VS Code with --client-limit: %+v, want replies of one item of 8,192", b)
+	}
+	if b := NewTable(4096, nil).For("Visual Studio Code"); b.Items != 0 || b.Bytes != 4096 {
+		t.Errorf("VS Code under --max-bytes 4096: %+v, want one item", b)
 	}
 	// No budget is more than the smallest known client passes, for one
 	// the server does not know.

@@ -63,6 +63,11 @@ type Budget struct {
 	Whole int
 	// MaxLines, when not 0, is the most lines a reply's text may have.
 	MaxLines int
+	// Items, when not 0, is the most each text item of a reply may hold,
+	// counted in Unit: the client takes each item by itself (VS Code), so
+	// the reply's text goes in as many items as it needs (text.Items), and
+	// MaxBytes is the whole reply's. Each item costs the wire ItemEnvelope.
+	Items int
 	// Ceiling is what a part may take that holds one item larger than
 	// MaxBytes alone (a long line, a long name): the client's own budget
 	// when the call asked for less, else MaxBytes.
@@ -97,7 +102,7 @@ func (b Budget) ErrorRoom() int { return min(b.MaxBytes-ErrorReserve, MaxErrorCh
 // it may have.
 func (b Budget) ReplySize(r Wirer) int {
 	w := r.Wire()
-	n := b.Measure(b.WireSize(w), SeenSize(w, b.Structured, b.Unit)) + b.NoteRoom()
+	n := b.Measure(b.WireSize(w), SeenSize(w, b.Structured, b.Unit)) + b.NoteRoom() + b.itemsRoom()
 	if b.MaxLines > 0 {
 		if lines := LineCount(w) + NoteLines; lines > b.MaxLines {
 			// Over by what a cut in proportion to the lines drops.
@@ -112,6 +117,20 @@ func (b Budget) ReplySize(r Wirer) int {
 // 100), so that small replies are not a sixteenth empty. Notes may take
 // what a reply leaves besides, up to NoteReserve (internal/toolcall).
 func (b Budget) NoteRoom() int { return min(NoteReserve, max(b.MaxBytes/64, 128)) }
+
+// ItemEnvelope is what one more text item adds to a result's JSON.
+const ItemEnvelope = len(`,{"type":"text","text":""}`)
+
+// itemsRoom is what a reply keeps free for the envelopes of its text items
+// (Items): each but the last is at least half full, but for a few
+// characters kept off a cut that would start the next as the server's own
+// line (text.Items).
+func (b Budget) itemsRoom() int {
+	if b.Items == 0 {
+		return 0
+	}
+	return ItemEnvelope * (b.MaxBytes/max(1, b.Items/2-32) + 1)
+}
 
 // NoteLines is what a reply's line count keeps free for its notes: within
 // NoteReserve bytes, each note a line of at least 9 ("\n[note: ]").

@@ -493,13 +493,13 @@ func TestPullRequestFilesSayHowManyParts(t *testing.T) {
 	}
 }
 
-// VS Code counts a text part in UTF-16 units, where a newline, tab or
-// quote is one unit (two bytes of JSON) and a CJK character one (three):
-// a drain of a pull request full of them fills every part but the last to
-// at least 90% of VS Code's 8,192 units and none over, is git's diff
-// joined, and takes fewer parts than its JSON alone would at 8,192 bytes
-// a part, as every budget was counted before.
-func TestVSCodePartsFullByItsOwnCount(t *testing.T) {
+// VS Code counts each text item of a result by itself, in UTF-16 units,
+// where a newline, tab or quote is one unit (two bytes of JSON) and a CJK
+// character one (three): a drain of a pull request full of them sends
+// replies of up to --max-bytes in items of at most 8,192 units, each but a
+// reply's last at least 90% full, joined git's diff; so it takes as many
+// calls as a client with no limit of its own, not one per 8,192 units.
+func TestVSCodeRepliesComeInFullItems(t *testing.T) {
 	r := testrepo.New(t)
 	var b strings.Builder
 	for i := range 3000 {
@@ -517,24 +517,31 @@ func TestVSCodePartsFullByItsOwnCount(t *testing.T) {
 	h := serveAs(t, r, "Visual Studio Code", nil)
 	results := drainResults(t, h, "get_pull_request_diff", prArgs(5))
 	var patches []string
-	least := 8_192
+	least, items := 8_192, 0
 	for i, res := range results {
-		n := utf16Len(textOf(res))
-		if n > 8_192 {
-			t.Errorf("part %d of %d is %d UTF-16 units, over VS Code's 8,192", i+1, len(results), n)
-		}
-		if i < len(results)-1 {
-			least = min(least, n)
-			if n < 8_192*90/100 {
-				t.Errorf("part %d of %d is %d UTF-16 units, %.0f%% of VS Code's 8,192", i+1, len(results), n, 100*float64(n)/8_192)
+		texts := textParts(res)
+		items += len(texts)
+		for j, item := range texts {
+			n := utf16Len(item)
+			if n > 8_192 {
+				t.Errorf("part %d, item %d: %d UTF-16 units, over VS Code's 8,192", i+1, j+1, n)
 			}
+			if j < len(texts)-1 {
+				least = min(least, n)
+				if n < 8_192*90/100 {
+					t.Errorf("part %d, item %d: %d UTF-16 units, %.0f%% of VS Code's 8,192", i+1, j+1, n, 100*float64(n)/8_192)
+				}
+			}
+		}
+		if n := len(wireJSON(res, false)); n > 65_536 {
+			t.Errorf("part %d: %d bytes on the wire, over --max-bytes", i+1, n)
 		}
 		patches = append(patches, patchOf(textOf(res)))
 	}
 	checkJoined(t, patches, want)
-	asJSON := (len(wireJSON(want, false)) - 2 + 8_191) / 8_192
-	t.Logf("%d parts, the least full %d units (%.1f%%); its JSON alone takes %d parts of 8,192 bytes", len(results), least, 100*float64(least)/8_192, asJSON)
-	if len(results) >= asJSON {
-		t.Errorf("%d parts: no fewer than the %d the diff's JSON takes at 8,192 bytes a part", len(results), asJSON)
+	claude := len(drainResults(t, serveAs(t, r, "claude-code", nil), "get_pull_request_diff", prArgs(5)))
+	t.Logf("%d parts in %d items, the least full %d units (%.1f%%); claude-code takes %d parts", len(results), items, least, 100*float64(least)/8_192, claude)
+	if len(results) > claude+1 {
+		t.Errorf("%d parts, where a client with no limit of its own takes %d", len(results), claude)
 	}
 }

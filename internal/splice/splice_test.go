@@ -18,8 +18,9 @@ var texts = []string{
 	"\x00\x01\x1f\x7f separators \u2028 \u2029 end",
 	"not UTF-8: \xff\xfe \xc3\x28 \xe2\x82",
 	strings.Repeat("a line of source code of a typical length\n", 2000),
-	string(placeholder),
-	placeholderText,
+	string(placeholder(0)),
+	string(placeholder(1)),
+	placeholderText + "-0",
 }
 
 func TestEncodeIsJSONMarshal(t *testing.T) {
@@ -34,7 +35,11 @@ func TestEncodeIsJSONMarshal(t *testing.T) {
 			// Structured content that repeats the text, or quotes the
 			// placeholder: the SDK encodes it alone.
 			{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: map[string]any{"text": text}},
-			{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(placeholder)},
+			{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(placeholder(0))},
+			// Several text items (VS Code's), one quoting another's
+			// placeholder.
+			{Content: []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: "second\n"}, &mcp.TextContent{Text: text}}},
+			{Content: []mcp.Content{&mcp.TextContent{Text: "x"}, &mcp.TextContent{Text: text}}, Meta: mcp.Meta{"k": text}},
 		}
 		for _, r := range results {
 			checkEncode(t, r)
@@ -64,5 +69,6 @@ func FuzzEncode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string, isError bool) {
 		checkEncode(t, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError, Meta: mcp.Meta{"next": text}})
+		checkEncode(t, &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: text}}, IsError: isError})
 	})
 }

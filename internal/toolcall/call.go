@@ -142,10 +142,10 @@ func callTool[In any](ctx context.Context, c *Calls, tool string, b paging.Budge
 	if all := remarks.All(); len(all) > 0 {
 		// The room kept for notes, or what the reply leaves, up to
 		// NoteReserve.
-		room := max(b.NoteRoom(), min(b.MaxBytes-c.measure(b, c.Result(r))-paging.EnvelopeReserve, paging.NoteReserve))
+		room := max(b.NoteRoom(), min(b.MaxBytes-c.measure(b, c.result(b, r))-paging.EnvelopeReserve, paging.NoteReserve))
 		r.Text += renderNotes(all, room)
 	}
-	res := c.Result(r)
+	res := c.result(b, r)
 	limit := b.Widened()
 	if n, lines := c.measure(limit, res), resultLines(res); n > limit.MaxBytes || limit.MaxLines > 0 && lines > limit.MaxLines {
 		// Tools fit their replies themselves; this is the backstop that

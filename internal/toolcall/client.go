@@ -65,7 +65,12 @@ func (c *Calls) BudgetFor(req *mcp.CallToolRequest) paging.Budget {
 	}
 	name := ClientName(req)
 	cb := c.Clients.For(name)
-	b.MaxBytes, b.MaxLines, b.Ceiling, b.Unit = cb.Bytes, cb.Lines, cb.Bytes, cb.Unit
+	b.MaxBytes, b.MaxLines, b.Ceiling, b.Unit, b.Items = cb.Bytes, cb.Lines, cb.Bytes, cb.Unit, cb.Items
+	if b.Items > 0 && b.Structured {
+		// The client reads the structured content in place of the
+		// text items, as one: it must fit one item.
+		b.MaxBytes, b.Ceiling, b.Items = b.Items, b.Items, 0
+	}
 	if _, seen := c.logged.LoadOrStore(cb.Client, true); !seen {
 		level := slog.LevelInfo
 		if name == clients.CommandLine {

@@ -25,7 +25,7 @@ func TestMadeUpClientNamesKeepNothing(t *testing.T) {
 			t.Fatalf("an unknown client's budget: %+v", b)
 		}
 	}
-	if b := call("Visual Studio Code"); b.MaxBytes != 8192 {
+	if b := call("Visual Studio Code"); b.MaxBytes != 65536 || b.Items != 8192 {
 		t.Fatalf("VS Code's budget: %+v", b)
 	}
 	n := 0

@@ -18,14 +18,24 @@ import (
 // reply; the next call in _meta; the structured content only with
 // --structured (by default each payload is sent once, as text); and the
 // _meta the SDK would add anyway (server info).
-func (c *Calls) Result(r paging.Wire) *mcp.CallToolResult {
-	text := r.Text
+func (c *Calls) Result(r paging.Wire) *mcp.CallToolResult { return c.result(c.Budget, r) }
+
+// result is Result for a call with budget b: for a client that takes each
+// text item by itself (b.Items), the text in as many items as it needs.
+func (c *Calls) result(b paging.Budget, r paging.Wire) *mcp.CallToolResult {
+	all := r.Text
 	meta := mcp.Meta{mcp.MetaKeyServerInfo: c.Impl}
-	text += paging.LastLines(text, r.Next)
+	all += paging.LastLines(all, r.Next)
 	if r.Next != nil {
 		meta[paging.MetaKeyNext] = r.Next
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: all}}}
+	if b.Items > 0 {
+		res.Content = res.Content[:0]
+		for _, item := range text.Items(all, b.Items, b.Unit) {
+			res.Content = append(res.Content, &mcp.TextContent{Text: item})
+		}
+	}
 	res.SetMeta(meta)
 	if r.Structured != nil && c.Budget.Structured {
 		data, err := json.Marshal(r.Structured)
@@ -74,8 +84,11 @@ const cutMark = " …[cut]"
 // once, plus the escaped text, the next call in _meta and the structured
 // content's JSON.
 func (c *Calls) ResultSize(res *mcp.CallToolResult) int {
-	if t, ok := onlyText(res); ok && !res.IsError {
-		n := c.Budget.Envelope + text.JSONLen(t.Text) + paging.EnvelopeReserve
+	if texts, ok := plainTexts(res); ok && !res.IsError {
+		n := c.Budget.Envelope + paging.EnvelopeReserve + (len(texts)-1)*paging.ItemEnvelope
+		for _, t := range texts {
+			n += text.JSONLen(t)
+		}
 		if next, ok := res.Meta[paging.MetaKeyNext]; ok {
 			n += paging.NextMetaSize(next)
 		}
@@ -129,12 +142,21 @@ func (c *Calls) measure(b paging.Budget, res *mcp.CallToolResult) int {
 	return b.Measure(c.ResultSize(res), SeenSize(res, b.Unit))
 }
 
-func onlyText(res *mcp.CallToolResult) (*mcp.TextContent, bool) {
-	if len(res.Content) != 1 {
+// plainTexts are the texts of res's content when it is text items alone,
+// each with no _meta or annotations.
+func plainTexts(res *mcp.CallToolResult) ([]string, bool) {
+	if len(res.Content) == 0 {
 		return nil, false
 	}
-	t, ok := res.Content[0].(*mcp.TextContent)
-	return t, ok && t.Meta == nil && t.Annotations == nil
+	texts := make([]string, 0, len(res.Content))
+	for _, c := range res.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok || t.Meta != nil || t.Annotations != nil {
+			return nil, false
+		}
+		texts = append(texts, t.Text)
+	}
+	return texts, true
 }
 
 // EnvelopeSize is the size of a successful result with empty text and no
