@@ -56,6 +56,24 @@ type PageOptions struct {
 	// 0), when the caller knows it (a part before read it): the Size of the
 	// part's first file.
 	StartSize int64
+	// From is where the input starts, when not at the diff's start: at
+	// the "diff --git " line of section From.File, From.Offset bytes in,
+	// as SectionAt told an earlier read of the same diff. A stream that
+	// can only be read from its start (a forge's diff), read part after
+	// part, is then not read again up to each part. From.File is at most
+	// Start.File; the Total of a part read from From counts the hidden
+	// sections after it only.
+	From Checkpoint
+	// SectionAt, when set, is told where each section that the pager
+	// passes on its way to Start begins.
+	SectionAt func(Checkpoint)
+}
+
+// Checkpoint is where a section of a diff begins: its ordinal and the
+// offset of its "diff --git " line.
+type Checkpoint struct {
+	File   int
+	Offset int64
 }
 
 // Page is one part of a diff.
@@ -175,6 +193,9 @@ func ReadPage(r io.Reader, o PageOptions) (*Page, error) {
 	if o.Start.File < 0 || o.Start.Line < 0 || o.Start.Byte < 0 || o.Start.LineBytes < 0 || o.Start.Byte > 0 && o.Start.Line == 0 {
 		return nil, ErrBadPos
 	}
+	if o.From.File < 0 || o.From.Offset < 0 || o.From.File > o.Start.File {
+		return nil, errors.New("diff: PageOptions.From is past Start")
+	}
 	if o.Cost == nil {
 		o.Cost = func(b []byte) int { return len(b) }
 	}
@@ -186,7 +207,7 @@ func ReadPage(r io.Reader, o PageOptions) (*Page, error) {
 	}()
 	// The part's text is at most Room bytes (a byte costs at least one):
 	// room for it up front, so it is not copied as it grows.
-	p := &pager{o: o, lr: lineReader{br: br}, pc: piece{at: -1}, text: make([]byte, 0, min(o.Room, maxTextUpFront)), startByte: o.Start.Byte}
+	p := &pager{o: o, lr: lineReader{br: br, n: o.From.Offset}, seen: o.From.File, pc: piece{at: -1}, text: make([]byte, 0, min(o.Room, maxTextUpFront)), startByte: o.Start.Byte}
 	if err := p.run(); err != nil {
 		return nil, err
 	}

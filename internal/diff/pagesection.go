@@ -16,12 +16,16 @@ import (
 func (p *pager) seekFile(target int) (found bool, err error) {
 	for {
 		k, _, err := p.lr.next()
-		switch {
-		case err != nil || k == startEOF:
+		if err != nil || k == startEOF {
 			return false, err
-		case k == startFile && p.seen == target:
-			return true, nil
-		case k == startFile:
+		}
+		if k == startFile {
+			if p.o.SectionAt != nil {
+				p.o.SectionAt(Checkpoint{File: p.seen, Offset: p.lr.n})
+			}
+			if p.seen == target {
+				return true, nil
+			}
 			p.seen++
 		}
 		if err := p.lr.skip(); err != nil {

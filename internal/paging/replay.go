@@ -25,8 +25,10 @@ type Replay struct {
 	ended bool          // the stream ended within Keep: kept is all of it
 	// opened are the streams to close.
 	opened []io.Closer
-	// Opens counts the streams opened, for the tests.
+	// Opens counts the streams opened, and Given the bytes its readers
+	// gave, for the tests.
 	Opens int
+	Given int64
 }
 
 // NewReplay is a Replay of the stream open opens, keeping its first keep
@@ -42,6 +44,17 @@ var ErrStreamChanged = errors.New("the stream changed between two reads")
 // Reader reads the stream from its start. Readers are read one after
 // another, not at once.
 func (r *Replay) Reader() io.Reader { return &replayReader{r: r} }
+
+// ReaderFrom reads the stream from byte offset on, when the bytes kept
+// reach it (ok false otherwise: read it from its start). A count of a
+// diff's parts starts each at a section an earlier part passed
+// (diff.Checkpoint), rather than at the diff's start.
+func (r *Replay) ReaderFrom(offset int64) (rd io.Reader, ok bool) {
+	if offset < 0 || offset > int64(len(r.kept)) {
+		return nil, false
+	}
+	return &replayReader{r: r, at: int(offset)}, true
+}
 
 // Close closes every stream opened.
 func (r *Replay) Close() error {
@@ -70,6 +83,12 @@ type replayReader struct {
 }
 
 func (rr *replayReader) Read(p []byte) (int, error) {
+	n, err := rr.read(p)
+	rr.r.Given += int64(n)
+	return n, err
+}
+
+func (rr *replayReader) read(p []byte) (int, error) {
 	r := rr.r
 	if rr.own != nil {
 		n, err := rr.own.Read(p)
@@ -106,7 +125,7 @@ func (rr *replayReader) Read(p []byte) (int, error) {
 	// stream again, from its start.
 	if r.live != nil {
 		rr.own, r.live = r.live, nil
-		return rr.Read(p)
+		return rr.read(p)
 	}
 	s, err := r.openStream()
 	if err != nil {
@@ -117,7 +136,7 @@ func (rr *replayReader) Read(p []byte) (int, error) {
 		return 0, errcode.New(errcode.Unavailable, "%v: %s", ErrStreamChanged, streamChange(err))
 	}
 	rr.own = s
-	return rr.Read(p)
+	return rr.read(p)
 }
 
 // streamChange says how a stream read again differed.

@@ -24,6 +24,11 @@ type StreamRequest struct {
 	// CountRest counts the whole diff's files and bytes as it is read
 	// past the part (the first part of a diff not narrowed to a file).
 	CountRest bool
+	// From is where src starts, when not at the diff's start, and
+	// SectionAt is told where the sections passed begin
+	// (diff.PageOptions).
+	From      diff.Checkpoint
+	SectionAt func(diff.Checkpoint)
 }
 
 // ReadStreamPart cuts q's part from src. The part's files are numbered as
@@ -32,7 +37,7 @@ func ReadStreamPart(src io.Reader, q StreamRequest) (*Part, error) {
 	page, err := diff.ReadPage(src, diff.PageOptions{
 		Start: diff.Pos{File: q.Start.Change, Line: q.Start.Line, Byte: q.Start.Byte, LineBytes: q.Start.LineBytes}, Room: max(q.Room, MinPartRoom),
 		Cost: q.Cost.Bytes, Frame: text.FramePatch, Hide: q.Hide, CountRest: q.CountRest,
-		SizeLast: true, StartSize: q.Split.Bytes,
+		SizeLast: true, StartSize: q.Split.Bytes, From: q.From, SectionAt: q.SectionAt,
 	})
 	if errors.Is(err, diff.ErrBadPos) {
 		return nil, ErrBadPosition()

@@ -96,13 +96,23 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 		}
 		return body, nil
 	}
+	q := paging.StreamRequest{Start: cur.Start(), Split: paging.SplitOf(cur), Hide: s.hiddenSection, Cost: s.budget(ctx).Cost()}
 	var stream *paging.Replay
-	if shared := sharedByCount(ctx); shared != nil {
-		// Counting parts (partcount.go): every part reads the same diff.
+	shared := sharedByCount(ctx)
+	if shared != nil {
+		// Counting parts (partcount.go): every part reads the same diff,
+		// from a section an earlier part passed.
 		if shared.stream == nil {
 			shared.stream = paging.NewReplay(open, countKeep)
 		}
 		stream = shared.stream
+		if path == "" {
+			from := shared.before(q.Start.Change)
+			if _, kept := stream.ReaderFrom(from.Offset); kept { // else from the start
+				q.From = from
+			}
+			q.SectionAt = shared.passed
+		}
 	} else {
 		stream = paging.NewReplay(open, replayKeep(s.budget(ctx)))
 		defer stream.Close()
@@ -112,7 +122,8 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 	source := func() io.Reader {
 		near = argcheck.NewPathsNear(path)
 		if path == "" {
-			return stream.Reader()
+			r, _ := stream.ReaderFrom(q.From.Offset) // what is kept only grows
+			return r
 		}
 		return diff.Filter(stream.Reader(), func(h diff.Header) bool {
 			near.Add(h.OldPath, paging.SectionName(h))
@@ -120,7 +131,6 @@ func (b forgeBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiff
 		})
 	}
 	first := in.Cursor == ""
-	q := paging.StreamRequest{Start: cur.Start(), Split: paging.SplitOf(cur), Hide: s.hiddenSection, Cost: s.budget(ctx).Cost()}
 	files, size := cur.Files, cur.Bytes
 	if first {
 		// As git's: a diff that fits comes whole, exactly as the forge

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 )
@@ -118,9 +121,35 @@ func (s *Server) countParts(ctx context.Context, key string, files, guess int, c
 	return 0
 }
 
-// countShared is what the parts of one count share: a forge's diff, read
-// from its start by every part, kept once for all of them (forge.go).
-type countShared struct{ stream *paging.Replay }
+// countShared is what the parts of one count share: a forge's diff, kept
+// once for all of them (forge.go), and where its sections begin, so that
+// each part reads it from the last section before its start that an
+// earlier part passed, not from the diff's start: a count of a diff's n
+// parts reads it about twice, not n/2 times.
+type countShared struct {
+	stream   *paging.Replay
+	sections []diff.Checkpoint // in the diff's order
+}
+
+// passed notes where a section begins.
+func (c *countShared) passed(at diff.Checkpoint) {
+	if n := len(c.sections); n == 0 || at.File > c.sections[n-1].File {
+		c.sections = append(c.sections, at)
+	}
+}
+
+// before is the last section noted that begins at or before file; the
+// diff's start when none is.
+func (c *countShared) before(file int) diff.Checkpoint {
+	i, _ := slices.BinarySearchFunc(c.sections, file, func(at diff.Checkpoint, f int) int { return cmp.Compare(at.File, f) })
+	if i < len(c.sections) && c.sections[i].File == file {
+		return c.sections[i]
+	}
+	if i == 0 {
+		return diff.Checkpoint{}
+	}
+	return c.sections[i-1]
+}
 
 type countSharedKey struct{}
 
