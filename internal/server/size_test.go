@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/toolcall"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The arithmetic measure of a result equals its JSON encoding.
@@ -49,6 +50,27 @@ func TestResultSizeIsExact(t *testing.T) {
 			}
 			if res := structured.calls.Result(r); r.Structured != nil && paging.SeenSize(r, true, u) != toolcall.SeenSize(res, u) {
 				t.Errorf("%.40q (next: %v) in %v, structured: SeenSize %d, encoded %d", r.Text, r.Next != nil, u, paging.SeenSize(r, true, u), toolcall.SeenSize(res, u))
+			}
+		}
+		// In text items (VS Code's): measured exactly too, and within
+		// what the reply's size keeps for their envelopes.
+		if r.Structured == nil {
+			items := *res
+			items.Content = nil
+			for _, it := range text.Items(textOf(res), 200, text.UTF16Units) {
+				items.Content = append(items.Content, &mcp.TextContent{Text: it})
+			}
+			data, err := json.Marshal(&items)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := s.calls.ResultSize(&items), len(data)+paging.EnvelopeReserve; got != want {
+				t.Errorf("%.40q in %d items: resultSize %d, encoded %d", r.Text, len(items.Content), got, want)
+			}
+			b := s.calls.Budget
+			b.Items = 200
+			if b.ReplySize(textReply{Text: r.Text, Next: r.Next}) < len(data)+paging.EnvelopeReserve {
+				t.Errorf("%.40q in %d items: ReplySize %d, encoded %d", r.Text, len(items.Content), b.ReplySize(textReply{Text: r.Text, Next: r.Next}), len(data))
 			}
 		}
 		seen := toolcall.SeenSize(res, text.JSONBytes)
