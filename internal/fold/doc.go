@@ -1,0 +1,75 @@
+// Package fold shows a patch's repeated edits once: a reviewer reads the
+// pattern, its count and where it occurs, and git's diff of everything else
+// in full. Pure: it reads the bytes of "git diff -M" and runs nothing.
+//
+// # Patterns
+//
+// In a hunk, a run is removed lines followed by added lines. The first
+// lines of its two sides pair one to one; the lines left over on the longer
+// side are singles. A pair's edit is what is left of the two lines once the
+// tokens they share at the start and at the end are stripped: a token is a
+// run of letters, digits, '_' and non-ASCII bytes, or a run of blanks, or
+// any other byte alone. A single's key is its line without its indent. A
+// pattern is an edit, or a removed or an added single, that MinCount sites
+// or more share.
+//
+// What folds is chosen whole: a pair, when its run removes as many lines as
+// it adds; else the whole run. With Options.WholeHunks, the whole hunk. A
+// unit folds when all its keys are patterns, counting only the units that
+// fold. A hunk all of whose changes fold leaves the rest; a hunk that mixes
+// folded and other changes is cut: the rest shows each stretch of it between
+// folded lines that holds a change, with up to three lines of git's context
+// on each side, under an "@@" line of its own (without git's function name).
+// So a hunk's pattern lines are listed as sites only when they fold; with
+// WholeHunks a mixed hunk is in the rest as git wrote it and none of its
+// lines are sites. Only files with git's plain header ("diff --git",
+// "index", "---", "+++": a file changed in place, its "diff --git" line
+// unique in the patch) fold, and only hunks as git writes them: in order,
+// apart, numbered as the changes before them say, with context between two
+// runs and no "\ No newline at end of file" on a changed line; any other
+// hunk stays as git wrote it. A file without hunks (rename, mode change,
+// binary) always stays.
+//
+// # The folded text
+//
+// Each line the server writes starts with a digit, '#', '=' or ':', which
+// no line of a patch does, and the patch starts after a fixed line:
+//
+//	1195 of 1340 changed lines follow 15 patterns; 145 are shown in full as git's diff below
+//	#1 137 lines edited: "" → `, struct repository *repo`
+//	=builtin.h
+//	:118:60 int cmd_add(int argc, const char **argv, const char *prefix, struct repository *repo);
+//	#2 121 lines added: `const char **argv,`
+//	=builtin/am.c
+//	:2302 "\t   "
+//	#7 46 lines removed: `#include "repository.h"`
+//	=builtin/add.c
+//	:21
+//	## the rest: git's own diff, byte for byte
+//	diff --git a/builtin.h b/builtin.h
+//	...
+//
+// The first line counts changed lines ('-' and '+'; an edited pair is two).
+// A pattern line is "#N COUNT lines edited: REMOVED → ADDED", or "lines
+// removed: TEXT", or "lines added: TEXT"; the texts are Go string literals,
+// in backquotes when that shows them as they are. Its sites follow, grouped
+// under "=PATH" lines (the path quoted as git quotes it). An edited site is
+// ":LINE:COL NEW": the new line's number, the 1-based byte column where
+// ADDED starts in it, and the new line itself; the old line is NEW with
+// that ADDED replaced by REMOVED. A single's site is ":LINE", its number on
+// its side, then its indent as a Go literal if it has one. The rest, after
+// the separator, is a git patch: git's files and hunks, byte for byte, less
+// the folded ones, and the pieces of cut hunks.
+//
+// # Normalize and Rebuild
+//
+// Rebuild reads the folded text alone and returns Normalize of the patch
+// it came from; Fold checks that before it returns. Normalize keeps, for
+// each file in byte order of its "diff --git" line, its header lines but
+// "index", then every removed line as "-OLD " and the line, then every added
+// line as "+NEW " and the line, each with its own newline or "\ No newline"
+// line. Context lines, "@@" lines and "index" lines are not changes and are
+// dropped; nothing else is. The old line of a folded pair is not written:
+// Rebuild counts it from the changes before it, which is why a hunk folds
+// only where git's line numbers agree with those changes.
+package fold
