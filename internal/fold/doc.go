@@ -11,7 +11,7 @@
 // run of letters, digits, '_' and non-ASCII bytes, or a run of blanks, or
 // any other byte alone. A single's key is its line without its indent. A
 // pattern is an edit, or a removed or an added single, that MinCount sites
-// or more share.
+// (3 unless Options say) or more share.
 //
 // What folds is chosen whole: a pair, when its run removes as many lines as
 // it adds; else the whole run. With Options.WholeHunks, the whole hunk. A
@@ -33,33 +33,52 @@
 // # The folded text
 //
 // Each line the server writes starts with a digit, '#', '=' or ':', which
-// no line of a patch does, and the patch starts after a fixed line:
+// no line of a patch does, and the patch starts after a fixed line. The
+// patterns come first, each once; then the sites, grouped by file:
 //
-//	1195 of 1340 changed lines follow 15 patterns; 145 are shown in full as git's diff below
+//	1240 of 1340 changed lines follow 20 patterns; 100 are shown in full as git's diff below
 //	#1 137 lines edited: "" → `, struct repository *repo`
-//	=builtin.h
-//	:118:60 int cmd_add(int argc, const char **argv, const char *prefix, struct repository *repo);
-//	#2 121 lines added: `const char **argv,`
-//	=builtin/am.c
-//	:2302 "\t   "
+//	#2 127 lines added: `const char **argv,`
+//	#3 127 lines added: `struct repository *repo UNUSED)`
+//	#4 119 lines added: `const char *prefix,`
+//	#5 116 lines edited: ` const char **argv, const char *prefix)` → ""
+//	#6 91 lines added: `#define USE_THE_REPOSITORY_VARIABLE`
 //	#7 46 lines removed: `#include "repository.h"`
-//	=builtin/add.c
-//	:21
+//	...
+//	=builtin.h
+//	:118#1 int cmd_add(int argc, const char **argv, const char *prefix, struct repository *repo);
+//	=builtin/am.c
+//	:7#6
+//	:41#7
+//	:2301#5 int cmd_am(int argc,
+//	:2302-2304#2,4,3 "\t   "
 //	## the rest: git's own diff, byte for byte
 //	diff --git a/builtin.h b/builtin.h
 //	...
 //
 // The first line counts changed lines ('-' and '+'; an edited pair is two).
 // A pattern line is "#N COUNT lines edited: REMOVED → ADDED", or "lines
-// removed: TEXT", or "lines added: TEXT"; the texts are Go string literals,
-// in backquotes when that shows them as they are. Its sites follow, grouped
-// under "=PATH" lines (the path quoted as git quotes it). An edited site is
-// ":LINE:COL NEW": the new line's number, the 1-based byte column where
-// ADDED starts in it, and the new line itself; the old line is NEW with
-// that ADDED replaced by REMOVED. A single's site is ":LINE", its number on
-// its side, then its indent as a Go literal if it has one. The rest, after
-// the separator, is a git patch: git's files and hunks, byte for byte, less
-// the folded ones, and the pieces of cut hunks.
+// removed: TEXT", or "lines added: TEXT", most sites first; the texts are
+// Go string literals, in backquotes when that shows them as they are.
+//
+// The sites follow under one "=PATH" line per file (the path quoted as git
+// quotes it), the files in git's order and each file's sites in the order
+// of its lines in git's diff; "#N" names a site's pattern. An edited site is
+// ":LINE#N NEW": the new line's number and the new line itself (no space
+// when it is empty); the old line is NEW with ADDED replaced by REMOVED. Where ADDED stands in NEW goes
+// without saying when ADDED occurs in NEW once, or when ADDED is empty and
+// REMOVED was at the end of the line; otherwise the site says it, as the
+// 1-based byte column after the line number: ":LINE:COL#N NEW". A single's
+// site is ":LINE#N", its number on its side (old for a removed line, new for
+// an added one), then its indent as a Go literal if it has one. Singles of
+// one side under one indent on lines one after the other share a site line,
+// ":FIRST-LAST#N,N,..." with one pattern number for each line in turn: above,
+// lines 2302, 2303 and 2304 of builtin/am.c are patterns #2, #4 and #3, each
+// indented by a tab and three spaces. Line numbers are absolute, as git's
+// "@@" lines give them, so they can be cited as they stand.
+//
+// The rest, after the separator, is a git patch: git's files and hunks,
+// byte for byte, less the folded ones, and the pieces of cut hunks.
 //
 // # Normalize and Rebuild
 //
@@ -69,7 +88,12 @@
 // "index", then every removed line as "-OLD " and the line, then every added
 // line as "+NEW " and the line, each with its own newline or "\ No newline"
 // line. Context lines, "@@" lines and "index" lines are not changes and are
-// dropped; nothing else is. The old line of a folded pair is not written:
-// Rebuild counts it from the changes before it, which is why a hunk folds
-// only where git's line numbers agree with those changes.
+// dropped; nothing else is. Rebuild takes the files of the rest as they are,
+// and adds to each path's lines (or to a plain header it writes from the
+// path, for a file the rest no longer holds) its sites: a single is its
+// indent and its pattern's text; an edited site gives the new line, and the
+// old line is the new one with the edit undone at the column, given or
+// implied by the rule above. The old line's number is not written: Rebuild
+// counts it from the changes before it, which is why a hunk folds only where
+// git's line numbers agree with those changes.
 package fold

@@ -7,8 +7,10 @@ import (
 )
 
 // DefaultMinCount is how many times an edit must occur, when Options does
-// not say, to be shown once as a pattern.
-const DefaultMinCount = 5
+// not say, to be shown once as a pattern: three sites make an edit a
+// pattern; two are often a declaration and its definition, better read in
+// git's diff.
+const DefaultMinCount = 3
 
 // Options tune Fold.
 type Options struct {
@@ -92,8 +94,10 @@ func fold(patch []byte, o Options) (*View, error) {
 	for i := range files {
 		folded[i] = make([][]bool, len(files[i].hunks))
 	}
-	bySite := make([][]site, len(keys.patterns))
+	var sites []site // in git's order: by file, hunk and line
+	count := make([]int, len(keys.patterns))
 	for ci, c := range cands {
+		start := len(sites)
 		for k, ch := range c.changes {
 			if !chosen[ci][k] {
 				continue
@@ -108,28 +112,38 @@ func fold(patch []byte, o Options) (*View, error) {
 					marks[l] = true
 				}
 			}
-			bySite[ch.key] = append(bySite[ch.key], ch.site)
+			s := ch.site
+			s.pattern, s.line = ch.key, ch.lines[0]
+			if ch.lines[1] >= 0 {
+				s.line = ch.lines[1] // a pair stands where its added line does
+			}
+			sites = append(sites, s)
+			count[ch.key]++
 		}
+		here := sites[start:]
+		sort.SliceStable(here, func(i, j int) bool { return here[i].line < here[j].line })
 	}
 	var order []int
-	for id, sites := range bySite {
-		if len(sites) > 0 {
+	for id, n := range count {
+		if n > 0 {
 			order = append(order, id)
 		}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return len(bySite[order[i]]) > len(bySite[order[j]]) })
-
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	number := make([]int, len(keys.patterns))
 	v := &View{}
-	shown := make([]shownPattern, 0, len(order))
-	for _, id := range order {
+	for i, id := range order {
+		number[id] = i + 1
 		p := keys.patterns[id]
-		p.Sites = len(bySite[id])
+		p.Sites = count[id]
 		v.Patterns = append(v.Patterns, p)
 		v.PatternLines += p.Sites
 		if p.Kind == Edited {
 			v.PatternLines += p.Sites
 		}
-		shown = append(shown, shownPattern{Pattern: p, sites: bySite[id]})
+	}
+	for i := range sites {
+		sites[i].pattern = number[sites[i].pattern]
 	}
 	for _, f := range files {
 		for i := range f.hunks {
@@ -137,6 +151,6 @@ func fold(patch []byte, o Options) (*View, error) {
 		}
 	}
 	v.FullLines -= v.PatternLines
-	v.Text = render(files, folded, shown, v.PatternLines, v.FullLines)
+	v.Text = render(files, folded, v.Patterns, sites, v.PatternLines, v.FullLines)
 	return v, nil
 }

@@ -23,7 +23,7 @@ func TestRenameInTenFilesAndOneOtherLine(t *testing.T) {
 	want := "20 of 22 changed lines follow 1 pattern; 2 are shown in full as git's diff below\n" +
 		"#1 10 lines edited: `the_repository` → `repo`\n"
 	for i := range 10 {
-		want += fmt.Sprintf("=src/f%d.c\n:%d:7 \tload(repo, x);\n", i, 10+i)
+		want += fmt.Sprintf("=src/f%d.c\n:%d#1 \tload(repo, x);\n", i, 10+i)
 	}
 	if got := head(t, v.Text); got != want {
 		t.Errorf("patterns:\n%s\nwant:\n%s", got, want)
@@ -73,7 +73,7 @@ func TestMixedHunk(t *testing.T) {
 // leave a pattern too rare to show.
 func TestWholeHunksDropsPatternBelowMinCount(t *testing.T) {
 	var patch strings.Builder
-	for i := range 4 {
+	for i := range 2 {
 		patch.WriteString(plainFile(fmt.Sprintf("f%d.c", i), renamed(20)))
 	}
 	patch.WriteString(plainFile("mixed.c", hunkAt(17, 17, around("-\tload(the_repository, x);", "+\tload(repo, x);", " a", "-b", "+B")...)))
@@ -93,7 +93,7 @@ func TestSameLineAddedInEightFiles(t *testing.T) {
 	want := "8 of 8 changed lines follow 1 pattern; 0 are shown in full as git's diff below\n" +
 		"#1 8 lines added: `#include \"repository.h\"`\n"
 	for i := range 8 {
-		want += fmt.Sprintf("=f%d.c\n:3", i)
+		want += fmt.Sprintf("=f%d.c\n:3#1", i)
 		if i%2 == 1 {
 			want += ` "\t"`
 		}
@@ -139,7 +139,7 @@ func TestMinCount(t *testing.T) {
 	for _, c := range []struct {
 		files, minCount, patterns int
 	}{
-		{4, 0, 0}, {5, 0, 1}, {4, 4, 1}, {3, 4, 0}, {1, 1, 1},
+		{2, 0, 0}, {3, 0, 1}, {4, 4, 1}, {3, 4, 0}, {1, 1, 1},
 	} {
 		v := mustFold(t, build(c.files), Options{MinCount: c.minCount})
 		if len(v.Patterns) != c.patterns {
@@ -154,6 +154,8 @@ func TestLinesThatLookLikeTheFormat(t *testing.T) {
 	tricky := []string{
 		strings.TrimSuffix(separator, "\n"),
 		":12:3 x",
+		":12#1 x",
+		":3-4#1,2 \"\\t\"",
 		"=src/a.c",
 		"#1 5 lines added: `x`",
 		"1 of 2 changed lines follow 1 pattern",
@@ -267,8 +269,18 @@ func TestRebuildRejectsDamage(t *testing.T) {
 		func(s string) string { return strings.Replace(s, "#1 5 lines", "#1 6 lines", 1) },
 		func(s string) string { return strings.Replace(s, "#1 ", "#2 ", 1) },
 		func(s string) string { return strings.Replace(s, separator, "", 1) },
-		func(s string) string { return strings.Replace(s, ":20:7", ":20:9", 1) },
-		func(s string) string { return strings.Replace(s, ":20:7", ":20:0", 1) },
+		func(s string) string { return strings.Replace(s, ":20#1", ":20:9#1", 1) },
+		func(s string) string { return strings.Replace(s, ":20#1", ":20:0#1", 1) },
+		func(s string) string { return strings.Replace(s, ":20#1", ":20:7#1", 1) }, // the implied column, spelled out
+		func(s string) string { return strings.Replace(s, ":20#1", ":20#2", 1) },
+		func(s string) string { return strings.Replace(s, ":20#1", ":20#0", 1) },
+		func(s string) string { return strings.Replace(s, ":20#1", ":20-21#1,1", 1) },
+		func(s string) string { return strings.Replace(s, ":20#1", ":20", 1) },
+		func(s string) string { return strings.Replace(s, ":20#1 ", ":20#1", 1) },
+		func(s string) string { return strings.Replace(s, "=f1.c\n", "=f0.c\n", 1) },
+		func(s string) string { return strings.Replace(s, "=f1.c\n", "=f1.c\n=f9.c\n", 1) },
+		func(s string) string { return strings.Replace(s, "\n## the rest", "\n=f9.c\n## the rest", 1) },
+		func(s string) string { return strings.Replace(s, "=f4.c\n", "#2 1 line added: `x`\n=f4.c\n:1#2\n", 1) },
 		func(s string) string { return strings.Replace(s, "`repo`", "`repo", 1) },
 		func(s string) string { return strings.Replace(s, "=f0.c\n", "", 1) },
 		func(s string) string { return strings.Replace(s, "=f0.c\n", "=\"f0.c\n", 1) },

@@ -26,6 +26,7 @@ func (s *byteSource) pick(n int) int {
 var fuzzLines = []string{
 	"load(the_repository, x);",
 	"\tload(the_repository, x);",
+	"repo = the_repository; // x",
 	"#include \"repository.h\"",
 	"",
 	"}",
@@ -34,6 +35,7 @@ var fuzzLines = []string{
 	"\xff\xfe the_repository",
 	strings.TrimSuffix(separator, "\n"),
 	":1:2 x",
+	":1-2#1,2 \"\\t\"",
 	"=a.c",
 	"#1 5 lines added: ``",
 	"diff --git a/x b/x",

@@ -56,20 +56,22 @@ func pullRequestPatch(t *testing.T, repo string, number int) []byte {
 
 // The pull requests. target is the goal for folded/plain;
 // guard is a little above what the rules reach today, so a change that
-// folds less fails. git/git 1778 and 1497 miss the goal: every edited site
-// carries its new line in full, and 1497 is mostly changes that do not
-// repeat.
+// folds less fails. git/git 1778 meets its goal (0.30). git/git 1497 does
+// not (0.54, 86 KB where the goal is 80): its rest is 61 KB, of which 30 KB
+// are changed lines that do not repeat (config.c's own rework is 34 KB of
+// the rest), 19 KB git's context and 11 KB headers and "@@" lines; only
+// dropping git's context or folding edits made twice would reach it.
 var pullRequests = []struct {
 	repo          string
 	number        int
 	target, guard float64
 }{
-	{"git/git", 1778, 1.0 / 3, 0.45},
-	{"git/git", 1497, 1.0 / 2, 0.70},
-	{"git/git", 2271, 1, 0.92},
-	{"git/git", 2291, 1, 0.90},
-	{"prometheus/prometheus", 10353, 1, 0.40},
-	{"prometheus/prometheus", 10642, 1, 0.72},
+	{"git/git", 1778, 1.0 / 3, 0.32},
+	{"git/git", 1497, 1.0 / 2, 0.56},
+	{"git/git", 2271, 1, 0.90},
+	{"git/git", 2291, 1, 0.86},
+	{"prometheus/prometheus", 10353, 1, 0.37},
+	{"prometheus/prometheus", 10642, 1, 0.64},
 }
 
 func TestPullRequests(t *testing.T) {
@@ -120,8 +122,8 @@ func TestThreeHundredFiles(t *testing.T) {
 	}
 	ratio := float64(len(v.Text)) / float64(len(plain))
 	t.Logf("plain %d bytes, folded %d (%.2f)", len(plain), len(v.Text), ratio)
-	if ratio > 0.25 {
-		t.Errorf("folded/plain = %.2f, want at most 0.25", ratio)
+	if ratio > 0.21 {
+		t.Errorf("folded/plain = %.2f, want at most 0.21", ratio)
 	}
 }
 

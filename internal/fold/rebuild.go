@@ -52,8 +52,9 @@ func Rebuild(folded []byte) ([]byte, error) {
 	return writeNormal(out), nil
 }
 
-// readPatterns reads the lines before the separator: the sites of each
-// path, in the order the paths first come, and what follows the separator.
+// readPatterns reads the lines before the separator: the patterns, then
+// the sites of each path, and returns the paths in order with what follows
+// the separator.
 func readPatterns(folded []byte) (paths []*sitesOfFile, rest []byte, err error) {
 	first := firstLine(folded)
 	if len(first) == 0 || first[len(first)-1] != '\n' {
@@ -61,24 +62,20 @@ func readPatterns(folded []byte) (paths []*sitesOfFile, rest []byte, err error) 
 	}
 	pos := len(first)
 	var (
-		pattern *Pattern
-		number  int // the pattern's
-		sites   int // listed so far under it
-		file    *sitesOfFile
-		byPath  = map[string]*sitesOfFile{}
+		patterns []Pattern
+		listed   []int // sites listed so far under each pattern
+		file     *sitesOfFile
+		byPath   = map[string]bool{}
 	)
-	endPattern := func() error {
-		if pattern != nil && sites != pattern.Sites {
-			return errSyntax(fmt.Sprintf("pattern %d says %d lines and lists %d", number, pattern.Sites, sites))
-		}
-		return nil
-	}
 	for {
 		line := firstLine(folded[pos:])
 		if len(line) == 0 || line[len(line)-1] != '\n' {
 			return nil, nil, errSyntax("no separator line")
 		}
 		pos += len(line)
+		if file != nil && len(file.removed)+len(file.added)+len(file.pairs) == 0 && (string(line) == separator || line[0] == '=') {
+			return nil, nil, errSyntax(fmt.Sprintf("no sites under %q", file.path))
+		}
 		if string(line) == separator {
 			break
 		}
@@ -88,42 +85,41 @@ func readPatterns(folded []byte) (paths []*sitesOfFile, rest []byte, err error) 
 		body := line[1 : len(line)-1]
 		switch line[0] {
 		case '#':
-			if err := endPattern(); err != nil {
-				return nil, nil, err
+			if len(paths) > 0 {
+				return nil, nil, errSyntax("a pattern after the sites")
 			}
-			number++
-			p, err := parsePatternLine(body, number)
+			p, err := parsePatternLine(body, len(patterns)+1)
 			if err != nil {
 				return nil, nil, err
 			}
-			pattern, sites, file = &p, 0, nil
+			patterns = append(patterns, p)
+			listed = append(listed, 0)
 		case '=':
-			if pattern == nil {
-				return nil, nil, errSyntax("a path before any pattern")
-			}
 			path, err := unquoteName(body)
 			if err != nil || len(path) == 0 {
 				return nil, nil, errSyntax(fmt.Sprintf("bad path %q", body))
 			}
-			if file = byPath[string(path)]; file == nil {
-				file = &sitesOfFile{path: path}
-				byPath[string(path)] = file
-				paths = append(paths, file)
+			if byPath[string(path)] {
+				return nil, nil, errSyntax(fmt.Sprintf("%q is listed twice", path))
 			}
+			byPath[string(path)] = true
+			file = &sitesOfFile{path: path}
+			paths = append(paths, file)
 		case ':':
 			if file == nil {
 				return nil, nil, errSyntax("a site before any path")
 			}
-			if err := addSite(file, pattern, body); err != nil {
+			if err := addSites(file, patterns, listed, body); err != nil {
 				return nil, nil, err
 			}
-			sites++
 		default:
 			return nil, nil, errSyntax(fmt.Sprintf("unexpected line %.40q", line))
 		}
 	}
-	if err := endPattern(); err != nil {
-		return nil, nil, err
+	for i, p := range patterns {
+		if listed[i] != p.Sites {
+			return nil, nil, errSyntax(fmt.Sprintf("pattern %d says %d lines and lists %d", i+1, p.Sites, listed[i]))
+		}
 	}
 	return paths, folded[pos:], nil
 }
@@ -185,44 +181,85 @@ func unquotePrefix(b []byte) (string, []byte, error) {
 	return s, b[len(q):], err
 }
 
-// addSite reads ":LINE" or, for an edit, ":LINE:COL TEXT" (after ':').
-func addSite(f *sitesOfFile, p *Pattern, body []byte) error {
+// addSites reads ":LINE[:COL]#N[ TEXT]", or ":FIRST-LAST#N,N...[ INDENT]"
+// for singles on lines one after the other (after ':'), and counts each
+// site in listed.
+func addSites(f *sitesOfFile, patterns []Pattern, listed []int, body []byte) error {
+	bad := errSyntax(fmt.Sprintf("bad site %.40q", body))
 	number, rest, err := parseNumber(body)
 	if err != nil || number == 0 {
-		return errSyntax(fmt.Sprintf("bad site %.40q", body))
+		return bad
 	}
-	switch p.Kind {
-	case Removed, Added:
-		var indent string
-		if len(rest) != 0 {
-			if rest[0] != ' ' {
-				return errSyntax(fmt.Sprintf("bad site %.40q", body))
-			}
-			if indent, rest, err = unquotePrefix(rest[1:]); err != nil || len(rest) != 0 {
-				return errSyntax(fmt.Sprintf("bad site %.40q", body))
-			}
+	last, col := number, -1
+	if len(rest) > 0 && rest[0] == '-' {
+		if last, rest, err = parseNumber(rest[1:]); err != nil || last <= number {
+			return bad
 		}
-		text := p.Removed
-		if p.Kind == Added {
-			text = p.Added
+	}
+	if len(rest) > 0 && rest[0] == ':' {
+		if col, rest, err = parseNumber(rest[1:]); err != nil || col == 0 {
+			return bad
 		}
-		line := append([]byte(indent), text...)
-		l := numberedLine{number: number, body: append(line, '\n')}
-		if p.Kind == Removed {
+		col--
+	}
+	var ns []int
+	for sep := byte('#'); len(rest) > 0 && rest[0] == sep; sep = ',' {
+		var n int
+		if n, rest, err = parseNumber(rest[1:]); err != nil || n == 0 || n > len(patterns) {
+			return bad
+		}
+		ns = append(ns, n)
+	}
+	if len(ns) != last-number+1 {
+		return bad
+	}
+	var text []byte
+	if len(rest) > 0 {
+		if rest[0] != ' ' || len(rest) == 1 {
+			return bad
+		}
+		text = rest[1:]
+	}
+	p := &patterns[ns[0]-1]
+	if p.Kind == Edited {
+		if implied := impliedCol(text, p.Added); col < 0 {
+			col = implied
+		} else if col == implied {
+			return bad // only the writer's spelling, so a site has one form
+		}
+		if col < 0 || len(ns) > 1 {
+			return bad
+		}
+		listed[ns[0]-1]++
+		f.pairs = append(f.pairs, pairSite{number: number, col: col, text: text, removed: p.Removed, added: p.Added})
+		return nil
+	}
+	var indent string
+	if text != nil {
+		if indent, rest, err = unquotePrefix(text); err != nil || len(rest) != 0 || indent == "" {
+			return bad
+		}
+	}
+	if col >= 0 {
+		return bad
+	}
+	for i, n := range ns {
+		q := &patterns[n-1]
+		if q.Kind != p.Kind {
+			return bad
+		}
+		listed[n-1]++
+		line := append([]byte(indent), q.Removed...)
+		if q.Kind == Added {
+			line = append([]byte(indent), q.Added...)
+		}
+		l := numberedLine{number: number + i, body: append(line, '\n')}
+		if q.Kind == Removed {
 			f.removed = append(f.removed, l)
 		} else {
 			f.added = append(f.added, l)
 		}
-		return nil
 	}
-	if len(rest) == 0 || rest[0] != ':' {
-		return errSyntax(fmt.Sprintf("bad site %.40q", body))
-	}
-	col, rest, err := parseNumber(rest[1:])
-	if err != nil || col == 0 || len(rest) == 0 || rest[0] != ' ' {
-		return errSyntax(fmt.Sprintf("bad site %.40q", body))
-	}
-	f.pairs = append(f.pairs, pairSite{number: number, col: col - 1, text: rest[1:], removed: p.Removed, added: p.Added})
 	return nil
 }
 

@@ -17,41 +17,88 @@ const (
 	arrow       = " → "
 )
 
-type shownPattern struct {
-	Pattern
-	sites []site
-}
-
-func render(files []patchFile, folded [][][]bool, patterns []shownPattern, patternLines, fullLines int) []byte {
+// render writes the folded text: the first line, the patterns, the sites
+// by file in git's order, the separator and the rest.
+func render(files []patchFile, folded [][][]bool, patterns []Pattern, sites []site, patternLines, fullLines int) []byte {
 	var b bytes.Buffer
 	b.WriteString(summary(patternLines, fullLines, len(patterns)))
 	for i, p := range patterns {
-		writePatternLine(&b, i+1, p.Pattern)
-		last := -1
-		for _, s := range p.sites {
-			if s.file != last {
-				b.WriteByte('=')
-				b.Write(quoteName(plainPath(files[s.file].header)))
-				b.WriteByte('\n')
-				last = s.file
-			}
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(s.number))
-			if p.Kind == Edited {
-				b.WriteByte(':')
-				b.WriteString(strconv.Itoa(s.col + 1))
-				b.WriteByte(' ')
-				b.Write(s.text)
-			} else if len(s.text) > 0 {
-				b.WriteByte(' ')
-				b.WriteString(quoteText(s.text))
-			}
+		writePatternLine(&b, i+1, p)
+	}
+	last := -1
+	for i := 0; i < len(sites); {
+		s := sites[i]
+		if s.file != last {
+			b.WriteByte('=')
+			b.Write(quoteName(plainPath(files[s.file].header)))
 			b.WriteByte('\n')
+			last = s.file
 		}
+		j := i + 1
+		for j < len(sites) && followsOn(sites[j-1], sites[j], patterns) {
+			j++
+		}
+		writeSites(&b, sites[i:j], patterns)
+		i = j
 	}
 	b.WriteString(separator)
 	writeRest(&b, files, folded)
 	return b.Bytes()
+}
+
+// followsOn reports whether site b can share a line with site a: both
+// lines removed, or both added, on lines one after the other of a file,
+// under one indent.
+func followsOn(a, b site, patterns []Pattern) bool {
+	kind := patterns[a.pattern-1].Kind
+	return kind != Edited && patterns[b.pattern-1].Kind == kind &&
+		b.file == a.file && b.number == a.number+1 && bytes.Equal(a.text, b.text)
+}
+
+// writeSites writes ":LINE[:COL]#N[ TEXT]" for one site, or
+// ":FIRST-LAST#N,N...[ INDENT]" for singles that follow on.
+func writeSites(b *bytes.Buffer, sites []site, patterns []Pattern) {
+	s, p := sites[0], &patterns[sites[0].pattern-1]
+	b.WriteByte(':')
+	b.WriteString(strconv.Itoa(s.number))
+	if len(sites) > 1 {
+		b.WriteByte('-')
+		b.WriteString(strconv.Itoa(sites[len(sites)-1].number))
+	}
+	if p.Kind == Edited && impliedCol(s.text, p.Added) != s.col {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(s.col + 1))
+	}
+	b.WriteByte('#')
+	for i, s := range sites {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(s.pattern))
+	}
+	switch {
+	case p.Kind == Edited && len(s.text) > 0:
+		b.WriteByte(' ')
+		b.Write(s.text)
+	case p.Kind != Edited && len(s.text) > 0:
+		b.WriteByte(' ')
+		b.WriteString(quoteText(s.text))
+	}
+	b.WriteByte('\n')
+}
+
+// impliedCol is where an edited site that gives no column has its added
+// middle: the one place it occurs in the new line, or the end of the line
+// when it is empty; -1 when neither applies, and the site gives its column.
+func impliedCol(newLine, added []byte) int {
+	if len(added) == 0 {
+		return len(newLine)
+	}
+	i := bytes.Index(newLine, added)
+	if i < 0 || bytes.LastIndex(newLine, added) != i {
+		return -1
+	}
+	return i
 }
 
 func summary(patternLines, fullLines, patterns int) string {

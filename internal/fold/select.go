@@ -7,10 +7,12 @@ import (
 
 // site is where a pattern occurs.
 type site struct {
-	file   int
-	number int    // the new line for Edited and Added, the old line for Removed
-	col    int    // Edited: where the added middle starts in text
-	text   []byte // Edited: the new line, without its newline; else the line's indent
+	file    int
+	number  int    // the new line for Edited and Added, the old line for Removed
+	col     int    // Edited: where the added middle starts in text
+	text    []byte // Edited: the new line, without its newline; else the line's indent
+	pattern int    // its pattern's number (a key until the patterns are numbered)
+	line    int    // its index in its hunk, for git's order
 }
 
 // change is a changed line, or an edited pair of them, of a hunk that may
