@@ -158,9 +158,9 @@ func TestUnquoteC(t *testing.T) {
 		{``, "", 0, false},
 	}
 	for _, tt := range tests {
-		got, n, err := unquoteC(tt.in)
+		got, n, err := UnquoteC(tt.in)
 		if (err == nil) != tt.ok || got != tt.want || n != tt.n {
-			t.Errorf("unquoteC(%q) = %q, %d, %v; want %q, %d, ok=%v", tt.in, got, n, err, tt.want, tt.n, tt.ok)
+			t.Errorf("UnquoteC(%q) = %q, %d, %v; want %q, %d, ok=%v", tt.in, got, n, err, tt.want, tt.n, tt.ok)
 		}
 	}
 }

@@ -12,7 +12,7 @@ const devNull = "/dev/null"
 // git header except renames and copies. Callers fall back to splitOnce.
 func splitPair(s, sep string) (a, b string, ok bool) {
 	if strings.HasPrefix(s, `"`) {
-		if a, n, err := unquoteC(s); err == nil {
+		if a, n, err := UnquoteC(s); err == nil {
 			if rest, found := strings.CutPrefix(s[n:], sep); found {
 				return a, oneName(rest), true
 			}
@@ -28,7 +28,7 @@ func splitPair(s, sep string) (a, b string, ok bool) {
 			}
 			i += off
 			if j := i + len(sep); j < len(s) && s[j] == '"' {
-				if b, n, err := unquoteC(s[j:]); err == nil && j+n == len(s) {
+				if b, n, err := UnquoteC(s[j:]); err == nil && j+n == len(s) {
 					return s[:i], b, true
 				}
 			}
@@ -66,7 +66,7 @@ func oneName(s string) string {
 	if !strings.HasPrefix(s, `"`) {
 		return s
 	}
-	name, n, err := unquoteC(s)
+	name, n, err := UnquoteC(s)
 	if err != nil || n != len(s) {
 		return s
 	}
@@ -92,7 +92,7 @@ func sideName(name, prefix string) (path string, null, ok bool) {
 // ends at its last TAB; a quoted name ends at its closing quote.
 func fileLineName(v, prefix string) (path string, null, ok bool) {
 	if strings.HasPrefix(v, `"`) {
-		if name, _, err := unquoteC(v); err == nil {
+		if name, _, err := UnquoteC(v); err == nil {
 			return sideName(name, prefix)
 		}
 	}

@@ -7,11 +7,11 @@ import (
 
 var errBadQuote = errors.New("diff: malformed quoted name")
 
-// unquoteC decodes the C-style quoted string at the start of s (s[0] == '"'),
+// UnquoteC decodes the C-style quoted string at the start of s (s[0] == '"'),
 // the form git uses for paths with control characters, '"', '\\' or (with
 // core.quotePath) non-ASCII bytes. It returns the decoded bytes and how many
 // bytes of s the quoted string occupied, closing quote included.
-func unquoteC(s string) (string, int, error) {
+func UnquoteC(s string) (string, int, error) {
 	if len(s) == 0 || s[0] != '"' {
 		return "", 0, errBadQuote
 	}

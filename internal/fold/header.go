@@ -3,6 +3,8 @@ package fold
 import (
 	"bytes"
 	"errors"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 )
 
 // A file's sites are shown under its path, so a fully folded file leaves
@@ -47,41 +49,12 @@ func unquoteName(q []byte) ([]byte, error) {
 	if len(q) == 0 || q[0] != '"' {
 		return q, nil
 	}
-	if len(q) < 2 || q[len(q)-1] != '"' {
-		return nil, errBadQuote
-	}
-	var b []byte
-	for i := 1; i < len(q)-1; i++ {
-		c := q[i]
-		if c == '"' {
-			return nil, errBadQuote
-		}
-		if c != '\\' {
-			b = append(b, c)
-			continue
-		}
-		i++
-		if i >= len(q)-1 {
-			return nil, errBadQuote
-		}
-		e := q[i]
-		if u, ok := cUnescape(e); ok {
-			b = append(b, u)
-			continue
-		}
-		if i+2 >= len(q)-1 || !isOctal(e) || e > '3' || !isOctal(q[i+1]) || !isOctal(q[i+2]) {
-			return nil, errBadQuote
-		}
-		b = append(b, (e-'0')<<6|(q[i+1]-'0')<<3|(q[i+2]-'0'))
-		i += 2
-	}
-	if !bytes.Equal(quoteName(b), q) {
+	b, n, err := diff.UnquoteC(string(q))
+	if err != nil || n != len(q) || !bytes.Equal(quoteName([]byte(b)), q) {
 		return nil, errBadQuote // only git's own spelling, so a path has one form
 	}
-	return b, nil
+	return []byte(b), nil
 }
-
-func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 const (
 	escapedBytes = "\a\b\t\n\v\f\r\"\\"
@@ -94,13 +67,6 @@ func cEscape(c byte) byte {
 		return escapeLetter[i]
 	}
 	return 0
-}
-
-func cUnescape(e byte) (byte, bool) {
-	if i := bytes.IndexByte([]byte(escapeLetter), e); i >= 0 {
-		return escapedBytes[i], true
-	}
-	return 0, false
 }
 
 // plainHeader is the header git writes for a changed file at path, without
