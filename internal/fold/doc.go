@@ -33,8 +33,11 @@
 // # The folded text
 //
 // Each line the server writes starts with a digit, '#', '=' or ':', which
-// no line of a patch does, and the patch starts after a fixed line. The
-// patterns come first, each once; then the sites, grouped by file:
+// no line of a patch does, and the patch starts after a fixed line
+// (Separator) and ends before another (SitesSeparator). The patterns come
+// first, each once; then git's diff of everything else, the changes that
+// break the patterns among them, so that a reader meets them before the
+// list of sites; then the sites, grouped by file:
 //
 //	1240 of 1340 changed lines follow 20 patterns; 100 are shown in full as git's diff below
 //	#1 137 lines edited: "" → `, struct repository *repo`
@@ -45,6 +48,10 @@
 //	#6 91 lines added: `#define USE_THE_REPOSITORY_VARIABLE`
 //	#7 46 lines removed: `#include "repository.h"`
 //	...
+//	## the rest: git's own diff, byte for byte
+//	diff --git a/builtin.h b/builtin.h
+//	...
+//	## the sites of the patterns, by file
 //	=builtin.h
 //	:118#1 int cmd_add(int argc, const char **argv, const char *prefix, struct repository *repo);
 //	=builtin/am.c
@@ -52,8 +59,6 @@
 //	:41#7
 //	:2301#5 int cmd_am(int argc,
 //	:2302-2304#2,4,3 "\t   "
-//	## the rest: git's own diff, byte for byte
-//	diff --git a/builtin.h b/builtin.h
 //	...
 //
 // The first line counts changed lines ('-' and '+'; an edited pair is two).
@@ -61,7 +66,7 @@
 // removed: TEXT", or "lines added: TEXT", most sites first; the texts are
 // Go string literals, in backquotes when that shows them as they are.
 //
-// The sites follow under one "=PATH" line per file (the path quoted as git
+// The sites follow the rest, under one "=PATH" line per file (the path quoted as git
 // quotes it), the files in git's order and each file's sites in the order
 // of its lines in git's diff; "#N" names a site's pattern. An edited site is
 // ":LINE#N NEW": the new line's number and the new line itself (no space
@@ -77,8 +82,10 @@
 // indented by a tab and three spaces. Line numbers are absolute, as git's
 // "@@" lines give them, so they can be cited as they stand.
 //
-// The rest, after the separator, is a git patch: git's files and hunks,
-// byte for byte, less the folded ones, and the pieces of cut hunks.
+// The rest, between the two separators, is a git patch: git's files and
+// hunks, byte for byte, less the folded ones, and the pieces of cut hunks.
+// No site line holds a newline, so the last SitesSeparator line of the
+// text is the one that ends the rest.
 //
 // # Normalize and Rebuild
 //

@@ -152,7 +152,7 @@ func TestMinCount(t *testing.T) {
 // UTF-8, CRLF endings, quoted paths: all must come back.
 func TestLinesThatLookLikeTheFormat(t *testing.T) {
 	tricky := []string{
-		strings.TrimSuffix(separator, "\n"),
+		strings.TrimSuffix(Separator, "\n"),
 		":12:3 x",
 		":12#1 x",
 		":3-4#1,2 \"\\t\"",
@@ -268,7 +268,7 @@ func TestRebuildRejectsDamage(t *testing.T) {
 	for _, damage := range []func(string) string{
 		func(s string) string { return strings.Replace(s, "#1 5 lines", "#1 6 lines", 1) },
 		func(s string) string { return strings.Replace(s, "#1 ", "#2 ", 1) },
-		func(s string) string { return strings.Replace(s, separator, "", 1) },
+		func(s string) string { return strings.Replace(s, Separator, "", 1) },
 		func(s string) string { return strings.Replace(s, ":20#1", ":20:9#1", 1) },
 		func(s string) string { return strings.Replace(s, ":20#1", ":20:0#1", 1) },
 		func(s string) string { return strings.Replace(s, ":20#1", ":20:7#1", 1) }, // the implied column, spelled out

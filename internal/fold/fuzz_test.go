@@ -33,7 +33,7 @@ var fuzzLines = []string{
 	"\t\tconst char **argv,",
 	"crlf the_repository\r",
 	"\xff\xfe the_repository",
-	strings.TrimSuffix(separator, "\n"),
+	strings.TrimSuffix(Separator, "\n"),
 	":1:2 x",
 	":1-2#1,2 \"\\t\"",
 	"=a.c",

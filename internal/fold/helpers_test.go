@@ -117,22 +117,28 @@ func checkView(t *testing.T, patch []byte, v *View) {
 	}
 }
 
-// restOf returns what follows the separator.
+// cutFolded returns the folded text's parts: before the Separator, the
+// rest, and the sites after the SitesSeparator.
+func cutFolded(t *testing.T, text []byte) (patterns, rest, sites []byte) {
+	t.Helper()
+	patterns, after, ok := bytes.Cut(text, []byte("\n"+Separator))
+	at := bytes.LastIndex(after, []byte(SitesSeparator))
+	if !ok || at < 0 || at > 0 && after[at-1] != '\n' {
+		t.Fatalf("no Separator and SitesSeparator in\n%s", text)
+	}
+	return append(patterns, '\n'), after[:at], after[at+len(SitesSeparator):]
+}
+
+// restOf returns the rest: git's diff between the two separators.
 func restOf(t *testing.T, text []byte) []byte {
 	t.Helper()
-	_, rest, ok := bytes.Cut(text, []byte("\n"+separator))
-	if !ok {
-		t.Fatalf("no separator in\n%s", text)
-	}
+	_, rest, _ := cutFolded(t, text)
 	return rest
 }
 
-// head returns the folded text before the separator.
+// head returns the folded text's own lines: the patterns, then the sites.
 func head(t *testing.T, text []byte) string {
 	t.Helper()
-	h, _, ok := bytes.Cut(text, []byte("\n"+separator))
-	if !ok {
-		t.Fatalf("no separator in\n%s", text)
-	}
-	return string(h) + "\n"
+	patterns, _, sites := cutFolded(t, text)
+	return string(patterns) + string(sites)
 }

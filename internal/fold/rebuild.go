@@ -52,76 +52,97 @@ func Rebuild(folded []byte) ([]byte, error) {
 	return writeNormal(out), nil
 }
 
-// readPatterns reads the lines before the separator: the patterns, then
-// the sites of each path, and returns the paths in order with what follows
-// the separator.
+// readPatterns reads the folded text's parts: the patterns before the
+// Separator, the rest after it, and after the rest, past SitesSeparator,
+// the sites of each path, which it returns in order with the rest. No
+// line of the sites holds "\n", so the last SitesSeparator line is theirs.
 func readPatterns(folded []byte) (paths []*sitesOfFile, rest []byte, err error) {
 	first := firstLine(folded)
 	if len(first) == 0 || first[len(first)-1] != '\n' {
 		return nil, nil, errSyntax("no first line")
 	}
 	pos := len(first)
-	var (
-		patterns []Pattern
-		listed   []int // sites listed so far under each pattern
-		file     *sitesOfFile
-		byPath   = map[string]bool{}
-	)
+	var patterns []Pattern
 	for {
 		line := firstLine(folded[pos:])
 		if len(line) == 0 || line[len(line)-1] != '\n' {
-			return nil, nil, errSyntax("no separator line")
+			return nil, nil, errSyntax("no Separator line")
 		}
 		pos += len(line)
-		if file != nil && len(file.removed)+len(file.added)+len(file.pairs) == 0 && (string(line) == separator || line[0] == '=') {
-			return nil, nil, errSyntax(fmt.Sprintf("no sites under %q", file.path))
-		}
-		if string(line) == separator {
+		if string(line) == Separator {
 			break
 		}
+		if len(line) < 2 || line[0] != '#' {
+			return nil, nil, errSyntax(fmt.Sprintf("unexpected line %.40q before the Separator", line))
+		}
+		p, err := parsePatternLine(line[1:len(line)-1], len(patterns)+1)
+		if err != nil {
+			return nil, nil, err
+		}
+		patterns = append(patterns, p)
+	}
+	at := bytes.LastIndex(folded[pos-1:], []byte("\n"+SitesSeparator))
+	if at < 0 {
+		return nil, nil, errSyntax("no SitesSeparator line")
+	}
+	rest = folded[pos : pos+at]
+	if paths, err = readSites(folded[pos+at+len(SitesSeparator):], patterns); err != nil {
+		return nil, nil, err
+	}
+	return paths, rest, nil
+}
+
+// readSites reads the sites after SitesSeparator, each path's under its
+// "=" line, and checks that each pattern lists as many as it says.
+func readSites(b []byte, patterns []Pattern) (paths []*sitesOfFile, err error) {
+	listed := make([]int, len(patterns)) // sites listed so far under each pattern
+	var file *sitesOfFile
+	byPath := map[string]bool{}
+	for pos := 0; pos < len(b); {
+		line := firstLine(b[pos:])
+		if line[len(line)-1] != '\n' {
+			return nil, errSyntax("no newline after the last site")
+		}
+		pos += len(line)
+		if file != nil && len(file.removed)+len(file.added)+len(file.pairs) == 0 && line[0] == '=' {
+			return nil, errSyntax(fmt.Sprintf("no sites under %q", file.path))
+		}
 		if len(line) < 2 {
-			return nil, nil, errSyntax("an empty line before the separator")
+			return nil, errSyntax("an empty line among the sites")
 		}
 		body := line[1 : len(line)-1]
 		switch line[0] {
-		case '#':
-			if len(paths) > 0 {
-				return nil, nil, errSyntax("a pattern after the sites")
-			}
-			p, err := parsePatternLine(body, len(patterns)+1)
-			if err != nil {
-				return nil, nil, err
-			}
-			patterns = append(patterns, p)
-			listed = append(listed, 0)
 		case '=':
 			path, err := unquoteName(body)
 			if err != nil || len(path) == 0 {
-				return nil, nil, errSyntax(fmt.Sprintf("bad path %q", body))
+				return nil, errSyntax(fmt.Sprintf("bad path %q", body))
 			}
 			if byPath[string(path)] {
-				return nil, nil, errSyntax(fmt.Sprintf("%q is listed twice", path))
+				return nil, errSyntax(fmt.Sprintf("%q is listed twice", path))
 			}
 			byPath[string(path)] = true
 			file = &sitesOfFile{path: path}
 			paths = append(paths, file)
 		case ':':
 			if file == nil {
-				return nil, nil, errSyntax("a site before any path")
+				return nil, errSyntax("a site before any path")
 			}
 			if err := addSites(file, patterns, listed, body); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		default:
-			return nil, nil, errSyntax(fmt.Sprintf("unexpected line %.40q", line))
+			return nil, errSyntax(fmt.Sprintf("unexpected line %.40q among the sites", line))
 		}
+	}
+	if file != nil && len(file.removed)+len(file.added)+len(file.pairs) == 0 {
+		return nil, errSyntax(fmt.Sprintf("no sites under %q", file.path))
 	}
 	for i, p := range patterns {
 		if listed[i] != p.Sites {
-			return nil, nil, errSyntax(fmt.Sprintf("pattern %d says %d lines and lists %d", i+1, p.Sites, listed[i]))
+			return nil, errSyntax(fmt.Sprintf("pattern %d says %d lines and lists %d", i+1, p.Sites, listed[i]))
 		}
 	}
-	return paths, folded[pos:], nil
+	return paths, nil
 }
 
 // parsePatternLine reads "N COUNT line(s) KIND: TEXT[ → TEXT]" (after '#').

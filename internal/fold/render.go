@@ -6,8 +6,13 @@ import (
 	"strings"
 )
 
-// separator ends the patterns; git's diff of the rest follows it.
-const separator = "## the rest: git's own diff, byte for byte\n"
+// Separator ends the patterns; git's diff of the rest follows it, and
+// SitesSeparator follows that, before the sites: what breaks a pattern is
+// read before where the pattern is.
+const (
+	Separator      = "## the rest: git's own diff, byte for byte\n"
+	SitesSeparator = "## the sites of the patterns, by file\n"
+)
 
 // The words of a pattern's line, after "#N COUNT line(s) ".
 const (
@@ -17,14 +22,18 @@ const (
 	arrow       = " → "
 )
 
-// render writes the folded text: the first line, the patterns, the sites
-// by file in git's order, the separator and the rest.
+// render writes the folded text: the first line, the patterns, the
+// Separator, the rest, the SitesSeparator and the sites by file in git's
+// order.
 func render(files []patchFile, folded [][][]bool, patterns []Pattern, sites []site, patternLines, fullLines int) []byte {
 	var b bytes.Buffer
 	b.WriteString(summary(patternLines, fullLines, len(patterns)))
 	for i, p := range patterns {
 		writePatternLine(&b, i+1, p)
 	}
+	b.WriteString(Separator)
+	writeRest(&b, files, folded)
+	b.WriteString(SitesSeparator)
 	last := -1
 	for i := 0; i < len(sites); {
 		s := sites[i]
@@ -41,8 +50,6 @@ func render(files []patchFile, folded [][][]bool, patterns []Pattern, sites []si
 		writeSites(&b, sites[i:j], patterns)
 		i = j
 	}
-	b.WriteString(separator)
-	writeRest(&b, files, folded)
 	return b.Bytes()
 }
 

@@ -67,6 +67,11 @@ type Cursor struct {
 	// many the whole reply takes, as the first part counted them by the
 	// pager's own cut (0: not counted).
 	Part, Parts int
+	// Folded: a diff folded by collapseRepeated, the byte offset in its
+	// patterns and sites where the next part goes on (their length once
+	// they are all shown: the rest goes on from File and the fields after
+	// it); 0 in a diff not folded.
+	Folded int
 }
 
 // CursorKeyBytes is the size of a cursor key: the command makes keys of
@@ -89,7 +94,7 @@ const (
 	argsDigestLen  = 8
 	// cursorVersion starts a cursor's bytes: a cursor of another layout
 	// is refused as damaged.
-	cursorVersion = 4
+	cursorVersion = 5
 )
 
 // NewKey is the key of secret; an empty secret is a random key of
@@ -162,7 +167,7 @@ func (k Key) Encode(c Cursor, fullName string) string {
 		}
 		b = appendCommit(b, commit)
 	}
-	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message), c.Byte, c.LineBytes, int64(c.Part), int64(c.Parts)} {
+	for _, v := range []int64{int64(c.File), int64(c.Section), c.Line, int64(c.Files), c.Bytes, int64(c.Split), c.SplitBytes, int64(c.Parent), int64(c.Message), c.Byte, c.LineBytes, int64(c.Part), int64(c.Parts), int64(c.Folded)} {
 		b = binary.AppendUvarint(b, uint64(v))
 	}
 	b = append(b, k.mac(b, c.Tool)...)
@@ -282,7 +287,7 @@ func (k Key) Open(s, tool string) (Cursor, error) {
 		}
 		c.Commits, rest = append(c.Commits, commit), more
 	}
-	var v [13]int64
+	var v [14]int64
 	for i := range v {
 		u, n := binary.Uvarint(rest)
 		if n <= 0 || u > math.MaxInt64 {
@@ -290,13 +295,13 @@ func (k Key) Open(s, tool string) (Cursor, error) {
 		}
 		v[i], rest = int64(u), rest[n:]
 	}
-	if len(rest) != 0 || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[3] > math.MaxInt32 || v[5] > math.MaxInt32 || v[7] > math.MaxInt32 || v[8] > math.MaxInt32 || v[11] > math.MaxInt32 || v[12] > math.MaxInt32 {
+	if len(rest) != 0 || v[0] > math.MaxInt32 || v[1] > math.MaxInt32 || v[3] > math.MaxInt32 || v[5] > math.MaxInt32 || v[7] > math.MaxInt32 || v[8] > math.MaxInt32 || v[11] > math.MaxInt32 || v[12] > math.MaxInt32 || v[13] > math.MaxInt32 {
 		return Cursor{}, damaged
 	}
 	c.File, c.Section, c.Line, c.Files, c.Bytes = int(v[0]), int(v[1]), v[2], int(v[3]), v[4]
 	c.Split, c.SplitBytes, c.Parent, c.Message = int(v[5]), v[6], int(v[7]), int(v[8])
 	c.Byte, c.LineBytes = v[9], v[10]
-	c.Part, c.Parts = int(v[11]), int(v[12])
+	c.Part, c.Parts, c.Folded = int(v[11]), int(v[12]), int(v[13])
 	return c, nil
 }
 

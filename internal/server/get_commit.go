@@ -28,6 +28,8 @@ type getCommitIn struct {
 	ContextLines int `json:"contextLines" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
 	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	// CollapseRepeated is get_diff's.
+	CollapseRepeated bool `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`
 	// Patch is nil when left out, which means true: a next call then
 	// carries it only when false.
 	Patch  *bool  `json:"patch,omitempty" jsonschema:"false: no patch"`
@@ -55,6 +57,8 @@ type getCommitOut struct {
 	TotalFiles    int               `json:"totalFiles" jsonschema:"files the commit changes against diffBase"`
 	Files         []diffFile        `json:"files" jsonschema:"the files this part's patch holds, in git's order"`
 	Truncated     bool              `json:"truncated" jsonschema:"true when the patch goes on in a next part"`
+	// Folded: collapseRepeated's text (folded.go).
+	Folded *string `json:"folded,omitempty" jsonschema:"with collapseRepeated: this part's share of the folded patch (files is then empty)"`
 	paging.Paged
 }
 
@@ -225,6 +229,15 @@ func (s *Server) commitPart(ctx context.Context, in getCommitIn, n int) (reply[g
 			return reply[getCommitOut]{Text: preamble + noPatchLine, Out: out}, nil
 		}
 	}
+	if in.CollapseRepeated {
+		fv, err := s.foldGitDiff(ctx, r, opts)
+		if err != nil {
+			return reply[getCommitOut]{}, err
+		}
+		if fv.files > 0 { // else the plain reply says no file differs
+			return s.commitFolded(ctx, in, digest, r, sha, against, preamble, out, fv, cur, place)
+		}
+	}
 	room := roomAfter(preamble, out)
 	patchBytes := cur.Bytes // the whole patch's, counted by the part it starts in
 	firstRoom := 0
@@ -250,6 +263,35 @@ func (s *Server) commitPart(ctx context.Context, in getCommitIn, n int) (reply[g
 	}
 	patchBytesAsked(ctx, in.MaxBytes)
 	return paging.FitPart(s.budget(ctx), room, in.MaxBytes, read, notes, build)
+}
+
+// commitFolded is a part of the commit's patch folded (collapseRepeated),
+// the first after preamble.
+func (s *Server) commitFolded(ctx context.Context, in getCommitIn, digest string, r *repo.Repository, sha, against, preamble string, out getCommitOut, fv *foldedView, cur paging.Cursor, place partPlace) (reply[getCommitOut], error) {
+	const tool = "get_commit"
+	title := fmt.Sprintf("%s: commit %s, patch against %s", r.FullName(), git.Short(sha), against)
+	if preamble != "" {
+		title = "Patch against " + against
+	}
+	fc := foldedCall{fv: fv, cur: cur, first: preamble != "", place: place, title: title, preamble: preamble, maxBytes: in.MaxBytes, hide: s.hiddenSection,
+		countKey: fmt.Sprintf("get_commit %s %s", paging.PlainJSON(in), sha)}
+	fc.next = func(c paging.Cursor) *paging.Call {
+		c.Tool, c.Args, c.Commits = tool, digest, []string{sha}
+		return paging.Continue(tool, getCommitWithCursor(in, s.cursors.Encode(c, r.FullName())))
+	}
+	fc.notes = func(p *paging.Part) string {
+		s.flagGenerated(ctx, r, sha, p)
+		return p.Notes(s.noteRules(sha))
+	}
+	// getCommit counts the parts, as it does a plain patch's.
+	return foldedPart(ctx, s, fc, func(res textReply, payload string) reply[getCommitOut] {
+		o := out
+		o.TotalFiles, o.Truncated = fv.files, res.Next != nil
+		if s.cfg.Structured {
+			o.Folded = &payload
+		}
+		return reply[getCommitOut]{Text: res.Text, Out: o, Next: res.Next}
+	})
 }
 
 // commitPart is what a get_commit part's reply is made of, besides the

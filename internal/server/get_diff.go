@@ -27,7 +27,9 @@ type getDiffIn struct {
 	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part (0: as many as fit; raised to 256 if less)"`
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
-	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	// CollapseRepeated folds the diff (folded.go).
+	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"each change repeated 3+ times once, with where; the rest as git's diff"`
 	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 }
 
@@ -96,6 +98,8 @@ type getDiffOut struct {
 	after int
 	// EmptyReason tells an empty diff from paths that matched nothing.
 	EmptyReason string `json:"emptyReason,omitempty" jsonschema:"set when the diff holds no file: noChange (no file differs between the commits) or noPathMatched (no changed file is at or under paths: they are literal paths, not globs; list_files with pathGlobs finds files by glob)"`
+	// Folded: collapseRepeated's text (folded.go).
+	Folded *string `json:"folded,omitempty" jsonschema:"with collapseRepeated: this part's share of the folded diff (files is then empty)"`
 	paging.Paged
 }
 
@@ -142,12 +146,22 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		return reply[getDiffOut]{}, err
 	}
 	out := getDiffOut{Base: sel.base, Head: sel.head, MergeBase: sel.mergeBase, Files: []diffFile{}}
+	title := fmt.Sprintf("%s: diff %s..%s", sel.repo.FullName(), git.Short(sel.base), git.Short(sel.head))
+	if sel.mergeBase != nil {
+		title += fmt.Sprintf(" from their merge base %s", git.Short(*sel.mergeBase))
+	}
+	if in.CollapseRepeated {
+		fv, err := s.foldGitDiff(ctx, sel.repo, sel.opts)
+		if err != nil {
+			return reply[getDiffOut]{}, err
+		}
+		if fv.files > 0 { // else the plain reply says why it is empty
+			return s.getDiffFolded(ctx, in, digest, sel, fv, cur, place, title, out)
+		}
+	}
 	header := func(p *paging.Part) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: diff %s..%s", sel.repo.FullName(), git.Short(sel.base), git.Short(sel.head))
-		if sel.mergeBase != nil {
-			fmt.Fprintf(&b, " from their merge base %s", git.Short(*sel.mergeBase))
-		}
+		b.WriteString(title)
 		fmt.Fprintf(&b, ": %s changed", text.Count(p.Total, "file"))
 		if patchBytes > 0 {
 			fmt.Fprintf(&b, ", %d bytes of patch", patchBytes)
@@ -235,6 +249,35 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		later.Only = &paging.Filter{Keep: later.Only.Again}
 	}
 	return s.withOmitted(ctx, later, sel.head, res)
+}
+
+// getDiffFolded is a part of the diff folded (collapseRepeated).
+func (s *Server) getDiffFolded(ctx context.Context, in getDiffIn, digest string, sel *diffSelection, fv *foldedView, cur paging.Cursor, place partPlace, title string, out getDiffOut) (reply[getDiffOut], error) {
+	const tool = "get_diff"
+	fc := foldedCall{fv: fv, cur: cur, first: in.Cursor == "", place: place, title: title, maxBytes: in.MaxBytes, hide: s.hiddenSection,
+		countKey: fmt.Sprintf("get_diff %s %s %s", paging.PlainJSON(withCursor(in, "")), sel.base, sel.head)}
+	fc.next = func(c paging.Cursor) *paging.Call {
+		c.Tool, c.Args, c.Commits = tool, digest, []string{sel.base, sel.head}
+		next := paging.Continue(tool, withCursor(in, s.cursors.Encode(c, sel.repo.FullName())))
+		next.Arguments["contextLines"] = in.ContextLines
+		return next
+	}
+	fc.notes = func(p *paging.Part) string {
+		s.flagGenerated(ctx, sel.repo, sel.head, p)
+		return p.Notes(s.noteRules(sel.head))
+	}
+	fc.count = func(ctx context.Context, cursor string) (*paging.Call, error) {
+		r, err := s.getDiff(ctx, withCursor(in, cursor))
+		return r.Next, err
+	}
+	return foldedPart(ctx, s, fc, func(r textReply, payload string) reply[getDiffOut] {
+		o := out
+		o.TotalFiles, o.PatchBytes, o.Truncated = fv.files, fv.patchBytes, r.Next != nil
+		if s.cfg.Structured {
+			o.Folded = &payload
+		}
+		return reply[getDiffOut]{Text: r.Text, Out: o, Next: r.Next}
+	})
 }
 
 // maxOmittedListed bounds the files a part lists as size_limit, as a part

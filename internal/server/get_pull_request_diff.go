@@ -27,8 +27,10 @@ type getPullRequestDiffIn struct {
 	Paths []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
-	ContextLines     int    `json:"contextLines" jsonschema:"context lines"`
-	IgnoreWhitespace bool   `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	ContextLines     int  `json:"contextLines" jsonschema:"context lines"`
+	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	// CollapseRepeated is get_diff's.
+	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`
 	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -69,7 +71,7 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 // gitOptions: the call asks for what only git's diff gives (a forge's diff
 // of the pull request has no such options).
 func (in getPullRequestDiffIn) gitOptions() bool {
-	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace
+	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace || in.CollapseRepeated
 }
 
 func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
@@ -94,6 +96,19 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	opts.Context, opts.IgnoreWhitespace = in.ContextLines, in.IgnoreWhitespace
 	name := fmt.Sprintf("%s#%d", r.FullName(), pr.Index)
+	if in.CollapseRepeated {
+		folded := opts
+		if path != "" {
+			folded.Paths = []string{path}
+		}
+		fv, err := s.foldGitDiff(ctx, r, folded)
+		if err != nil {
+			return textReply{}, err
+		}
+		if fv.files > 0 { // else the plain reply says why it is empty
+			return lb.pullRequestDiffFolded(ctx, in, path, digest, r, name, pr, fv, cur)
+		}
+	}
 	// selection is what the call selects of the diff's file list, made
 	// again for each read (a new tally of the renames paths paired).
 	selection := func() *paging.Filter {
@@ -190,6 +205,41 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		return textReply{}, errcode.New(errcode.PathDenied, "file_path %q is renamed from or to a path hidden by the server's secrets policy", path)
 	}
 	return res.textReply, nil
+}
+
+// pullRequestDiffFolded is a part of the pull request's diff folded
+// (collapseRepeated).
+func (lb localBackend) pullRequestDiffFolded(ctx context.Context, in getPullRequestDiffIn, path, digest string, r *repo.Repository, name string, pr *repo.PullRequest, fv *foldedView, cur paging.Cursor) (textReply, error) {
+	s := lb.s
+	const tool = "get_pull_request_diff"
+	first := in.Cursor == ""
+	title := fmt.Sprintf("%s (the commits of part 1)", name)
+	if first {
+		title = fmt.Sprintf("%s: base %s, head %s, merge base %s", name, pr.Base, pr.Head, pr.MergeBase)
+	}
+	if path != "" {
+		title += "; " + text.Name(path)
+	}
+	fc := foldedCall{fv: fv, cur: cur, first: first, place: placeOf(cur, first, 0), title: title, hide: s.hiddenSection,
+		countKey: fmt.Sprintf("get_pull_request_diff %s %s %s", paging.PlainJSON(in), pr.MergeBase, pr.Head)}
+	commits := []string{pr.Base, pr.MergeBase, pr.Head}
+	fc.next = func(c paging.Cursor) *paging.Call {
+		c.Tool, c.Args, c.Commits = tool, digest, commits
+		more := in
+		more.Cursor = s.cursors.Encode(c, r.FullName())
+		return paging.Continue(tool, more)
+	}
+	fc.notes = func(p *paging.Part) string {
+		s.flagGenerated(ctx, r, pr.Head, p)
+		return p.Notes(s.noteRules(pr.Head))
+	}
+	fc.count = func(ctx context.Context, cursor string) (*paging.Call, error) {
+		more := in
+		more.Cursor = cursor
+		r, err := lb.pullRequestDiff(ctx, more, path)
+		return r.Next, err
+	}
+	return foldedPart(ctx, s, fc, func(r textReply, _ string) textReply { return r })
 }
 
 // pullDiffHead is what the first line of a part of a pull request's diff

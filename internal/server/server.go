@@ -99,6 +99,8 @@ type Server struct {
 	// of cheaper routes lately made (partcount.go, cheaper_routes.go).
 	partCounts memo[int]
 	routes     memo[string]
+	// folded keeps the diffs lately folded by collapseRepeated (folded.go).
+	folded foldedViews
 	// ask is where asking the client for its roots in a tool result
 	// stands (roots.go).
 	ask rootsAsk

@@ -21,10 +21,12 @@ import (
 // and a model read as missing; and by what reaching inside a line longer
 // than a reply costs (issue 38: startByte on read_file and read_job_log,
 // start_byte on get_file_content, and a sentence on pieces in those and
-// search_code, about 650 bytes).
+// search_code, about 650 bytes); and by the diff tools' collapseRepeated
+// and lineNumbers (issue 40, about 400 bytes), within issue 41's bound for
+// the symbol tools to come: 18 KiB locally, 24 KiB through a forge.
 const (
-	maxToolsListLocal = 17*1024 + 128
-	maxToolsListForge = 23*1024 + 640
+	maxToolsListLocal = 17*1024 + 640
+	maxToolsListForge = 24 * 1024
 )
 
 // wireToolsList is the result of tools/list as a client reads it from the

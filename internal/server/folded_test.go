@@ -1,0 +1,216 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/fold"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
+)
+
+// joinFolded puts a folded diff's parts back together by the joining rule
+// (docs/contracts.md): after each part's first line, the folded text's own
+// lines (a marker line dropped, the piece after it joined to the next
+// without its line feed when the marker says it goes on, notes dropped);
+// between fold.Separator and fold.SitesSeparator, the rest's parts joined
+// as any diff's (diff.Join).
+func joinFolded(t *testing.T, parts []string) []byte {
+	t.Helper()
+	var own strings.Builder // the patterns, then the sites
+	var rest [][]byte
+	zone := zoneHead
+	piece, goesOn := false, false
+	for _, part := range parts {
+		_, body, _ := strings.Cut(part, "\n")
+		var restText strings.Builder
+		for _, l := range strings.SplitAfter(body, "\n") {
+			switch {
+			case zone == zoneRest && l == fold.SitesSeparator:
+				own.WriteString(l)
+				zone = zoneTail
+			case zone == zoneRest:
+				restText.WriteString(l)
+			case piece:
+				if goesOn {
+					l = strings.TrimSuffix(l, "\n")
+				}
+				own.WriteString(l)
+				piece = false
+			case strings.HasPrefix(l, text.PieceOpener):
+				piece, goesOn = true, strings.HasSuffix(l, text.PieceMore)
+			case strings.HasPrefix(l, "["), l == "":
+			default:
+				own.WriteString(l)
+				if l == fold.Separator {
+					zone = zoneRest
+				}
+			}
+		}
+		if p := patchOf("x\n" + restText.String()); p != "" {
+			rest = append(rest, []byte(p))
+		}
+	}
+	if zone != zoneTail {
+		t.Fatalf("the parts end before the sites")
+	}
+	joined, err := diff.Join(rest...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns, sites, _ := strings.Cut(own.String(), fold.Separator)
+	return []byte(patterns + fold.Separator + string(joined) + sites)
+}
+
+// checkRebuilds: the folded text the parts join into rebuilds git's patch
+// (fold.Normalize of it).
+func checkRebuilds(t *testing.T, parts []string, patch string) []byte {
+	t.Helper()
+	folded := joinFolded(t, parts)
+	got, err := fold.Rebuild(folded)
+	if err != nil {
+		t.Fatalf("rebuilding the joined parts: %v\n%.2000s", err, folded)
+	}
+	want, err := fold.Normalize([]byte(patch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the %d parts rebuild %d bytes, not git's %d", len(parts), len(got), len(want))
+	}
+	return folded
+}
+
+// renameIn300 is a substitution in 300 files, one of which also changes
+// another line: the change a review must not miss.
+func renameIn300(t *testing.T) (r *testrepo.Repo, base, head string) {
+	r = testrepo.New(t)
+	body := func(name string) string {
+		var b strings.Builder
+		for i := range 12 {
+			fmt.Fprintf(&b, "int %s_%d(int argc, const char **argv)\n{\n\treturn run(argc, argv + 1);\n}\n", name, i)
+		}
+		return b.String()
+	}
+	for i := range 300 {
+		r.Write(fmt.Sprintf("src/f%03d.c", i), body(fmt.Sprintf("f%d", i)))
+	}
+	base = r.Commit("base")
+	for i := range 300 {
+		s := strings.ReplaceAll(body(fmt.Sprintf("f%d", i)), "const char **argv)", "const char **argv, struct repository *repo)")
+		if i == 217 {
+			s = strings.Replace(s, "return run(argc, argv + 1);", "return run(argc, argv);", 1)
+		}
+		r.Write(fmt.Sprintf("src/f%03d.c", i), s)
+	}
+	return r, base, r.Commit("head")
+}
+
+// A substitution in 300 files folds to its pattern, and the one line that
+// breaks it is in the first part, in full, at every budget; the parts
+// rebuild git's patch.
+func TestFoldedDiffShowsTheOddLineFirst(t *testing.T) {
+	r, base, head := renameIn300(t)
+	patch := r.Git("diff", "-M", base, head)
+	for _, max := range []int{8000, 12000, 65536} {
+		h := serve(t, r, withMaxBytes(max), withTextOnly())
+		res := drainResults(t, h, "get_diff", args("base", base, "head", head, "collapseRepeated", true))
+		parts := make([]string, len(res))
+		for i, p := range res {
+			parts[i] = textOf(p)
+		}
+		if !strings.Contains(parts[0], "-\treturn run(argc, argv + 1);\n+\treturn run(argc, argv);\n") {
+			t.Fatalf("max %d: the odd line is not in the first part in full:\n%s", max, parts[0])
+		}
+		if !strings.Contains(parts[0], "7200 of 7202 changed lines follow 1 pattern") {
+			t.Fatalf("max %d: the first part does not count the pattern's lines:\n%.600s", max, parts[0])
+		}
+		folded := checkRebuilds(t, parts, patch)
+		if len(folded)*2 > len(patch) {
+			t.Errorf("max %d: folded %d bytes of a %d-byte patch", max, len(folded), len(patch))
+		}
+		plain := drainResults(t, h, "get_diff", args("base", base, "head", head))
+		if len(res)*2 > len(plain) {
+			t.Errorf("max %d: %d folded parts against %d plain", max, len(res), len(plain))
+		}
+	}
+}
+
+// A site's new line longer than a part comes in pieces, and a hidden file
+// that repeats the edit is neither a site nor in the rest: the reply names
+// it as the plain diff does.
+func TestFoldedDiffPiecesAndHiddenFiles(t *testing.T) {
+	r := testrepo.New(t)
+	long := strings.Repeat("é€😀x[", 20_000/11)
+	for i := range 4 {
+		r.Write(fmt.Sprintf("f%d.txt", i), "a "+long+" old\nkeep\n")
+	}
+	r.Write(".env", "a "+long+" old\nSECRET=1\n")
+	base := r.Commit("base")
+	for i := range 4 {
+		r.Write(fmt.Sprintf("f%d.txt", i), "a "+long+" new\nkeep\n")
+	}
+	r.Write(".env", "a "+long+" new\nSECRET=2\n")
+	head := r.Commit("head")
+	h := serve(t, r, withMaxBytes(8000), withTextOnly())
+	res := drainResults(t, h, "get_diff", args("base", base, "head", head, "collapseRepeated", true))
+	parts := make([]string, len(res))
+	all := ""
+	for i, p := range res {
+		parts[i] = textOf(p)
+		all += parts[i]
+	}
+	if strings.Contains(all, "SECRET") {
+		t.Fatal("a hidden file's lines are in the reply")
+	}
+	if !strings.Contains(all, ".env") {
+		t.Fatal("the hidden file is not named")
+	}
+	if !strings.Contains(all, text.PieceOpener) {
+		t.Fatal("no line came in pieces")
+	}
+	visible := r.Git("diff", "-M", base, head, "--", ".", ":!.env")
+	folded := joinFolded(t, parts)
+	got, err := fold.Rebuild(folded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hidden file's section is its header lines only.
+	want, _ := fold.Normalize([]byte(visible))
+	if !bytes.Contains(got, want[:100]) || !bytes.Contains(folded, []byte("#1 4 lines edited: `old` → `new`")) {
+		t.Fatalf("the folded text does not show the four visible sites:\n%.1000s", folded)
+	}
+}
+
+// Each diff tool folds: get_commit after its commit, get_pull_request_diff
+// as get_diff; a cursor is bound to collapseRepeated.
+func TestEveryDiffToolFolds(t *testing.T) {
+	r, base, head := renameIn300(t)
+	r.Git("update-ref", "refs/pull/7/head", head)
+	r.Git("update-ref", "refs/heads/main", base)
+	patch := r.Git("diff", "-M", base, head)
+	h := serve(t, r, withMaxBytes(12000), withTextOnly())
+	for _, c := range []struct {
+		tool string
+		a    map[string]any
+	}{
+		{"get_commit", args("ref", head, "collapseRepeated", true)},
+		{"get_pull_request_diff", args("index", 7, "collapseRepeated", true)},
+	} {
+		res := drainResults(t, h, c.tool, c.a)
+		parts := make([]string, len(res))
+		for i, p := range res {
+			parts[i] = textOf(p)
+		}
+		if c.tool == "get_commit" {
+			_, parts[0], _ = strings.Cut(parts[0], "\nPatch against ")
+		}
+		checkRebuilds(t, parts, patch)
+	}
+	first := h.call("get_diff", args("base", base, "head", head, "collapseRepeated", true))
+	next := nextOf(t, first)
+	h.fails("get_diff", args("base", base, "head", head, "cursor", next.Arguments["cursor"]), "INVALID_ARGUMENT")
+}
