@@ -35,6 +35,8 @@ type foldedCall struct {
 	// notes are the notes of a part of the rest (paging.Part.Notes).
 	notes func(*paging.Part) string
 	hide  func(diff.Header) bool
+	// lineNumbers numbers the rest's hunk lines (diff_numbers.go).
+	lineNumbers bool
 	// count calls for a part from a cursor, to count the parts; countKey
 	// names the diff and the call.
 	count    partCall
@@ -185,9 +187,10 @@ func foldedRest[R paging.Wirer](ctx context.Context, s *Server, fc foldedCall, s
 			part.CursorAt(&c)
 			next = fc.nextAt(c)
 		}
+		patch, note := shownPatch(fc.lineNumbers, part)
 		got := sh
-		got.body += string(part.Page.Text) + notes
-		got.shown += string(part.Page.Text)
+		got.body += patch + note + notes
+		got.shown += patch
 		got.about = append(slices.Clip(got.about), "the rest, "+part.Range())
 		r := finish(got, next)
 		builds[r.Wire().Text] = built{got, next, part.Next == nil}

@@ -28,7 +28,8 @@ type getCommitIn struct {
 	ContextLines int `json:"contextLines" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
 	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
-	// CollapseRepeated is get_diff's.
+	// LineNumbers and CollapseRepeated are get_diff's.
+	LineNumbers      bool `json:"lineNumbers,omitempty" jsonschema:"as get_diff's"`
 	CollapseRepeated bool `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`
 	// Patch is nil when left out, which means true: a next call then
 	// carries it only when false.
@@ -273,7 +274,7 @@ func (s *Server) commitFolded(ctx context.Context, in getCommitIn, digest string
 	if preamble != "" {
 		title = "Patch against " + against
 	}
-	fc := foldedCall{fv: fv, cur: cur, first: preamble != "", place: place, title: title, preamble: preamble, maxBytes: in.MaxBytes, hide: s.hiddenSection,
+	fc := foldedCall{fv: fv, cur: cur, first: preamble != "", place: place, title: title, preamble: preamble, maxBytes: in.MaxBytes, hide: s.hiddenSection, lineNumbers: in.LineNumbers,
 		countKey: fmt.Sprintf("get_commit %s %s", paging.PlainJSON(in), sha)}
 	fc.next = func(c paging.Cursor) *paging.Call {
 		c.Tool, c.Args, c.Commits = tool, digest, []string{sha}
@@ -333,8 +334,8 @@ func commitReply(c commitPart, r *repo.Repository, out getCommitOut, part *pagin
 	}
 	if !c.deferred {
 		out.Files = c.s.partFiles(part)
-		b.Write(part.Page.Text)
-		b.WriteString(partNotes)
+		patch, note := shownPatch(c.in.LineNumbers, part)
+		b.WriteString(patch + note + partNotes)
 	}
 	res := reply[getCommitOut]{Text: b.String(), Out: out}
 	if next != nil {

@@ -28,8 +28,10 @@ type getDiffIn struct {
 	ContextLines int      `json:"contextLines,omitempty" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
 	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	// LineNumbers numbers the patch's hunk lines (diff_numbers.go).
+	LineNumbers bool `json:"lineNumbers,omitempty" jsonschema:"old and new numbers on each diff line"`
 	// CollapseRepeated folds the diff (folded.go).
-	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"each change repeated 3+ times once, with where; the rest as git's diff"`
+	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"each change made 3+ times shown once, with where"`
 	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 }
 
@@ -210,7 +212,8 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	empty := "No file differs.\n"
 	build := func(part *paging.Part, partNotes string) reply[getDiffOut] {
 		out.PatchBytes = patchBytes
-		return s.diffReply(tool, in, digest, sel, out, part, place, partNotesText(header(part), empty, part, partNotes))
+		patch, note := shownPatch(in.LineNumbers, part)
+		return s.diffReply(tool, in, digest, sel, out, part, place, partNotesText(header(part), empty, part.Total, patch, note+partNotes))
 	}
 	patchBytesAsked(ctx, in.MaxBytes)
 	res, err := paging.FitPart(s.budget(ctx), s.budget(ctx).PayloadRoom(probe), in.MaxBytes, read, notes, build)
@@ -254,7 +257,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 // getDiffFolded is a part of the diff folded (collapseRepeated).
 func (s *Server) getDiffFolded(ctx context.Context, in getDiffIn, digest string, sel *diffSelection, fv *foldedView, cur paging.Cursor, place partPlace, title string, out getDiffOut) (reply[getDiffOut], error) {
 	const tool = "get_diff"
-	fc := foldedCall{fv: fv, cur: cur, first: in.Cursor == "", place: place, title: title, maxBytes: in.MaxBytes, hide: s.hiddenSection,
+	fc := foldedCall{fv: fv, cur: cur, first: in.Cursor == "", place: place, title: title, maxBytes: in.MaxBytes, hide: s.hiddenSection, lineNumbers: in.LineNumbers,
 		countKey: fmt.Sprintf("get_diff %s %s %s", paging.PlainJSON(withCursor(in, "")), sel.base, sel.head)}
 	fc.next = func(c paging.Cursor) *paging.Call {
 		c.Tool, c.Args, c.Commits = tool, digest, []string{sel.base, sel.head}
@@ -332,17 +335,12 @@ func (s *Server) withOmitted(ctx context.Context, q paging.Request, head string,
 }
 
 // partNotesText is a part's text: its header, the patch (or empty, when
-// the part's diff has no file) and notes.
-func partNotesText(header, empty string, part *paging.Part, notes string) string {
-	var b strings.Builder
-	b.Grow(len(header) + len(part.Page.Text) + len(notes) + len(empty))
-	b.WriteString(header)
-	if part.Total == 0 {
-		b.WriteString(empty)
+// the diff has no file) and notes.
+func partNotesText(header, empty string, total int, patch, notes string) string {
+	if total > 0 {
+		empty = ""
 	}
-	b.Write(part.Page.Text)
-	b.WriteString(notes)
-	return b.String()
+	return header + empty + patch + notes
 }
 
 // diffReply is get_diff's reply for a part, with its text.

@@ -29,7 +29,8 @@ type getPullRequestDiffIn struct {
 	// would get the default and no longer match its cursor.
 	ContextLines     int  `json:"contextLines" jsonschema:"context lines"`
 	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
-	// CollapseRepeated is get_diff's.
+	// LineNumbers and CollapseRepeated are get_diff's.
+	LineNumbers      bool   `json:"lineNumbers,omitempty" jsonschema:"as get_diff's"`
 	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`
 	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
@@ -71,7 +72,7 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 // gitOptions: the call asks for what only git's diff gives (a forge's diff
 // of the pull request has no such options).
 func (in getPullRequestDiffIn) gitOptions() bool {
-	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace || in.CollapseRepeated
+	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace || in.CollapseRepeated || in.LineNumbers
 }
 
 func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
@@ -143,7 +144,7 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
 		// them), and what the part's notes say.
-		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && q.Only.Note() == "" && q.Only.Missed() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && !in.LineNumbers && q.Only.Note() == "" && q.Only.Missed() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
 		switch {
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
@@ -180,7 +181,8 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	build := func(part *paging.Part, partNotes string) pullDiffPart {
 		head := pullDiffHead{name: name, base: pr.Base, head: pr.Head, mergeBase: pr.MergeBase, first: first, path: path, paths: len(opts.Paths) > 0, files: files, size: size, place: place}
-		out := textReply{Text: head.text(part) + string(part.Page.Text) + partNotes}
+		patch, note := shownPatch(in.LineNumbers, part)
+		out := textReply{Text: head.text(part) + patch + note + partNotes}
 		if part.Next != nil {
 			c := paging.Cursor{Tool: tool, Args: digest, Commits: []string{pr.Base, pr.MergeBase, pr.Head}, Files: files, Bytes: size}
 			part.CursorAt(&c)
@@ -220,7 +222,7 @@ func (lb localBackend) pullRequestDiffFolded(ctx context.Context, in getPullRequ
 	if path != "" {
 		title += "; " + text.Name(path)
 	}
-	fc := foldedCall{fv: fv, cur: cur, first: first, place: placeOf(cur, first, 0), title: title, hide: s.hiddenSection,
+	fc := foldedCall{fv: fv, cur: cur, first: first, place: placeOf(cur, first, 0), title: title, hide: s.hiddenSection, lineNumbers: in.LineNumbers,
 		countKey: fmt.Sprintf("get_pull_request_diff %s %s %s", paging.PlainJSON(in), pr.MergeBase, pr.Head)}
 	commits := []string{pr.Base, pr.MergeBase, pr.Head}
 	fc.next = func(c paging.Cursor) *paging.Call {
