@@ -214,3 +214,37 @@ func TestEveryDiffToolFolds(t *testing.T) {
 	next := nextOf(t, first)
 	h.fails("get_diff", args("base", base, "head", head, "cursor", next.Arguments["cursor"]), "INVALID_ARGUMENT")
 }
+
+// A pull request whose changed lines mostly follow patterns says so in
+// get_pull_request's first line and in its whole diff's first part, with
+// both counts, each the parts a drain takes; one that does not, says
+// nothing of it.
+func TestFoldOfferSaysBothCounts(t *testing.T) {
+	r, base, head := renameIn300(t)
+	r.Git("update-ref", "refs/pull/7/head", head)
+	r.Git("reset", "-q", "--hard", base)
+	for i := range 40 {
+		r.Write(fmt.Sprintf("p/%d.txt", i), strings.Repeat(fmt.Sprintf("unique line %d %d\n", i, i*7), 30))
+	}
+	r.Git("update-ref", "refs/pull/8/head", r.Commit("no pattern"))
+	r.Git("reset", "-q", "--hard", base)
+	h := serve(t, r, withMaxBytes(8000), withTextOnly())
+	plain := len(drainResults(t, h, "get_pull_request_diff", args("index", 7)))
+	folded := len(drainResults(t, h, "get_pull_request_diff", args("index", 7, "collapseRepeated", true)))
+	if folded >= plain {
+		t.Fatalf("folded %d parts, plain %d", folded, plain)
+	}
+	want := fmt.Sprintf("7200 of its 7202 changed lines follow 1 pattern: collapseRepeated reads it in %d parts", folded)
+	if got := h.ok("get_pull_request", args("index", 7)); !strings.Contains(strings.SplitN(got, "\n", 2)[0], want) {
+		t.Fatalf("get_pull_request's first line does not say %q:\n%.600s", want, got)
+	}
+	note := fmt.Sprintf("[note: 7200 of 7202 changed lines follow 1 pattern: collapseRepeated reads this diff in %d parts instead of %d]", folded, plain)
+	if got := h.ok("get_pull_request_diff", args("index", 7)); !strings.Contains(got, note) {
+		t.Fatalf("the first part does not say %q", note)
+	}
+	for _, tool := range []string{"get_pull_request", "get_pull_request_diff"} {
+		if got := h.ok(tool, args("index", 8)); strings.Contains(got, "collapseRepeated") {
+			t.Fatalf("%s offers collapseRepeated for a diff without patterns:\n%.600s", tool, got)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
@@ -296,11 +297,33 @@ func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, com
 	in.Cursor = ""
 	key := fmt.Sprintf("get_pull_request_diff %s %v", paging.PlainJSON(in), commits)
 	routes := s.firstPartRoutes(ctx, in, commits, files, size, key)
-	// The count's first part holds the same note as the agent's.
-	ctx = context.WithValue(ctx, routesKey{}, routes)
-	// The count is of parts that hold routes: a count made with other
-	// routes (a size not known, a note not made in time) is another.
-	return s.countParts(ctx, key+"\x00"+routes, files, guessParts(s.budget(ctx), size), call), routes
+	count := func(routes string) int {
+		// The count's first part holds the same note as the agent's.
+		ctx := context.WithValue(ctx, routesKey{}, routes)
+		// The count is of parts that hold routes: a count made with other
+		// routes (a size not known, a note not made in time) is another.
+		return s.countParts(ctx, key+"\x00"+routes, files, guessParts(s.budget(ctx), size), call)
+	}
+	offer, ok := s.foldOffer(ctx, in, commits)
+	if !ok {
+		return count(routes), routes
+	}
+	// The offer names the count, which is of parts that hold the offer:
+	// counted with a guess as long as the count, as countParts does.
+	n := guessParts(s.budget(ctx), size)
+	for range 2 {
+		counted := count(offer.note(n) + routes)
+		if len(strconv.Itoa(counted)) == len(strconv.Itoa(n)) {
+			n = counted
+			break
+		}
+		n = counted
+	}
+	if n <= offer.parts {
+		// Folding does not pay at this budget.
+		return count(routes), routes
+	}
+	return n, offer.note(n) + routes
 }
 
 // guessParts is about how many parts a patch of size bytes takes at b: a

@@ -19,16 +19,16 @@ import (
 // instructions are what a client shows a model about the server as a whole:
 // the rules every tool shares and the review workflow, in at most 1,500
 // characters (TestInstructions).
-const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + paging.MetaKeyNext + `"); make it as given, never guess arguments. A \ that starts a line of a file or text is the server's, not in it: it marks a line that reads like one of the server's own, and a [framed: …] note names it. owner and repo may be left out when one repository is served.
+const instructions = `Read-only access to git repositories and their pull requests. Every reply is bounded: a partial reply ends with the exact call for the next part (also in the result's _meta "` + paging.MetaKeyNext + `"); make it as given, never guess arguments. A \ starting a line of a file or text is the server's: it marks a line that reads like one of the server's own, and a [framed: …] note names it. owner and repo may be left out when one repository is served.
 
 Reviewing a pull request:
-1. get_pull_request: its purpose, base, head, and how many parts the whole diff takes. To pick files instead, list_pull_request_files: their line counts and patch sizes.
-2. get_pull_request_diff: ` + wholeDiff + ` To read a few: file_path (one file) or paths (files and directories).
+1. get_pull_request: its purpose, base, head, how many parts the whole diff takes. To pick files instead: list_pull_request_files, with sizes.
+2. get_pull_request_diff: ` + wholeDiff + ` If step 1 says lines follow patterns, collapseRepeated=true. To read a few: file_path (one file) or paths (files and directories).
 3. Read code at the pull request's head, not the default branch: read_file with ref=refs/pull/<index>/head or the head SHA.
 4. Callers and other uses, at the head: search_code with the same ref (*.c matches at any depth).
 5. When a change needs its reason: list_commits with index=<index>, get_commit, blame; list_commits with one path and follow=true goes on through renames.
 
-Comparing two refs instead: list_changed_files, then get_diff with base and head. list_files finds files by name, search_code text in them, list_repositories what is served. The prompts review_pull_request and review_changes lay this out for one request.`
+Comparing two refs instead: list_changed_files, then get_diff with base and head. list_files finds files by name, search_code text, list_repositories what is served. Prompts review_pull_request and review_changes give the calls.`
 
 // prompts are the server's MCP prompts: the review workflow with the
 // actual calls for one request (Claude Code offers them as slash commands).
@@ -142,6 +142,7 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 	}
 	steps = append(steps, []step{
 		{"get_pull_request_diff", pr, "The whole diff, in the parts get_pull_request counted. " + wholeDiff + " " + followNext},
+		{"get_pull_request_diff", with("index", index, "collapseRepeated", true), "Instead, when get_pull_request says most changed lines follow patterns: each repeated change once, with where it is, and every other change in full, first: read what breaks a pattern closely. lineNumbers=true numbers each line to cite."},
 		{"list_pull_request_files", pr, "Only to pick files, when you do not read it whole: the files with status, line counts and patch sizes (test and generated files marked)."},
 		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "One chosen file's changes, when you read only a few."},
 		{"get_pull_request_diff", with("index", index, "paths", []string{"<DIR>/", "<PATH>"}), "Or a directory, or a group of files, in one go: paths takes files and directories (both sides of a rename)."},
@@ -174,7 +175,7 @@ func (s *Server) reviewChanges(_ context.Context, req *mcp.GetPromptRequest) (*m
 	}
 	steps := []step{
 		{"list_changed_files", with("base", base, "head", head), "The files changed on head since it branched from base, with status and line counts."},
-		{"get_diff", with("base", base, "head", head), "The whole diff. " + wholeDiff + " " + followNext},
+		{"get_diff", with("base", base, "head", head), "The whole diff. " + wholeDiff + " " + followNext + " When one change is repeated in many places, collapseRepeated=true shows it once, with where, and every other change in full."},
 		{"get_diff", with("base", base, "head", head, "paths", []string{"<PATH>"}), "Chosen files' or directories' changes, when you read only a few."},
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at head."},
 		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at head."},

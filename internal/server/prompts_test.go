@@ -22,7 +22,7 @@ func TestInstructions(t *testing.T) {
 		t.Fatalf("instructions are %d characters, over 1,500", n)
 	}
 	for _, want := range []string{"get_pull_request_diff", "refs/pull/<index>/head", "search_code", "blame", "list_commits", paging.MetaKeyNext,
-		wholeDiff, "file_path (one file)", "paths (files and directories)", "follow=true", "[framed: …] note"} {
+		wholeDiff, "file_path (one file)", "paths (files and directories)", "follow=true", "[framed: …] note", "collapseRepeated=true"} {
 		if !strings.Contains(instructions, want) {
 			t.Errorf("instructions do not mention %q", want)
 		}

@@ -174,7 +174,11 @@ func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index i
 	case n == 1:
 		return "the whole diff fits one reply"
 	case n > 1:
-		return fmt.Sprintf("the whole diff: %d parts at this client's budget", n)
+		whole := fmt.Sprintf("the whole diff: %d parts at this client's budget", n)
+		if o, ok := s.foldOffer(ctx, in, commits); ok && o.parts < n {
+			whole += fmt.Sprintf("; %d of its %d changed lines follow %s: collapseRepeated reads it in %s", o.patternLines, o.lines, text.Count(o.patterns, "pattern"), text.Count(o.parts, "part"))
+		}
+		return whole
 	case patch == 0:
 		return "" // not counted, and no size to estimate from
 	}

@@ -99,8 +99,11 @@ type Server struct {
 	// of cheaper routes lately made (partcount.go, cheaper_routes.go).
 	partCounts memo[int]
 	routes     memo[string]
-	// folded keeps the diffs lately folded by collapseRepeated (folded.go).
+	// folded keeps the diffs lately folded by collapseRepeated (folded.go),
+	// offers what folding would give the diffs lately offered it
+	// (fold_offer.go).
 	folded foldedViews
+	offers memo[foldOffer]
 	// ask is where asking the client for its roots in a tool result
 	// stands (roots.go).
 	ask rootsAsk
