@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -84,12 +85,15 @@ func throughputVersusAtLeast(perSec, frac float64, versus string) *target {
 	}}
 }
 
-func thousands(f float64) string {
-	n := int64(math.Round(f))
-	if n < 1000 {
-		return fmt.Sprint(n)
+func thousands(f float64) string { return digits(int64(math.Round(f))) }
+
+// digits is n with its thousands grouped by commas.
+func digits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
 	}
-	return fmt.Sprintf("%d,%03d", n/1000, n%1000)
+	return s
 }
 
 // rssGrowthAtMost: memory must not follow the size of the file: the peak

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/forge/forgetest"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/testrepo"
 )
@@ -350,4 +351,10 @@ func TestForgePullRequestDiffOptionsAreGits(t *testing.T) {
 			t.Errorf("%v: got %q, want git's %q", a, got, want)
 		}
 	}
+	// lineNumbers and collapseRepeated: git's diff too, numbered or folded.
+	want := f.Repo.Git("diff", "-M", base, head)
+	if got, err := diff.UnnumberLines([]byte(patchOf(h.ok("get_pull_request_diff", prArgs(1, "lineNumbers", true))))); err != nil || string(got) != want {
+		t.Errorf("lineNumbers: got %q (%v), want git's %q numbered", got, err, want)
+	}
+	checkRebuilds(t, []string{h.ok("get_pull_request_diff", prArgs(1, "collapseRepeated", true))}, want)
 }

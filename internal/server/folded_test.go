@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -247,4 +248,21 @@ func TestFoldOfferSaysBothCounts(t *testing.T) {
 			t.Fatalf("%s offers collapseRepeated for a diff without patterns:\n%.600s", tool, got)
 		}
 	}
+}
+
+// With --structured, each part's folded holds its share of the folded
+// diff, which join as the texts do.
+func TestFoldedStructured(t *testing.T) {
+	r, base, head := renameIn300(t)
+	h := serve(t, r, withMaxBytes(12000), withStructured())
+	var parts []string
+	for _, res := range drainResults(t, h, "get_diff", args("base", base, "head", head, "collapseRepeated", true)) {
+		var out getDiffOut
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, &out); err != nil || out.Folded == nil || len(out.Files) != 0 {
+			t.Fatalf("a part's structured content: %s (%v)", data, err)
+		}
+		parts = append(parts, "header\n"+*out.Folded)
+	}
+	checkRebuilds(t, parts, r.Git("diff", "-M", base, head))
 }

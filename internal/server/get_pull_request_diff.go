@@ -319,7 +319,7 @@ func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, com
 		}
 		n = counted
 	}
-	if n <= offer.parts {
+	if !offer.pays(n) {
 		// Folding does not pay at this budget.
 		return count(routes), routes
 	}
