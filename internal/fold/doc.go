@@ -11,7 +11,8 @@
 // run of letters, digits, '_' and non-ASCII bytes, or a run of blanks, or
 // any other byte alone. A single's key is its line without its indent. A
 // pattern is an edit, or a removed or an added single, that MinCount sites
-// (3 unless Options say) or more share.
+// or more share: unless Options say, 3, or 2 when its removed and added
+// texts hold LongEdit (8) bytes or more.
 //
 // What folds is chosen whole: a pair, when its run removes as many lines as
 // it adds; else the whole run. With Options.WholeHunks, the whole hunk. A

@@ -9,12 +9,19 @@ import (
 // DefaultMinCount is how many times an edit must occur, when Options does
 // not say, to be shown once as a pattern: three sites make an edit a
 // pattern; two are often a declaration and its definition, better read in
-// git's diff.
-const DefaultMinCount = 3
+// git's diff, or chance (a ")" made "," twice). But two sites of an edit
+// whose texts hold LongEdit bytes or more are a pattern: on git's pull
+// request 1497 (an 11-commit series) they fold 0.496 of the patch where
+// three sites fold 0.537.
+const (
+	DefaultMinCount = 3
+	LongEdit        = 8
+)
 
 // Options tune Fold.
 type Options struct {
-	// MinCount is the fewest sites a pattern has; 0 means DefaultMinCount.
+	// MinCount is the fewest sites a pattern has; 0 means DefaultMinCount,
+	// or 2 for an edit whose removed and added texts hold LongEdit bytes.
 	MinCount int
 	// WholeHunks folds a hunk only when all its changes follow patterns, so
 	// that the rest is git's hunks byte for byte, "@@" lines included. By
@@ -86,7 +93,13 @@ func fold(patch []byte, o Options) (*View, error) {
 	}
 	keys := &keyTable{ids: map[string]int{}}
 	cands := candidates(files, keys)
-	chosen := selectUnits(cands, len(keys.patterns), minCount, unitNumbers(cands, o.WholeHunks))
+	minFor := func(key int) int {
+		if p := keys.patterns[key]; o.MinCount <= 0 && len(p.Removed)+len(p.Added) >= LongEdit {
+			return min(minCount, 2)
+		}
+		return minCount
+	}
+	chosen := selectUnits(cands, len(keys.patterns), minFor, unitNumbers(cands, o.WholeHunks))
 
 	// folded[file][hunk] marks the hunk's lines the patterns show; nil
 	// when none.

@@ -77,7 +77,7 @@ func TestWholeHunksDropsPatternBelowMinCount(t *testing.T) {
 		patch.WriteString(plainFile(fmt.Sprintf("f%d.c", i), renamed(20)))
 	}
 	patch.WriteString(plainFile("mixed.c", hunkAt(17, 17, around("-\tload(the_repository, x);", "+\tload(repo, x);", " a", "-b", "+B")...)))
-	v := mustFold(t, patch.String(), Options{WholeHunks: true})
+	v := mustFold(t, patch.String(), Options{WholeHunks: true, MinCount: DefaultMinCount})
 	if len(v.Patterns) != 0 || string(restOf(t, v.Text)) != patch.String() {
 		t.Errorf("want no pattern and the whole patch in the rest, got\n%s", v.Text)
 	}
@@ -128,20 +128,26 @@ func TestUnequalRunFoldsWhole(t *testing.T) {
 	}
 }
 
+// By default an edit is a pattern at three sites, or at two when its
+// texts hold LongEdit bytes or more (the_repository → repo: 18); a
+// MinCount given holds for every edit.
 func TestMinCount(t *testing.T) {
-	build := func(n int) string {
+	short := hunkAt(17, 17, around("-\tload(a, x);", "+\tload(b, x);")...)
+	build := func(n int, hunk string) string {
 		var patch strings.Builder
 		for i := range n {
-			patch.WriteString(plainFile(fmt.Sprintf("f%d.c", i), renamed(20)))
+			patch.WriteString(plainFile(fmt.Sprintf("f%d.c", i), hunk))
 		}
 		return patch.String()
 	}
 	for _, c := range []struct {
 		files, minCount, patterns int
+		hunk                      string
 	}{
-		{2, 0, 0}, {3, 0, 1}, {4, 4, 1}, {3, 4, 0}, {1, 1, 1},
+		{2, 0, 1, renamed(20)}, {1, 0, 0, renamed(20)}, {2, 0, 0, short}, {3, 0, 1, short},
+		{2, 3, 0, renamed(20)}, {3, 0, 1, renamed(20)}, {4, 4, 1, renamed(20)}, {3, 4, 0, renamed(20)}, {1, 1, 1, renamed(20)},
 	} {
-		v := mustFold(t, build(c.files), Options{MinCount: c.minCount})
+		v := mustFold(t, build(c.files, c.hunk), Options{MinCount: c.minCount})
 		if len(v.Patterns) != c.patterns {
 			t.Errorf("%d files, MinCount %d: %d patterns, want %d", c.files, c.minCount, len(v.Patterns), c.patterns)
 		}

@@ -56,18 +56,18 @@ func pullRequestPatch(t *testing.T, repo string, number int) []byte {
 
 // The pull requests. target is the goal for folded/plain;
 // guard is a little above what the rules reach today, so a change that
-// folds less fails. git/git 1778 meets its goal (0.30). git/git 1497 does
-// not (0.54, 86 KB where the goal is 80): its rest is 61 KB, of which 30 KB
-// are changed lines that do not repeat (config.c's own rework is 34 KB of
-// the rest), 19 KB git's context and 11 KB headers and "@@" lines; only
-// dropping git's context or folding edits made twice would reach it.
+// folds less fails. git/git 1778 meets its goal (0.30), and so does
+// git/git 1497 (0.496) since two sites of a long edit make a pattern
+// (LongEdit): with three it took 0.54, its rest 61 KB, of which 30 KB are
+// changed lines that do not repeat (config.c's own rework is 34 KB of the
+// rest), 19 KB git's context and 11 KB headers and "@@" lines.
 var pullRequests = []struct {
 	repo          string
 	number        int
 	target, guard float64
 }{
 	{"git/git", 1778, 1.0 / 3, 0.32},
-	{"git/git", 1497, 1.0 / 2, 0.56},
+	{"git/git", 1497, 1.0 / 2, 0.50},
 	{"git/git", 2271, 1, 0.90},
 	{"git/git", 2291, 1, 0.86},
 	{"prometheus/prometheus", 10353, 1, 0.37},

@@ -189,10 +189,10 @@ func unitNumbers(cands []candidate, wholeHunks bool) func(ci, k int) int {
 	}
 }
 
-// selectUnits folds the units all of whose keys occur at least minCount
-// times in the units folded. Dropping a unit lowers the counts of its keys,
+// selectUnits folds the units all of whose keys occur at least
+// minFor(key) times in the units folded. Dropping a unit lowers the counts of its keys,
 // which may drop more units; each unit is dropped once, so this is linear.
-func selectUnits(cands []candidate, keyCount, minCount int, unitOf func(ci, k int) int) [][]bool {
+func selectUnits(cands []candidate, keyCount int, minFor func(key int) int, unitOf func(ci, k int) int) [][]bool {
 	count := make([]int, keyCount)
 	inUnits := make([][]int, keyCount)
 	var members [][][2]int // a unit's changes, as (candidate, change)
@@ -210,7 +210,7 @@ func selectUnits(cands []candidate, keyCount, minCount int, unitOf func(ci, k in
 	dropped := make([]bool, len(members))
 	var rare []int
 	for key, n := range count {
-		if n < minCount {
+		if n < minFor(key) {
 			rare = append(rare, key)
 		}
 	}
@@ -224,7 +224,7 @@ func selectUnits(cands []candidate, keyCount, minCount int, unitOf func(ci, k in
 			dropped[u] = true
 			for _, m := range members[u] {
 				other := cands[m[0]].changes[m[1]].key
-				if count[other] == minCount {
+				if count[other] == minFor(other) {
 					rare = append(rare, other)
 				}
 				count[other]--

@@ -37,8 +37,10 @@ func (o foldOffer) note(plain int) string {
 // third of its changed lines or more and its folded parts are counted; ok
 // false else.
 // Offers are kept, as counts are.
-func (s *Server) foldOffer(ctx context.Context, in getPullRequestDiffIn, commits []string) (o foldOffer, ok bool) {
-	if _, counting := assumedParts(ctx); counting || in.FilePath != "" || len(in.Paths) > 0 || in.CollapseRepeated {
+func (s *Server) foldOffer(ctx context.Context, in getPullRequestDiffIn, commits []string, size int64) (o foldOffer, ok bool) {
+	// A patch of unknown size, or too large to fold, is not offered: the
+	// offer's fold must not read what a fold would refuse.
+	if _, counting := assumedParts(ctx); counting || in.FilePath != "" || len(in.Paths) > 0 || in.CollapseRepeated || size <= 0 || size > maxFoldedPatch {
 		return foldOffer{}, false
 	}
 	in.Cursor = ""

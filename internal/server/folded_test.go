@@ -266,3 +266,28 @@ func TestFoldedStructured(t *testing.T) {
 	}
 	checkRebuilds(t, parts, r.Git("diff", "-M", base, head))
 }
+
+// A patch longer than a fold holds is TOO_LARGE with what to do instead,
+// and is not offered folded.
+func TestFoldTooLarge(t *testing.T) {
+	r := testrepo.New(t)
+	var a, b strings.Builder
+	for i := range maxFoldedPatch / 30 {
+		fmt.Fprintf(&a, "line %d of a large file\n", i)
+		fmt.Fprintf(&b, "LINE %d of a large file\n", i)
+	}
+	r.Write("big.txt", a.String())
+	base := r.Commit("base")
+	r.Write("big.txt", b.String())
+	head := r.Commit("head")
+	r.Git("update-ref", "refs/pull/3/head", head)
+	r.Git("reset", "-q", "--hard", base)
+	h := serve(t, r, withMaxBytes(65536), withTextOnly())
+	msg := h.fails("get_diff", args("base", base, "head", head, "collapseRepeated", true), "TOO_LARGE")
+	if !strings.Contains(msg, "leave collapseRepeated out") || !strings.Contains(msg, "paths") {
+		t.Fatalf("the error does not say what to do: %s", msg)
+	}
+	if got := h.ok("get_pull_request", args("index", 3)); strings.Contains(got, "collapseRepeated") {
+		t.Fatalf("a patch too large to fold is offered folded:\n%.500s", got)
+	}
+}

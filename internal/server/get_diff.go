@@ -31,7 +31,7 @@ type getDiffIn struct {
 	// LineNumbers numbers the patch's hunk lines (diff_numbers.go).
 	LineNumbers bool `json:"lineNumbers,omitempty" jsonschema:"old and new numbers on each diff line"`
 	// CollapseRepeated folds the diff (folded.go).
-	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"each change made 3+ times shown once, with where"`
+	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"each repeated change shown once, with where"`
 	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 }
 

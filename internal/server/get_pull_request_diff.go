@@ -304,7 +304,7 @@ func (s *Server) pullDiffParts(ctx context.Context, in getPullRequestDiffIn, com
 		// routes (a size not known, a note not made in time) is another.
 		return s.countParts(ctx, key+"\x00"+routes, files, guessParts(s.budget(ctx), size), call)
 	}
-	offer, ok := s.foldOffer(ctx, in, commits)
+	offer, ok := s.foldOffer(ctx, in, commits, size)
 	if !ok {
 		return count(routes), routes
 	}

@@ -175,7 +175,7 @@ func (s *Server) wholeDiffParts(ctx context.Context, owner, name string, index i
 		return "the whole diff fits one reply"
 	case n > 1:
 		whole := fmt.Sprintf("the whole diff: %d parts at this client's budget", n)
-		if o, ok := s.foldOffer(ctx, in, commits); ok && o.pays(n) {
+		if o, ok := s.foldOffer(ctx, in, commits, patch); ok && o.pays(n) {
 			whole += fmt.Sprintf("; %d of its %d changed lines follow %s: collapseRepeated reads it in %s", o.patternLines, o.lines, text.Count(o.patterns, "pattern"), text.Count(o.parts, "part"))
 		}
 		return whole
