@@ -13,12 +13,13 @@ import (
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/text"
 )
 
-// The parts of a folded diff: the folded text's head (its patterns and
-// sites, the server's own lines) by lines, a line too long for a part in
-// pieces as read_file gives them; then git's diff of the rest, cut as any
-// diff is. A part that ends the head goes on with the rest when room is
-// left. A cursor's Folded is where in the head the next part goes on, and
-// once the head is shown, the rest's position is in its other fields.
+// The parts of a folded diff, in three stretches: its patterns (the
+// server's own lines) cut after a line, a line too long for a part in
+// pieces as read_file gives them; git's diff of the rest, cut as any diff
+// is; then the sites, cut as the patterns are. A part that ends one
+// stretch goes on with the next when room is left. A cursor's Folded says
+// where the next part starts (foldedView.locate): in the patterns, in the
+// rest (at the position its other fields hold), or in the sites.
 
 // foldedCall is one call for a part of a folded diff.
 type foldedCall struct {
