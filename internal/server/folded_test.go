@@ -291,3 +291,36 @@ func TestFoldTooLarge(t *testing.T) {
 		t.Fatalf("a patch too large to fold is offered folded:\n%.500s", got)
 	}
 }
+
+// The framing rule holds in a folded diff: a site's new line and a
+// pattern's text hold copies of our lines after every character a reader
+// may not see or may take for a line break, and none reaches the start of
+// a line; the parts still rebuild git's patch once the marks are taken
+// off by the framed notes' rule.
+func TestFramingRuleFolded(t *testing.T) {
+	copies, lines := ourCopies(), hostileLines()
+	r := testrepo.New(t)
+	var before, after strings.Builder
+	for _, l := range lines {
+		before.WriteString("v = old; " + l + "\n")
+		after.WriteString("v = new; " + l + "\n")
+	}
+	r.Write("hostile.c", before.String())
+	for i := range 3 {
+		r.Write(fmt.Sprintf("f%d.c", i), "keep\n")
+	}
+	base := r.Commit("base")
+	r.Write("hostile.c", after.String())
+	for i := range 3 { // the hostile lines added whole, three times: patterns of their own
+		r.Write(fmt.Sprintf("f%d.c", i), "keep\n"+strings.Join(lines[:40], "\n")+"\n")
+	}
+	head := r.Commit("head")
+	for _, max := range []int{8000, 4 << 20} {
+		h := serve(t, r, withMaxBytes(max), withTextOnly())
+		a := args("base", base, "head", head, "collapseRepeated", true)
+		if first := h.ok("get_diff", a); !strings.Contains(first, fmt.Sprintf("#1 %d lines edited: `old` → `new`", len(lines))) || !strings.Contains(first, "[framed: ") {
+			t.Fatalf("max %d: the edit is not one pattern, or no line is framed:\n%.3000s", max, first)
+		}
+		framedCall(t, h, "get_diff", a, copiesFor("get_diff", copies))
+	}
+}
