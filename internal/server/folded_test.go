@@ -324,3 +324,24 @@ func TestFramingRuleFolded(t *testing.T) {
 		framedCall(t, h, "get_diff", a, copiesFor("get_diff", copies))
 	}
 }
+
+// Every client's rule holds for a folded diff's parts, and each client's
+// drain rebuilds git's patch: VS Code's items, Codex's 12,000 bytes,
+// Claude Code's declared size.
+func TestFoldedDiffFitsEveryClient(t *testing.T) {
+	r, base, head := renameIn300(t)
+	patch := r.Git("diff", "-M", base, head)
+	for _, rule := range clientRules {
+		h := serveAs(t, r, rule.name, nil, withTextOnly())
+		declared := declaredSizes(t, h)["get_diff"]
+		res := drainResults(t, h, "get_diff", args("base", base, "head", head, "collapseRepeated", true))
+		parts := make([]string, len(res))
+		for i, p := range res {
+			if cut := rule.cuts(p, declared); cut != "" {
+				t.Errorf("%s, part %d of %d: %s", rule.name, i+1, len(res), cut)
+			}
+			parts[i] = textOf(p)
+		}
+		checkRebuilds(t, parts, patch)
+	}
+}
