@@ -138,7 +138,7 @@ func TestToolSelection(t *testing.T) {
 		{"serve", "--tools", "grep"},
 	} {
 		_, stderr, code := runBinary(t, r.Dir, nil, args...)
-		if code != 1 || !strings.Contains(stderr, `no tool "grep"`) || !strings.Contains(stderr, "list_repositories, read_file, read_job_log, search_code") {
+		if code != 1 || !strings.Contains(stderr, `no tool "grep"`) || !strings.Contains(stderr, "list_repositories, list_symbols, read_file, read_job_log, search_code") {
 			t.Errorf("%v: code %d, %q", args, code, stderr)
 		}
 	}

@@ -32,6 +32,7 @@ var decoders = map[string]func(json.RawMessage, argcheck.Schema) (any, error){
 	"list_pull_request_files":    decodeAs[listPullRequestFilesIn],
 	"list_pull_request_reviews":  decodeAs[listPullRequestReviewsIn],
 	"list_repositories":          decodeAs[listRepositoriesIn],
+	"list_symbols":               decodeAs[listSymbolsIn],
 	"read_file":                  decodeAs[readFileIn],
 	"search_code":                decodeAs[searchCodeIn],
 }

@@ -27,8 +27,8 @@ import (
 const maxBlameLines = 500
 
 type blameIn struct {
-	Owner     string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo      string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner     string `json:"owner,omitempty"`
+	Repo      string `json:"repo,omitempty"`
 	Path      string `json:"path" jsonschema:"file path"`
 	Ref       string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line"`
@@ -72,8 +72,8 @@ type blameOut struct {
 var blameTool = defineTool(toolSpec{
 	Name:  "blame",
 	Title: "Blame lines",
-	Description: "Blame lines start_line..end_line of a file at ref: each line's last commit and its line number there, with the commit's author, date and summary. " +
-		"Use it for who changed given lines and why; list_commits gives a file's history, get_commit a commit's patch. Up to 500 lines a call." +
+	Description: "Blame lines start_line..end_line of a file at ref: each line's last commit, its line number there, author, date and summary; up to 500 lines a call. " +
+		"A file's history is list_commits, a commit's patch get_commit." +
 		partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "start_line", 1, 1, 1<<31-1)

@@ -19,8 +19,8 @@ import (
 )
 
 type getCommitIn struct {
-	Owner    string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo     string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner    string `json:"owner,omitempty"`
+	Repo     string `json:"repo,omitempty"`
 	Ref      string `json:"ref" jsonschema:"commit SHA, branch or tag"`
 	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part (0: as many as fit; raised to 256 if less)"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
@@ -67,8 +67,8 @@ type getCommitOut struct {
 var getCommitTool = defineTool(toolSpec{
 	Name:  "get_commit",
 	Title: "Get commit",
-	Description: "Get one commit by ref (SHA, branch or tag): message, author, parents, changed files and patch against its first parent (patch=false: none). " +
-		"Use list_commits to find commits, get_diff for a range, get_pull_request_diff for a pull request." +
+	Description: "Get one commit by ref: message, author, parents, changed files and patch against its first parent (patch=false: none). " +
+		"list_commits finds commits; get_diff diffs a range, get_pull_request_diff a pull request." +
 		partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "maxBytes", 0, 0, 1<<31-1)

@@ -18,8 +18,8 @@ import (
 )
 
 type getDiffIn struct {
-	Owner        string   `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo         string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner        string   `json:"owner,omitempty"`
+	Repo         string   `json:"repo,omitempty"`
 	Base         string   `json:"base" jsonschema:"base ref"`
 	Head         string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
 	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base (base...head) or direct (base..head)"`
@@ -109,8 +109,8 @@ type getDiffOut struct {
 var getDiffTool = defineTool(toolSpec{
 	Name:  "get_diff",
 	Title: "Get diff",
-	Description: "Get the unified diff from base to head, per file: by default (merge-base) head's changes since it branched from base. " +
-		"Use get_pull_request_diff for a pull request, get_commit for one commit, list_changed_files for the file list. " +
+	Description: "Get the unified diff from base to head (merge-base mode: head's changes since it branched). " +
+		"For a pull request get_pull_request_diff, one commit get_commit, the file list list_changed_files. " +
 		wholeDiff +
 		partEnds,
 	Tune: func(in *jsonschema.Schema) {

@@ -22,8 +22,8 @@ import (
 )
 
 type getFileContentIn struct {
-	Owner        string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo         string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner        string `json:"owner,omitempty"`
+	Repo         string `json:"repo,omitempty"`
 	Ref          string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the default branch"`
 	FilePath     string `json:"filePath" jsonschema:"file path"`
 	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line"`

@@ -15,8 +15,8 @@ import (
 )
 
 type getPullRequestIn struct {
-	Owner  string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner  string `json:"owner,omitempty"`
+	Repo   string `json:"repo,omitempty"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
@@ -85,9 +85,9 @@ type prCommit struct {
 var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
-	Description: "Get a pull request's overview by number (index): base, head, merge base, files changed; from a forge also title, description, author, state, labels, reviews and checks; " +
-		"locally its first commits (list_commits lists all), and as base refs/pull/<index>/merge^1 if fetched, else the checked-out branch. " +
-		"Call it first in a review; its first line says how many parts get_pull_request_diff takes.",
+	Description: "Get a pull request's overview by number (index): base, head, merge base, files; from a forge also title, description, author, state, labels, reviews and checks; " +
+		"locally its first commits (list_commits: all), and as base refs/pull/<index>/merge^1 if fetched, else the checked-out branch. " +
+		"Call it first: its first line says how many parts get_pull_request_diff takes.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 	},

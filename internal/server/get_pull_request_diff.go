@@ -20,8 +20,8 @@ import (
 )
 
 type getPullRequestDiffIn struct {
-	Owner    string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo     string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner    string `json:"owner,omitempty"`
+	Repo     string `json:"repo,omitempty"`
 	Index    int    `json:"index" jsonschema:"pull request number"`
 	FilePath string `json:"file_path,omitempty" jsonschema:"one file (either side of a rename)"`
 	// Paths, ContextLines and IgnoreWhitespace are get_diff's.
@@ -43,7 +43,7 @@ var getPullRequestDiffTool = defineTool(toolSpec{
 	Title: "Get pull request diff",
 	Description: "Get a pull request's unified diff by number, from the merge base as the forge shows it: whole, one file (file_path) or some (paths). " +
 		wholeDiff +
-		" Use get_diff for two refs, get_commit for one commit, list_pull_request_files for the file list." +
+		" For two refs get_diff, one commit get_commit, the file list list_pull_request_files." +
 		partEnds,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)

@@ -20,8 +20,8 @@ import (
 )
 
 type listActionRunsIn struct {
-	Owner  string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner  string `json:"owner,omitempty"`
+	Repo   string `json:"repo,omitempty"`
 	Index  int    `json:"index,omitempty" jsonschema:"pull request number"`
 	Ref    string `json:"ref,omitempty" jsonschema:"commit, branch or tag instead; neither: the default branch"`
 	Offset int    `json:"offset,omitempty" jsonschema:"runs to skip"`

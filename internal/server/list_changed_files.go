@@ -14,8 +14,8 @@ import (
 )
 
 type listChangedFilesIn struct {
-	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo   string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner  string   `json:"owner,omitempty"`
+	Repo   string   `json:"repo,omitempty"`
 	Base   string   `json:"base" jsonschema:"base ref"`
 	Head   string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
 	Mode   string   `json:"mode,omitempty" jsonschema:"as get_diff's"`
@@ -42,8 +42,8 @@ type listChangedFilesOut struct {
 var listChangedFilesTool = defineTool(toolSpec{
 	Name:  "list_changed_files",
 	Title: "List changed files",
-	Description: "List the files changed between two commits, selected as by get_diff (base, head, mode, paths), without patches: status, path, lines added and deleted, test and generated marks. " +
-		"Use it to pick what get_diff should show; list_pull_request_files for a pull request.",
+	Description: "List the files changed between two commits, selected as get_diff's (base, head, mode, paths), without patches: status, path, lines added and deleted, test and generated marks. " +
+		"It picks what get_diff shows; for a pull request, list_pull_request_files.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "head", "HEAD")
 		argcheck.SetDefault(in, "mode", modeMergeBase)

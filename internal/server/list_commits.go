@@ -18,8 +18,8 @@ import (
 )
 
 type listCommitsIn struct {
-	Owner  string   `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo   string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner  string   `json:"owner,omitempty"`
+	Repo   string   `json:"repo,omitempty"`
 	Ref    string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
 	Base   string   `json:"base,omitempty" jsonschema:"range base"`
 	Head   string   `json:"head,omitempty" jsonschema:"range head"`

@@ -26,8 +26,8 @@ import (
 const maxCountedDirs = 100
 
 type listFilesIn struct {
-	Owner     string   `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo      string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner     string   `json:"owner,omitempty"`
+	Repo      string   `json:"repo,omitempty"`
 	Path      string   `json:"path,omitempty" jsonschema:"directory; omit for the root"`
 	Ref       string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
 	Recursive bool     `json:"recursive,omitempty" jsonschema:"every file below path"`

@@ -16,8 +16,8 @@ import (
 )
 
 type listPullRequestCommentsIn struct {
-	Owner string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo  string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner string `json:"owner,omitempty"`
+	Repo  string `json:"repo,omitempty"`
 	Index int    `json:"index" jsonschema:"pull request number"`
 	Since string `json:"since,omitempty" jsonschema:"only comments updated since (RFC 3339)"`
 	// From and BodyOffset are where a partial reply stopped: a comment by

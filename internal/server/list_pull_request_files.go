@@ -20,8 +20,8 @@ import (
 )
 
 type listPullRequestFilesIn struct {
-	Owner  string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner  string `json:"owner,omitempty"`
+	Repo   string `json:"repo,omitempty"`
 	Index  int    `json:"index" jsonschema:"pull request number"`
 	Page   int    `json:"page,omitempty" jsonschema:"1-based page of limit files"`
 	Offset int    `json:"offset,omitempty" jsonschema:"files to skip"`
@@ -63,10 +63,10 @@ type listPullRequestFilesOut struct {
 var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
-	Description: "List the files a pull request (index) changes, a page (limit; offset or page) at a time: status, path, lines added and deleted, patch bytes, test and generated marks, totals first. " +
+	Description: "List the files a pull request (index) changes, a page at a time: status, path, lines added and deleted, patch bytes, test and generated marks, totals first. " +
 		"Read it before get_pull_request_diff. " +
 		wholeDiff +
-		" Use list_changed_files for two refs.",
+		" For two refs, list_changed_files.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 		argcheck.SetInt(in, "page", 1, 1, 1<<31-1)

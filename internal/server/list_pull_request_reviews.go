@@ -21,8 +21,8 @@ import (
 )
 
 type listPullRequestReviewsIn struct {
-	Owner      string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo       string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner      string `json:"owner,omitempty"`
+	Repo       string `json:"repo,omitempty"`
 	Index      int    `json:"index" jsonschema:"pull request number"`
 	Path       string `json:"path,omitempty" jsonschema:"only threads on this file"`
 	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"only unresolved threads"`

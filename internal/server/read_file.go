@@ -19,8 +19,8 @@ import (
 )
 
 type readFileIn struct {
-	Owner     string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo      string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner     string `json:"owner,omitempty"`
+	Repo      string `json:"repo,omitempty"`
 	Path      string `json:"path" jsonschema:"file path"`
 	Ref       string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the work tree (HEAD if bare)"`
 	StartLine int    `json:"startLine,omitempty" jsonschema:"first line"`
@@ -75,8 +75,8 @@ func linePieces(pieces []text.Piece) []linePiece {
 var readFileTool = defineTool(toolSpec{
 	Name:  "read_file",
 	Title: "Read file",
-	Description: "Read lines startLine..endLine (1-based) of a file at ref, as many as fit one reply, with its line count. " +
-		"Use it to read code around a change or match; get_file_content is the Gitea-compatible sibling, refusing large files. A binary file is named, not shown. " +
+	Description: "Read lines startLine..endLine (1-based) of a file at ref, as many as fit, with its line count: code around a change or match. " +
+		"get_file_content is the Gitea-compatible sibling, refusing large files. A binary file is named, not shown. " +
 		inPieces +
 		partialNext,
 	Tune: func(in *jsonschema.Schema) {

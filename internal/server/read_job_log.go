@@ -18,8 +18,8 @@ import (
 )
 
 type readJobLogIn struct {
-	Owner     string `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo      string `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner     string `json:"owner,omitempty"`
+	Repo      string `json:"repo,omitempty"`
 	JobID     int64  `json:"jobId" jsonschema:"job id from list_action_runs"`
 	StartLine int    `json:"startLine,omitempty" jsonschema:"first line"`
 	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line; omit for as far as fits"`

@@ -35,6 +35,7 @@ var registry = []*ToolDef{
 	listPullRequestFilesTool,
 	listPullRequestReviewsTool,
 	listRepositoriesTool,
+	listSymbolsTool,
 	readFileTool,
 	readJobLogTool,
 	searchCodeTool,

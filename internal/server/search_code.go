@@ -26,8 +26,8 @@ const (
 )
 
 type searchCodeIn struct {
-	Owner         string   `json:"owner,omitempty" jsonschema:"repository owner"`
-	Repo          string   `json:"repo,omitempty" jsonschema:"repository name"`
+	Owner         string   `json:"owner,omitempty"`
+	Repo          string   `json:"repo,omitempty"`
 	Query         string   `json:"query" jsonschema:"text to find"`
 	Regex         bool     `json:"regex,omitempty" jsonschema:"query is a POSIX extended regex"`
 	CaseSensitive bool     `json:"caseSensitive,omitempty" jsonschema:"match case"`
@@ -63,8 +63,8 @@ type searchCodeOut struct {
 var searchCodeTool = defineTool(toolSpec{
 	Name:  "search_code",
 	Title: "Search code",
-	Description: "Search file contents with git grep: a fixed string (case-insensitive by default) or POSIX extended regex; each match's path, line and text. " +
-		"Use it to find callers and uses; list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files. " +
+	Description: "Search file contents with git grep, a fixed string (case-insensitive by default) or POSIX extended regex: each match's path, line and text, for callers and uses. " +
+		"list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files. " +
 		"A line over 500 bytes shows its first piece; its [line …] marker's read_file call reads on." +
 		partialNext,
 	Tune: func(in *jsonschema.Schema) {

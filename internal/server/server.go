@@ -104,6 +104,8 @@ type Server struct {
 	// (fold_offer.go).
 	folded foldedViews
 	offers memo[foldOffer]
+	// outlines keeps the files lately parsed (outlines.go).
+	outlines outlineCache
 	// ask is where asking the client for its roots in a tool result
 	// stands (roots.go).
 	ask rootsAsk
