@@ -86,9 +86,9 @@ func errFoldTooLarge(what string) error {
 	return errcode.New(errcode.TooLarge, "%s is longer than the %d bytes collapseRepeated folds at once: leave collapseRepeated out to read it in parts, or narrow it with paths, or read it commit by commit with get_commit", what, maxFoldedPatch)
 }
 
-// foldPatch folds the patch read gives (git's, or a forge's), its hidden
-// files' sections (hide) cut to their header lines so that no line of them
-// is in a pattern, a site or the rest; what names the diff in an error.
+// foldPatch folds git's patch, its hidden files' sections (hide) cut to
+// their header lines so that no line of them is in a pattern, a site or
+// the rest.
 func foldPatch(patch []byte, hide func(diff.Header) bool) (*foldedView, error) {
 	kept := stripHidden(patch, hide)
 	v, err := fold.Fold(kept, fold.Options{})
