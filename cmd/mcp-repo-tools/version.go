@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/syntax"
 )
 
 // The release build (scripts/release) sets these with -ldflags "-X
@@ -24,7 +26,13 @@ func buildVersion() (short, line string) {
 	if !ok {
 		info = nil
 	}
-	return versionOf(info, buildStamp{releaseVersion, releaseCommit, releaseTree}, runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
+	return versionOf(info, buildStamp{releaseVersion, releaseCommit, releaseTree}, parserDetail()+", "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH)
+}
+
+// parserDetail names what list_symbols parses with, and the languages it
+// reads: a build without cgo reads only Go (internal/syntax).
+func parserDetail() string {
+	return "symbols by " + syntax.ParserName() + " (" + strings.Join(syntax.Languages(), " ") + ")"
 }
 
 // buildStamp is what the release build set (all empty in another build).

@@ -89,7 +89,8 @@ func TestReleaseBuildVersion(t *testing.T) {
 		t.Helper()
 		bin := build()
 		out, err := exec.Command(bin, "version").CombinedOutput()
-		want := "mcp-repo-tools " + version + " (commit " + r.Head()[:12] + ", " + tree + " tree, " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
+		// Release builds are without cgo so far: Go alone, through go/parser.
+		want := "mcp-repo-tools " + version + " (commit " + r.Head()[:12] + ", " + tree + " tree, symbols by go/parser (go), " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
 		if err != nil || string(out) != want {
 			t.Fatalf("version: %v\n got %q\nwant %q", err, out, want)
 		}
