@@ -18,8 +18,10 @@ type GrepOptions struct {
 	Pattern       string   // passed only through -e
 	Regex         bool     // POSIX extended regex; else a fixed string
 	CaseSensitive bool     //
+	Word          bool     // -w: only where the pattern is a whole word
 	Rev           string   // a full commit id; "" searches the work tree
 	Globs         []string // include only the paths these patterns select, read as .gitignore lines (globs.Translate)
+	Paths         []string // or only these files and directories, literally (not with Globs)
 	Exclude       []string // never search paths matching these globs (case-insensitive)
 	// MaxFileBytes skips files larger than this many bytes (0: none): git
 	// grep holds a whole file in memory, whatever its size.
@@ -130,6 +132,9 @@ func (r *Repo) grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 	if !o.CaseSensitive {
 		c.Flags("-i")
 	}
+	if o.Word {
+		c.Flags("-w")
+	}
 	c.FlagValue("-e", o.Pattern)
 	if o.Rev != "" {
 		// git grep (2.39) takes no --end-of-options; Rev is a full
@@ -137,6 +142,7 @@ func (r *Repo) grep(ctx context.Context, o GrepOptions, each func(GrepMatch) err
 		c.Rev(o.Rev)
 	}
 	c.Pathspecs(":(glob)", globs.TranslateAll(o.Globs)...).
+		Pathspecs(":(literal)", o.Paths...).
 		Pathspecs(":(exclude,glob,icase)", o.Exclude...).
 		Pathspecs(":(exclude,literal)", skip...)
 	prefix := ""
@@ -257,7 +263,7 @@ func (r *Repo) grepSkips(ctx context.Context, o GrepOptions, large []string) (sk
 			continue // never searched anyway
 		}
 		skip = append(skip, p)
-		if include == nil || include.MatchString(p) {
+		if (include == nil || include.MatchString(p)) && underAnyPath(p, o.Paths) {
 			selected = append(selected, p)
 		}
 	}
@@ -268,6 +274,17 @@ func (r *Repo) grepSkips(ctx context.Context, o GrepOptions, large []string) (sk
 		return nil, 0, &TooManyLargeFilesError{Files: len(skip), Max: o.MaxFileBytes}
 	}
 	return skip, len(selected), nil
+}
+
+// underAnyPath: p is one of paths or in one of them; any p when there
+// are none.
+func underAnyPath(p string, paths []string) bool {
+	for _, d := range paths {
+		if p == d || strings.HasPrefix(p, d) && (strings.HasSuffix(d, "/") || p[len(d)] == '/') {
+			return true
+		}
+	}
+	return len(paths) == 0
 }
 
 // pathsBytes is what a list of paths costs in memory: the bytes of the

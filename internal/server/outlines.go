@@ -1,10 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -37,8 +39,24 @@ type outline struct {
 // outlineOf parses path at commit (refName: as the caller named it, for
 // its errors).
 func (s *Server) outlineOf(ctx context.Context, r *repo.Repository, commit, refName, path string) (outline, error) {
+	o, _, err := s.parseAt(ctx, r, commit, refName, path, "")
+	return o, err
+}
+
+// namedIn are the identifiers of a name in a file (syntax.Identifiers),
+// each with its line's text (at most text.MaxShownLine bytes of it) and
+// the line's length.
+type namedIn struct {
+	Refs  []syntax.Ref
+	Texts []string
+	Bytes []int
+}
+
+// parseAt is outlineOf, and with name the identifiers of that name too.
+func (s *Server) parseAt(ctx context.Context, r *repo.Repository, commit, refName, path, name string) (outline, *namedIn, error) {
 	lang, ok := syntax.LanguageOf(path)
 	var out outline
+	var named *namedIn
 	err := r.ReadAt(ctx, commit, refName, path, func(blob git.Object, body io.Reader) error {
 		out.Size = blob.Size
 		switch {
@@ -49,8 +67,8 @@ func (s *Server) outlineOf(ctx context.Context, r *repo.Repository, commit, refN
 			out.Status = outlineTooLarge
 			return nil
 		}
-		if f, ok := s.outlines.get(blob.OID, lang); ok {
-			out.File, out.Status = f, outlineComplete
+		if p, ok := s.outlines.get(outlineKey{blob.OID, lang, name}); ok {
+			out.File, out.Status, named = p.file, outlineComplete, p.named
 			return nil
 		}
 		src, err := io.ReadAll(io.LimitReader(body, int64(syntax.MaxFileBytes)+1))
@@ -61,7 +79,16 @@ func (s *Server) outlineOf(ctx context.Context, r *repo.Repository, commit, refN
 			out.Status = outlineBinary
 			return nil
 		}
-		f, err := syntax.Outline(ctx, path, src)
+		var f *syntax.File
+		if name == "" {
+			f, err = syntax.Outline(ctx, path, src)
+		} else {
+			var refs []syntax.Ref
+			refs, f, err = syntax.Identifiers(ctx, path, src, name)
+			if err == nil {
+				named = refLines(src, refs)
+			}
+		}
 		switch {
 		case errors.Is(err, syntax.ErrTooLarge):
 			out.Status = outlineTooLarge
@@ -69,11 +96,37 @@ func (s *Server) outlineOf(ctx context.Context, r *repo.Repository, commit, refN
 		case err != nil:
 			return err
 		}
-		s.outlines.put(blob.OID, lang, f)
+		s.outlines.put(outlineKey{blob.OID, lang, name}, &parsedBlob{f, named})
 		out.File, out.Status = f, outlineComplete
 		return nil
 	})
-	return out, err
+	return out, named, err
+}
+
+// refLines is refs with their lines' text.
+func refLines(src []byte, refs []syntax.Ref) *namedIn {
+	n := &namedIn{Refs: refs}
+	line, at := 1, 0
+	for _, ref := range refs {
+		for line < ref.Line {
+			i := bytes.IndexByte(src[at:], '\n')
+			if i < 0 {
+				at = len(src)
+				break
+			}
+			at += i + 1
+			line++
+		}
+		end := bytes.IndexByte(src[at:], '\n')
+		if end < 0 {
+			end = len(src) - at
+		}
+		l := strings.TrimSuffix(string(src[at:at+end]), "\r")
+		shown, _ := text.CutUTF8(l, text.MaxShownLine)
+		n.Texts = append(n.Texts, shown)
+		n.Bytes = append(n.Bytes, len(l))
+	}
+	return n
 }
 
 // outlineCacheBytes bounds the outlines kept, for all repositories.
@@ -88,30 +141,44 @@ type outlineCache struct {
 	order list.List // of *keptOutline, most recently used first
 }
 
-type outlineKey struct{ oid, lang string }
+// outlineKey names a parse: a blob as a language, and the name whose
+// identifiers were asked for ("" for the outline alone).
+type outlineKey struct{ oid, lang, name string }
+
+// parsedBlob is what a parse kept: the outline, and the identifiers of
+// the key's name.
+type parsedBlob struct {
+	file  *syntax.File
+	named *namedIn
+}
 
 type keptOutline struct {
 	key  outlineKey
-	file *syntax.File
+	p    *parsedBlob
 	cost int
 }
 
-func (c *outlineCache) get(oid, lang string) (*syntax.File, bool) {
+func (c *outlineCache) get(k outlineKey) (*parsedBlob, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.items[outlineKey{oid, lang}]
+	e, ok := c.items[k]
 	if !ok {
 		return nil, false
 	}
 	c.order.MoveToFront(e)
-	return e.Value.(*keptOutline).file, true
+	return e.Value.(*keptOutline).p, true
 }
 
-func (c *outlineCache) put(oid, lang string, f *syntax.File) {
-	k := outlineKey{oid, lang}
-	cost := len(oid) + len(lang) + 128 + 8*len(f.ErrorLines)
+func (c *outlineCache) put(k outlineKey, p *parsedBlob) {
+	f := p.file
+	cost := len(k.oid) + len(k.lang) + len(k.name) + 128 + 8*len(f.ErrorLines)
 	for _, s := range f.Symbols {
 		cost += len(s.Name) + len(s.Kind) + len(s.Container) + 96
+	}
+	if p.named != nil {
+		for _, t := range p.named.Texts {
+			cost += len(t) + 64
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -121,7 +188,7 @@ func (c *outlineCache) put(oid, lang string, f *syntax.File) {
 	if _, ok := c.items[k]; ok || cost > outlineCacheBytes/4 {
 		return
 	}
-	c.items[k] = c.order.PushFront(&keptOutline{k, f, cost})
+	c.items[k] = c.order.PushFront(&keptOutline{k, p, cost})
 	c.bytes += cost
 	for c.bytes > outlineCacheBytes {
 		o := c.order.Remove(c.order.Back()).(*keptOutline)

@@ -21,12 +21,14 @@ import (
 // To add a tool: define it in its own file with defineTool and list it here.
 var registry = []*ToolDef{
 	blameTool,
+	findSymbolTool,
 	getCommitTool,
 	getCommitStatusTool,
 	getDiffTool,
 	getFileContentTool,
 	getPullRequestTool,
 	getPullRequestDiffTool,
+	pullSymbolsTool,
 	listActionRunsTool,
 	listChangedFilesTool,
 	listCommitsTool,
