@@ -41,6 +41,10 @@ type DiffOptions struct {
 	// (--raw, and rename detection, compare blobs, not lines) but has no
 	// section in the patch.
 	IgnoreWhitespace bool
+	// FunctionContext is git's -W (--function-context), each hunk widened
+	// to the lines between two of its file's driver's funcname lines, the
+	// drivers chosen by extension (gitexec.DiffDriverTable).
+	FunctionContext bool
 }
 
 // diffArgs is the one command line every diff runs with: nothing a
@@ -57,6 +61,9 @@ func diffArgs(o DiffOptions, format ...gitexec.Arg) *gitexec.Cmd {
 	}
 	if o.IgnoreWhitespace {
 		c.Flags("-w")
+	}
+	if o.FunctionContext {
+		c.Flags("-W").DiffDrivers(nil)
 	}
 	return c.Flags(format...).Revs(o.From, o.To).Paths(o.Paths...)
 }
@@ -294,6 +301,15 @@ func (r *Repo) countBatch(ctx context.Context, o DiffOptions, changes []Change) 
 // stopped: the cost follows what is read.
 func (r *Repo) Patch(ctx context.Context, o DiffOptions, read func(patch io.Reader) error) error {
 	return r.run.Stream(ctx, diffArgs(o, "-p"), read)
+}
+
+// FunctionContextPatch is Patch with o.FunctionContext, the paths of
+// drivers given those diff drivers ("": git's default rule) over the
+// table's (gitexec.Cmd.DiffDrivers).
+func (r *Repo) FunctionContextPatch(ctx context.Context, o DiffOptions, drivers map[string]string, read func(patch io.Reader) error) error {
+	o.FunctionContext = true
+	c := diffArgs(o, "-p").DiffDrivers(drivers)
+	return r.run.Stream(ctx, c, read)
 }
 
 // StartedPatch is a git diff started before its reader is ready: git does

@@ -76,6 +76,12 @@ type Cmd struct {
 	writes  bool
 	network string
 	env     []string
+	// diffDrivers: the command reads the server's table of diff drivers
+	// as its attributes file (diffdrivers.go), with driverLines after it
+	// (in attributesFile, a file Start writes for the command).
+	diffDrivers    bool
+	driverLines    []string
+	attributesFile string
 }
 
 // Command starts a command line: the subcommand and its fixed options.

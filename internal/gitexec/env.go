@@ -62,6 +62,9 @@ func NewEnv() (*Env, error) {
 	if err := os.Mkdir(filepath.Join(dir, searchesDir), 0o700); err != nil {
 		return fail(fmt.Errorf("creating git home: %w", err))
 	}
+	if err := writeDiffDrivers(dir); err != nil {
+		return fail(fmt.Errorf("creating git home: %w", err))
+	}
 	path := os.Getenv("PATH")
 	if path == "" {
 		path = "/usr/local/bin:/usr/bin:/bin"

@@ -2,12 +2,14 @@ package gitexec
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -112,6 +114,9 @@ func (r *Repo) execCmd(ctx context.Context, c *Cmd) *exec.Cmd {
 			argv = append(argv, "-c", kv)
 		}
 	}
+	if c.diffDrivers {
+		argv = append(argv, "-c", "core.attributesFile="+cmp.Or(c.attributesFile, filepath.Join(r.env.dir, diffDriversFile)))
+	}
 	argv = append(argv, c.global...)
 	argv = append(argv, c.args...)
 	cmd := exec.CommandContext(ctx, "git", argv...) //nolint:gosec // G204: the one place git starts; argv is built by the command builder
@@ -121,6 +126,12 @@ func (r *Repo) execCmd(ctx context.Context, c *Cmd) *exec.Cmd {
 	}
 	if len(c.env) > 0 {
 		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], c.env...) // later entries win
+	}
+	if c.diffDrivers {
+		// No index: the work tree named (the private home) holds no
+		// .gitattributes, and git would read the index's, over the
+		// drivers given.
+		cmd.Env = append(cmd.Env[:len(cmd.Env):len(cmd.Env)], "GIT_INDEX_FILE="+filepath.Join(r.env.dir, noIndexFile))
 	}
 	cmd.Dir = r.env.dir // never the repository: git must not discover anything from cwd
 	ownGroup(cmd)

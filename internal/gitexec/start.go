@@ -88,6 +88,16 @@ func (r *Repo) Start(wait, ctx context.Context, c *Cmd, stdin bool) (*Process, e
 	if err != nil {
 		return nil, err
 	}
+	if len(c.driverLines) > 0 {
+		path, remove, err := r.writeDriverFile(c)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		c.attributesFile = path
+		held := release
+		release = func() { held(); remove() }
+	}
 	p, err := r.startProcess(ctx, c, stdin)
 	if err != nil {
 		release()
