@@ -33,6 +33,8 @@ var decoders = map[string]func(json.RawMessage, argcheck.Schema) (any, error){
 	"list_pull_request_reviews":  decodeAs[listPullRequestReviewsIn],
 	"list_repositories":          decodeAs[listRepositoriesIn],
 	"list_symbols":               decodeAs[listSymbolsIn],
+	"find_symbol":                decodeAs[findSymbolIn],
+	"get_pull_request_symbols":   decodeAs[pullSymbolsIn],
 	"read_file":                  decodeAs[readFileIn],
 	"search_code":                decodeAs[searchCodeIn],
 }

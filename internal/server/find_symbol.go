@@ -19,13 +19,13 @@ import (
 type findSymbolIn struct {
 	Owner   string   `json:"owner,omitempty"`
 	Repo    string   `json:"repo,omitempty"`
-	Name    string   `json:"name" jsonschema:"identifier, or Type.method for definitions"`
-	Mode    string   `json:"mode,omitempty" jsonschema:"definitions (default) or references: calls and uses in code"`
+	Name    string   `json:"name" jsonschema:"identifier, or Type.method"`
+	Mode    string   `json:"mode,omitempty" jsonschema:"definitions (default) or references"`
 	Ref     string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
-	Paths   []string `json:"paths,omitempty" jsonschema:"only in these files or directories"`
-	Kinds   []string `json:"kinds,omitempty" jsonschema:"definitions of these kinds"`
-	Include string   `json:"include,omitempty" jsonschema:"location (default), signature or body of definitions"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"most matches a reply"`
+	Paths   []string `json:"paths,omitempty" jsonschema:"only these files or directories"`
+	Kinds   []string `json:"kinds,omitempty" jsonschema:"only these kinds"`
+	Include string   `json:"include,omitempty" jsonschema:"a definition's location (default), signature or body"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"most matches"`
 	Cursor  string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -77,8 +77,8 @@ var (
 var findSymbolTool = defineTool(toolSpec{
 	Name:  "find_symbol",
 	Title: "Find symbol",
-	Description: "Find a name's definitions, or its references in code (not comments or strings), at a ref without a checkout: git grep -w, then a parser; syntactic, no types. " +
-		"include=body gives a definition whole." + partialNext,
+	Description: "Search the files at a ref for a name's definitions, or its references in code (not comments or strings): git grep -w, then a parser; syntactic, no types. " +
+		"list_symbols outlines a file, search_code finds any text." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.Prop(in, "mode").Enum = stringsAny(symbolModes)
 		argcheck.Prop(in, "include").Enum = stringsAny(symbolIncludes)

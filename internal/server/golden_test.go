@@ -438,6 +438,21 @@ func goldenCases() []goldenCase {
 	ls("", "go-file", args("path", "cmd/main.go", "ref", "feature"))
 	ls("", "unsupported", args("path", "a.txt"))
 	ls("", "error-secret", args("path", ".env"))
+
+	// find_symbol
+	fs := func(on, name string, a map[string]any) { add("find_symbol", on, name, a) }
+	fs("", "definitions", args("name", "Old", "ref", "feature"))
+	fs("", "signature", args("name", "Util", "include", "signature"))
+	fs("", "body", args("name", "Old", "ref", "feature", "include", "body"))
+	fs("", "references", args("name", "Util", "mode", "references", "ref", "feature"))
+	fs("", "none", args("name", "Nowhere"))
+	fs("", "error-not-an-identifier", args("name", "a b"))
+
+	// get_pull_request_symbols
+	prs := func(on, name string, a map[string]any) { add("get_pull_request_symbols", on, name, a) }
+	prs("", "pull-request", prArgs(7))
+	prs("", "paths", args("index", 7, "paths", []string{"src"}))
+	prs("", "error-no-such-pull-request", prArgs(99))
 	return cs
 }
 
@@ -461,9 +476,9 @@ func TestGoldenReplies(t *testing.T) {
 		want[file] = true
 		t.Run(c.tool+"/"+c.name, func(t *testing.T) {
 			ran++
-			if c.tool == "list_symbols" && syntax.ParserName() != "tree-sitter" {
+			if strings.Contains(c.tool, "symbol") && syntax.ParserName() != "tree-sitter" {
 				// The replies name the parser and the languages it reads.
-				t.Skip("list_symbols' goldens are the tree-sitter build's; this build parses with " + syntax.ParserName())
+				t.Skip(c.tool + "'s goldens are the tree-sitter build's; this build parses with " + syntax.ParserName())
 			}
 			g := servers[c.on]
 			got := norm(g.golden(t, c))

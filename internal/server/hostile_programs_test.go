@@ -197,8 +197,10 @@ func TestHostileRepositoryEveryTool(t *testing.T) {
 
 	h := serve(t, r)
 	calls := map[string][]map[string]any{
-		"list_repositories": {{}},
-		"list_symbols":      {{"path": "t"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": "t", "ref": missing}},
+		"list_repositories":        {{}},
+		"list_symbols":             {{"path": "t"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": "t", "ref": missing}},
+		"find_symbol":              {{"name": "B"}, {"name": "B", "mode": "references", "ref": "pull/1/head"}, {"name": "B", "include": "body", "ref": "pull/1/head"}, {"name": "B", "ref": missing}},
+		"get_pull_request_symbols": {{"owner": "acme", "repo": "widgets", "index": 1}},
 		"get_file_content": {fileArgs("t"), fileArgs("code.go", "ref", "pull/1/head"), fileArgs("sub", "with_metadata", true, "ref", "pull/1/head"),
 			fileArgs("", "with_metadata", true), fileArgs("", "with_metadata", true, "ref", "pull/1/head")},
 		"read_file":               {{"path": "t"}, {"path": "code.go", "ref": "pull/1/head"}, {"path": "code.go", "ref": missing}},

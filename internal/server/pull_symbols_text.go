@@ -129,7 +129,14 @@ func (v *pullSymbolsView) head(from, n, rows int) string {
 	fmt.Fprintf(&b, "get_pull_request_symbols #%d, merge base %s … head %s (%s; syntactic: by name, no types): %s: %d changed, %d added, %d removed",
 		v.out.Index, git.Short(v.out.MergeBase), git.Short(v.out.Head), v.out.Parser, text.Count(len(v.syms), "symbol"), changed, added, removed)
 	if funcs > 0 {
-		fmt.Fprintf(&b, "; of %s changed or removed, %d have %s at head on lines this pull request did not change", text.Count(funcs, "function"), callers, text.Count(refs, "reference"))
+		switch callers {
+		case 0:
+			fmt.Fprintf(&b, "; of %s changed or removed, none has a reference at head on a line this pull request did not change", text.Count(funcs, "function"))
+		case 1:
+			fmt.Fprintf(&b, "; of %s changed or removed, 1 has %s at head on lines this pull request did not change", text.Count(funcs, "function"), text.Count(refs, "reference"))
+		default:
+			fmt.Fprintf(&b, "; of %s changed or removed, %d have %s at head on lines this pull request did not change", text.Count(funcs, "function"), callers, text.Count(refs, "reference"))
+		}
 	}
 	if n < rows-from || from > 0 {
 		fmt.Fprintf(&b, "; rows %d–%d of %d shown", from+1, from+n, rows)

@@ -152,6 +152,9 @@ func goRefs(fset *token.FileSet, file *ast.File, src []byte, name string, syms [
 			continue
 		}
 		p := sfset.PositionFor(pos, false)
+		if p.Offset == fset.PositionFor(file.Name.Pos(), false).Offset {
+			continue // the file's own package ("package main"), no reference
+		}
 		refs = append(refs, Ref{
 			Line: p.Line, Column: p.Column,
 			Call:       calls[p.Offset],

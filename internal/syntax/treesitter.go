@@ -251,7 +251,7 @@ func identRefs(ctx context.Context, g *grammar, root *ts.Node, src []byte, name 
 				continue
 			}
 			switch kind := n.Kind(); {
-			case g.identSet[kind] && occ[k] == start && start+size == stop:
+			case g.identSet[kind] && occ[k] == start && start+size == stop && !packageClause(n):
 				p := n.StartPosition()
 				line, col := int(p.Row)+1, int(p.Column)+1
 				refs = append(refs, Ref{Line: line, Column: col, Call: calls[start], Definition: defs[[2]int{line, col}]})
@@ -273,4 +273,10 @@ func identRefs(ctx context.Context, g *grammar, root *ts.Node, src []byte, name 
 			}
 		}
 	}
+}
+
+// packageClause: n names a Go file's own package ("package main"), which
+// no identifier of that name refers to.
+func packageClause(n *ts.Node) bool {
+	return n.Kind() == "package_identifier" && kindOf(n.Parent()) == "package_clause"
 }
