@@ -34,7 +34,7 @@ type routesKey struct{}
 // when the whole diff (no file_path, paths or contextLines 0) takes more
 // than manyParts parts by its estimate and is counted (maxCountedFiles), kept by key and budget as counts are.
 func (s *Server) firstPartRoutes(ctx context.Context, in getPullRequestDiffIn, commits []string, files int, size int64, key string) string {
-	if in.FilePath != "" || len(in.Paths) > 0 || in.ContextLines == 0 || guessParts(s.budget(ctx), size) <= manyParts || files > maxCountedFiles {
+	if in.FilePath != "" || len(in.Paths) > 0 || in.ContextLines == 0 || in.FunctionContext || guessParts(s.budget(ctx), size) <= manyParts || files > maxCountedFiles {
 		return ""
 	}
 	key = fmt.Sprintf("%s\x00%+v", key, s.budget(ctx))

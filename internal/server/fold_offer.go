@@ -40,7 +40,7 @@ func (o foldOffer) note(plain int) string {
 func (s *Server) foldOffer(ctx context.Context, in getPullRequestDiffIn, commits []string, size int64) (o foldOffer, ok bool) {
 	// A patch of unknown size, or too large to fold, is not offered: the
 	// offer's fold must not read what a fold would refuse.
-	if _, counting := assumedParts(ctx); counting || in.FilePath != "" || len(in.Paths) > 0 || in.CollapseRepeated || size <= 0 || size > maxFoldedPatch {
+	if _, counting := assumedParts(ctx); counting || in.FilePath != "" || len(in.Paths) > 0 || in.CollapseRepeated || in.FunctionContext || size <= 0 || size > maxFoldedPatch {
 		return foldOffer{}, false
 	}
 	in.Cursor = ""

@@ -28,9 +28,10 @@ type getCommitIn struct {
 	ContextLines int `json:"contextLines" jsonschema:"context lines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
 	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
-	// LineNumbers and CollapseRepeated are get_diff's.
+	// LineNumbers, CollapseRepeated and FunctionContext are get_diff's.
 	LineNumbers      bool `json:"lineNumbers,omitempty" jsonschema:"as get_diff's"`
 	CollapseRepeated bool `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`
+	FunctionContext  bool `json:"functionContext,omitempty" jsonschema:"as get_diff's"`
 	// Patch is nil when left out, which means true: a next call then
 	// carries it only when false.
 	Patch  *bool  `json:"patch,omitempty" jsonschema:"false: no patch"`
@@ -119,6 +120,9 @@ func (s *Server) getCommit(ctx context.Context, in getCommitIn) (reply[getCommit
 // saying that the reply takes n parts (0: not counted).
 func (s *Server) commitPart(ctx context.Context, in getCommitIn, n int) (reply[getCommitOut], error) {
 	const tool = "get_commit"
+	if in.CollapseRepeated && in.FunctionContext {
+		return reply[getCommitOut]{}, errFunctionContextFolded()
+	}
 	r, err := s.served.Get(ctx, in.Owner, in.Repo, false)
 	if err != nil {
 		return reply[getCommitOut]{}, err
@@ -242,9 +246,10 @@ func (s *Server) commitPart(ctx context.Context, in getCommitIn, n int) (reply[g
 	room := roomAfter(preamble, out)
 	patchBytes := cur.Bytes // the whole patch's, counted by the part it starts in
 	firstRoom := 0
+	wide := s.widening(in.FunctionContext)
 	read := func(room int) (*paging.Part, error) {
 		firstRoom = cmp.Or(firstRoom, room)
-		part, err := s.diffs.ReadPart(ctx, paging.Request{Repo: r, Opts: opts, Start: start, Room: room, Cost: s.budget(ctx).Cost(), Hide: s.hiddenSection, Split: split,
+		part, err := wide.read(ctx, paging.Request{Repo: r, Opts: opts, Start: start, Room: room, Cost: s.budget(ctx).Cost(), Hide: s.hiddenSection, Split: split,
 			CountRest: start == paging.Pos{} && patchBytes == 0, FirstRoom: firstRoom})
 		if err == nil && part.Counted != nil {
 			patchBytes = part.Counted.Bytes
@@ -253,7 +258,7 @@ func (s *Server) commitPart(ctx context.Context, in getCommitIn, n int) (reply[g
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, sha, p)
-		return p.Notes(s.noteRules(sha))
+		return wide.note(p) + p.Notes(s.noteRules(sha))
 	}
 	// A first part that, fitted (fitPart), still leaves out a line or a
 	// file's header lines puts its patch off: a later part, without the

@@ -31,8 +31,10 @@ type getDiffIn struct {
 	// LineNumbers numbers the patch's hunk lines (diff_numbers.go).
 	LineNumbers bool `json:"lineNumbers,omitempty" jsonschema:"old and new numbers on each diff line"`
 	// CollapseRepeated folds the diff (folded.go).
-	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"each repeated change shown once, with where"`
-	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
+	CollapseRepeated bool `json:"collapseRepeated,omitempty" jsonschema:"each repeated change shown once, with where"`
+	// FunctionContext widens each hunk to its whole functions (funcctx.go).
+	FunctionContext bool   `json:"functionContext,omitempty" jsonschema:"each hunk widened to its whole enclosing function"`
+	Cursor          string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 }
 
 // diffFile is one file of a diff with its patch.
@@ -152,6 +154,9 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	if sel.mergeBase != nil {
 		title += fmt.Sprintf(" from their merge base %s", git.Short(*sel.mergeBase))
 	}
+	if in.CollapseRepeated && in.FunctionContext {
+		return reply[getDiffOut]{}, errFunctionContextFolded()
+	}
 	if in.CollapseRepeated {
 		fv, err := s.foldGitDiff(ctx, sel.repo, sel.opts)
 		if err != nil {
@@ -191,11 +196,12 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 		return q
 	}
 	firstRoom := 0
+	wide := s.widening(in.FunctionContext)
 	read := func(room int) (*paging.Part, error) {
 		firstRoom = cmp.Or(firstRoom, room)
 		q := request(room)
 		q.FirstRoom = firstRoom
-		part, err := s.diffs.ReadPart(ctx, q)
+		part, err := wide.read(ctx, q)
 		if err == nil && part.Counted != nil {
 			patchBytes = part.Counted.Bytes
 		}
@@ -203,7 +209,7 @@ func (s *Server) getDiff(ctx context.Context, in getDiffIn) (reply[getDiffOut], 
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, sel.repo, sel.head, p)
-		n := only.Note() + p.Notes(s.noteRules(sel.head))
+		n := wide.note(p) + only.Note() + p.Notes(s.noteRules(sel.head))
 		if in.Cursor == "" {
 			n = only.Missed() + n
 		}

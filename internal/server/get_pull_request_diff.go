@@ -30,9 +30,10 @@ type getPullRequestDiffIn struct {
 	// would get the default and no longer match its cursor.
 	ContextLines     int  `json:"contextLines" jsonschema:"context lines"`
 	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
-	// LineNumbers and CollapseRepeated are get_diff's.
+	// LineNumbers, CollapseRepeated and FunctionContext are get_diff's.
 	LineNumbers      bool   `json:"lineNumbers,omitempty" jsonschema:"as get_diff's"`
 	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`
+	FunctionContext  bool   `json:"functionContext,omitempty" jsonschema:"as get_diff's"`
 	Cursor           string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -57,6 +58,9 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 	if err := s.servedNames(ctx, &in.Owner, &in.Repo); err != nil {
 		return textReply{}, err
 	}
+	if in.CollapseRepeated && in.FunctionContext {
+		return textReply{}, errFunctionContextFolded()
+	}
 	if in.FilePath != "" && len(in.Paths) > 0 {
 		return textReply{}, errcode.New(errcode.InvalidArgument, "file_path and paths cannot be given together: file_path names one file, paths files or directories (put file_path in paths)")
 	}
@@ -73,7 +77,7 @@ func (s *Server) getPullRequestDiff(ctx context.Context, in getPullRequestDiffIn
 // gitOptions: the call asks for what only git's diff gives (a forge's diff
 // of the pull request has no such options).
 func (in getPullRequestDiffIn) gitOptions() bool {
-	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace || in.CollapseRepeated || in.LineNumbers
+	return len(in.Paths) > 0 || in.ContextLines != defaultContextLines || in.IgnoreWhitespace || in.CollapseRepeated || in.LineNumbers || in.FunctionContext
 }
 
 func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDiffIn, path string) (textReply, error) {
@@ -130,6 +134,10 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 	}
 	q.Only = selection()
 	files, size := cur.Files, cur.Bytes // the whole diff's, as the first part counted them
+	wide := s.widening(in.FunctionContext)
+	if path != "" {
+		wide.paths = []string{path}
+	}
 	if first {
 		// A diff that fits comes whole, exactly as git prints it, with no
 		// header, notes or next call: it may use the whole reply. Only a
@@ -138,14 +146,14 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		// the size this read counted.
 		whole := q
 		whole.Room, whole.CountRest = s.budget(ctx).PayloadRoom(textReply{}), true
-		part, err := s.diffs.ReadPart(ctx, whole)
+		part, err := wide.read(ctx, whole)
 		if err != nil {
 			return textReply{}, err
 		}
 		// Notes make a part: renames paths paired, files whose changes
 		// are all whitespace (with ignoreWhitespace git prints nothing of
 		// them), and what the part's notes say.
-		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && !in.LineNumbers && q.Only.Note() == "" && q.Only.Missed() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
+		fits := part.Next == nil && !paging.NeedsNotes(part.Page) && !in.LineNumbers && wide.note(part) == "" && q.Only.Note() == "" && q.Only.Missed() == "" && len(part.Bare) == 0 && !part.RenamesSkipped
 		switch {
 		case fits && part.Total == 0 && path == "":
 			return s.emptyPull(ctx, r, pr, opts)
@@ -170,11 +178,11 @@ func (lb localBackend) pullRequestDiff(ctx context.Context, in getPullRequestDif
 		firstRoom = cmp.Or(firstRoom, room)
 		q.Room, q.FirstRoom = room, firstRoom
 		q.Only = selection()
-		return s.diffs.ReadPart(ctx, q)
+		return wide.read(ctx, q)
 	}
 	notes := func(p *paging.Part) string {
 		s.flagGenerated(ctx, r, pr.Head, p)
-		n := q.Only.Note() + p.Notes(s.noteRules(pr.Head))
+		n := wide.note(p) + q.Only.Note() + p.Notes(s.noteRules(pr.Head))
 		if first {
 			n = routes + q.Only.Missed() + n
 		}

@@ -104,6 +104,9 @@ type Server struct {
 	// (fold_offer.go).
 	folded foldedViews
 	offers memo[foldOffer]
+	// widened keeps the diffs lately widened by functionContext
+	// (funcctx.go).
+	widened viewCache[*widenedView]
 	// outlines keeps the files lately parsed (outlines.go).
 	outlines outlineCache
 	// ask is where asking the client for its roots in a tool result
