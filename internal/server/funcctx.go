@@ -154,6 +154,9 @@ func (s *Server) widen(ctx context.Context, r *repo.Repository, opts git.DiffOpt
 			sections[k].text = c
 			v.by[name] = widenedBy{lang: parsed[key].lang}
 		} else if _, ok := v.by[name]; ok && sec.ok {
+			if e := parsed[key]; e != nil && e.doubt {
+				v.by[name] = widenedBy{why: "syntax errors near its changes"}
+			}
 			heuristic = append(heuristic, k)
 		}
 	}
@@ -201,7 +204,7 @@ func (s *Server) cutWholeFiles(ctx context.Context, r *repo.Repository, opts git
 				return nil
 			}
 			w, ok := diff.Widen(sec, opts.Context, ends.choose)
-			if !ok {
+			if !ok || ends.doubt {
 				return nil
 			}
 			if size += len(w); size > maxWidenedPatch {
@@ -269,7 +272,7 @@ func whyNotParsed(status string, errors int) string {
 	case status == outlineBinary:
 		return "binary at one end"
 	case errors > 0:
-		return "syntax errors"
+		return fmt.Sprintf("syntax errors at %d lines or more", maxErrorLines)
 	}
 	return strings.TrimSpace(status)
 }

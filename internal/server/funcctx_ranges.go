@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"sort"
 
@@ -25,18 +26,71 @@ import (
 //     enum, a Go interface), whole;
 //   - else (a class's body between its methods, a file's top level) only
 //     the line's own context lines.
+//
+// An outline with syntax errors (git's C: its macros) is taken when all
+// its error lines are known (fewer than the parser lists), none is in a
+// range taken, and none is between the functions around a changed line in
+// no range: else a function near an error may be cut short or missed, and
+// git's heuristic shows the file.
 
 // fileEnds is the outline of each end of a file: old nil for an added
 // file, new nil for a deleted one.
 type fileEnds struct {
 	old, new *syntax.File
 	lang     string
+	// doubt: a syntax error may have cut a range choose took, or hidden
+	// one (see above).
+	doubt bool
 }
+
+// maxErrorLines is how many error lines the parser lists (syntax.File):
+// with fewer, they are all the file's.
+const maxErrorLines = 10
 
 // choose is diff.Widen's choice: the ranges each end's changed lines
 // bring.
 func (e *fileEnds) choose(removed, added []int64) (old, new []diff.Lines) {
-	return wholeRanges(e.old, removed), wholeRanges(e.new, added)
+	old, oldLoose := wholeRanges(e.old, removed)
+	new, newLoose := wholeRanges(e.new, added)
+	e.doubt = e.doubt || doubtful(e.old, old, oldLoose) || doubtful(e.new, new, newLoose)
+	return old, new
+}
+
+// doubtful: f has syntax errors, and one is in a range of ranges, or
+// between the functions around a changed line in none (loose).
+func doubtful(f *syntax.File, ranges []diff.Lines, loose []int64) bool {
+	if f == nil || f.Errors == 0 {
+		return false
+	}
+	for _, e := range f.ErrorLines {
+		for _, r := range ranges {
+			if r.First <= int64(e) && int64(e) <= r.Last {
+				return true
+			}
+		}
+		for _, l := range loose {
+			if after, before := gapAround(f, l); after < int64(e) && int64(e) < before {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// gapAround is the last line of the function before line l and the first
+// of the function after it (0 and the largest line when none).
+func gapAround(f *syntax.File, l int64) (after, before int64) {
+	before = math.MaxInt64
+	for _, s := range f.Symbols {
+		switch {
+		case !wholeFunctionKind(s.Kind):
+		case int64(s.EndLine) < l:
+			after = max(after, int64(s.EndLine))
+		case int64(s.StartLine) > l:
+			before = min(before, int64(s.StartLine))
+		}
+	}
+	return after, before
 }
 
 // fileEnds is the outlines of a file's ends, or why the parser does not
@@ -67,12 +121,10 @@ func (s *Server) fileEnds(ctx context.Context, r *repo.Repository, opts git.Diff
 			return nil, "the parse took too long", nil
 		case err != nil:
 			return nil, "not read: " + errcode.Message(err), nil
-		case o.File == nil || o.File.Errors > 0:
-			errs := 0
-			if o.File != nil {
-				errs = o.File.Errors
-			}
-			return nil, whyNotParsed(o.Status, errs), nil
+		case o.File == nil:
+			return nil, whyNotParsed(o.Status, 0), nil
+		case len(o.File.ErrorLines) >= maxErrorLines:
+			return nil, whyNotParsed(o.Status, o.File.Errors), nil
 		}
 		*end.file = o.File
 	}
@@ -91,10 +143,10 @@ func wholeTypeKind(kind string) bool {
 }
 
 // wholeRanges are the ranges of f that the changed lines (ascending)
-// bring whole.
-func wholeRanges(f *syntax.File, changed []int64) []diff.Lines {
+// bring whole, and the changed lines in none of them.
+func wholeRanges(f *syntax.File, changed []int64) (_ []diff.Lines, unheld []int64) {
 	if f == nil || len(changed) == 0 {
-		return nil
+		return nil, nil
 	}
 	var funcs, types []syntax.Symbol
 	last := 0
@@ -129,7 +181,7 @@ func wholeRanges(f *syntax.File, changed []int64) []diff.Lines {
 	}
 	loose := slices.DeleteFunc(slices.Clone(changed), func(l int64) bool { return l < int64(len(inFunc)) && inFunc[l] > 0 })
 	if len(loose) == 0 {
-		return out
+		return out, nil
 	}
 	starts := make([]int, len(funcs))
 	for i, fn := range funcs {
@@ -150,7 +202,9 @@ func wholeRanges(f *syntax.File, changed []int64) []diff.Lines {
 		}
 		if best != nil {
 			out = append(out, diff.Lines{First: int64(best.StartLine), Last: int64(best.EndLine)})
+		} else {
+			unheld = append(unheld, l)
 		}
 	}
-	return out
+	return out, unheld
 }

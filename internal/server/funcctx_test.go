@@ -344,3 +344,33 @@ func TestFunctionContextRepositoryDriverWins(t *testing.T) {
 		t.Fatalf("the note does not say the repository's driver was used:\n%s", text)
 	}
 }
+
+// An outline with syntax errors (a macro the grammar does not know) is
+// taken where no error is in a function a change brings; else git's
+// heuristic widens the file, and the note says why.
+func TestFunctionContextSyntaxErrors(t *testing.T) {
+	if syntax.ParserName() != "tree-sitter" {
+		t.Skip("C is read by tree-sitter only")
+	}
+	r := testrepo.New(t)
+	src := func(f, g string) string {
+		return "#include <stdio.h>\n\ndefine_commit_slab(commit_depth, int *);\n\nstatic int f(int a)\n{\n\treturn " + f + ";\n}\n\nint g(int b)\n{\n\tint x = b;\n\tfor_each_thing(x) {\n\t\tx++;\n\t}\n\treturn x +;\n}\n\nint h(void)\n{\n\treturn " + g + ";\n}\n"
+	}
+	r.Write("f.c", src("a", "0"))
+	r.Write("g.c", src("a", "0"))
+	base := r.Commit("base")
+	r.Write("f.c", src("a + 1", "0")) // in f(), lines 5–8; the errors are at 3 and 16
+	r.Write("g.c", strings.Replace(src("a", "0"), "int x = b;", "int x = b + 1;", 1))
+	head := r.Commit("head")
+	text := serve(t, r, withTextOnly()).ok("get_diff", args("base", base, "head", head, "functionContext", true))
+	patch := patchOf(text)
+	if _, new := shownLines(t, sectionOf(t, patch, "f.c")); !slices.Equal(new, linesFromTo(4, 10)) {
+		t.Errorf("f.c shows %v; want f() (5–8) and the change's context, lines 4–10", new)
+	}
+	if got, want := sectionOf(t, patch, "g.c"), gitFunctionContext(t, r, base, head, "g.c"); got != want {
+		t.Errorf("g.c is not git's heuristic:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(text, "by tree-sitter's ranges in 1 file (c); by git's --function-context heuristic in 1 file: g.c (syntax errors near its changes)") {
+		t.Errorf("the note does not say which file went which way:\n%s", text)
+	}
+}
