@@ -331,7 +331,7 @@ func (b Budget) Roomy(probe Wirer) Budget {
 // toolcall.MinReplyBytes; an item larger than it still comes whole, in a
 // part of its own up to the client's budget.
 type ReplyLimit struct {
-	MaxBytes int `json:"maxBytes,omitempty" jsonschema:"reply bytes (0: the client's limit; raised to 2048 if less)"`
+	MaxBytes int `json:"maxBytes,omitempty" jsonschema:"reply bytes (0: client's limit; raised to 2048 if less)"`
 }
 
 // ReplyBytes is the reply limit the call asks for (0: none).

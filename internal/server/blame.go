@@ -29,9 +29,9 @@ const maxBlameLines = 500
 type blameIn struct {
 	Owner     string `json:"owner,omitempty"`
 	Repo      string `json:"repo,omitempty"`
-	Path      string `json:"path" jsonschema:"file path"`
+	Path      string `json:"path"`
 	Ref       string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
-	StartLine int    `json:"start_line,omitempty" jsonschema:"first line"`
+	StartLine int    `json:"start_line,omitempty"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line (inclusive)"`
 	paging.ReplyLimit
 }
@@ -72,9 +72,8 @@ type blameOut struct {
 var blameTool = defineTool(toolSpec{
 	Name:  "blame",
 	Title: "Blame lines",
-	Description: "Blame lines start_line..end_line of a file at ref: each line's last commit, its line number there, author, date and summary; up to 500 lines a call. " +
-		"A file's history is list_commits, a commit's patch get_commit." +
-		partialNext,
+	Description: "Blame lines start_line..end_line of a file at ref: each line's last commit, line there, author, date, summary; 500 lines a call. " +
+		"list_commits: a file's history; get_commit: a commit's patch." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "start_line", 1, 1, 1<<31-1)
 		argcheck.SetInt(in, "end_line", 0, 1, 1<<31-1)

@@ -20,12 +20,12 @@ type findSymbolIn struct {
 	Owner   string   `json:"owner,omitempty"`
 	Repo    string   `json:"repo,omitempty"`
 	Name    string   `json:"name" jsonschema:"identifier, or Type.method"`
-	Mode    string   `json:"mode,omitempty" jsonschema:"definitions (default) or references"`
+	Mode    string   `json:"mode,omitempty"`
 	Ref     string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
 	Paths   []string `json:"paths,omitempty" jsonschema:"only these files or directories"`
-	Kinds   []string `json:"kinds,omitempty" jsonschema:"only these kinds"`
-	Include string   `json:"include,omitempty" jsonschema:"a definition's location (default), signature or body"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"most matches"`
+	Kinds   []string `json:"kinds,omitempty"`
+	Include string   `json:"include,omitempty" jsonschema:"for definitions"`
+	Limit   int      `json:"limit,omitempty"`
 	Cursor  string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -77,10 +77,12 @@ var (
 var findSymbolTool = defineTool(toolSpec{
 	Name:  "find_symbol",
 	Title: "Find symbol",
-	Description: "Search the files at a ref for a name's definitions, or its references in code (not comments or strings): git grep -w, then a parser; syntactic, no types. " +
+	Description: "Search the files at a ref for a name's definitions, or its references in code (not comments or strings); syntactic, no types. " +
 		"list_symbols outlines a file, search_code finds any text." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
+		argcheck.SetDefault(in, "mode", "definitions")
 		argcheck.Prop(in, "mode").Enum = stringsAny(symbolModes)
+		argcheck.SetDefault(in, "include", "location")
 		argcheck.Prop(in, "include").Enum = stringsAny(symbolIncludes)
 		argcheck.Prop(in, "kinds").Items = &jsonschema.Schema{Type: "string", Enum: stringsAny(symbolKinds)}
 		argcheck.Prop(in, "paths").MaxItems = ptr(maxDiffPaths)

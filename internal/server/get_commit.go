@@ -25,16 +25,16 @@ type getCommitIn struct {
 	MaxBytes int    `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part (0: as many as fit; raised to 256 if less)"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
-	ContextLines int `json:"contextLines" jsonschema:"context lines"`
+	ContextLines int `json:"contextLines"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
-	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty"`
 	// LineNumbers, CollapseRepeated and FunctionContext are get_diff's.
 	LineNumbers      bool `json:"lineNumbers,omitempty" jsonschema:"as get_diff's"`
 	CollapseRepeated bool `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`
 	FunctionContext  bool `json:"functionContext,omitempty" jsonschema:"as get_diff's"`
 	// Patch is nil when left out, which means true: a next call then
 	// carries it only when false.
-	Patch  *bool  `json:"patch,omitempty" jsonschema:"false: no patch"`
+	Patch  *bool  `json:"patch,omitempty"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 }
 

@@ -20,9 +20,9 @@ import (
 type getCommitStatusIn struct {
 	Owner  string `json:"owner,omitempty"`
 	Repo   string `json:"repo,omitempty"`
-	Index  int    `json:"index,omitempty" jsonschema:"pull request number"`
+	Index  int    `json:"index,omitempty"`
 	Ref    string `json:"ref,omitempty" jsonschema:"commit, branch or tag instead; neither: the default branch"`
-	Offset int    `json:"offset,omitempty" jsonschema:"checks to skip"`
+	Offset int    `json:"offset,omitempty"`
 	paging.ReplyLimit
 }
 
@@ -54,7 +54,7 @@ var getCommitStatusTool = defineTool(toolSpec{
 	Name:  "get_commit_status",
 	Title: "Get commit status",
 	Description: "Get the CI checks of a pull request's head (index) or a commit (ref) on the forge: combined state, failing count, each context's latest status, link and description, failing first. " +
-		"Read it before a review (get_pull_request only counts them); for Actions, list_action_runs names the jobs, read_job_log reads a log." +
+		"get_pull_request only counts them; list_action_runs names Actions jobs, read_job_log reads a log." +
 		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {

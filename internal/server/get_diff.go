@@ -20,14 +20,14 @@ import (
 type getDiffIn struct {
 	Owner        string   `json:"owner,omitempty"`
 	Repo         string   `json:"repo,omitempty"`
-	Base         string   `json:"base" jsonschema:"base ref"`
+	Base         string   `json:"base"`
 	Head         string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
 	Mode         string   `json:"mode,omitempty" jsonschema:"merge-base (base...head) or direct (base..head)"`
 	Paths        []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
 	MaxBytes     int      `json:"maxBytes,omitempty" jsonschema:"most patch bytes a part (0: as many as fit; raised to 256 if less)"`
-	ContextLines int      `json:"contextLines,omitempty" jsonschema:"context lines"`
+	ContextLines int      `json:"contextLines,omitempty"`
 	// IgnoreWhitespace is git's -w, in the patch and the line counts.
-	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty"`
 	// LineNumbers numbers the patch's hunk lines (diff_numbers.go).
 	LineNumbers bool `json:"lineNumbers,omitempty" jsonschema:"old and new numbers on each diff line"`
 	// CollapseRepeated folds the diff (folded.go).

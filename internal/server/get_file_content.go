@@ -25,8 +25,8 @@ type getFileContentIn struct {
 	Owner        string `json:"owner,omitempty"`
 	Repo         string `json:"repo,omitempty"`
 	Ref          string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the default branch"`
-	FilePath     string `json:"filePath" jsonschema:"file path"`
-	StartLine    int    `json:"start_line,omitempty" jsonschema:"first line"`
+	FilePath     string `json:"filePath"`
+	StartLine    int    `json:"start_line,omitempty"`
 	EndLine      int    `json:"end_line,omitempty" jsonschema:"last line (inclusive)"`
 	StartByte    int64  `json:"start_byte,omitempty" jsonschema:"bytes of start_line already read (a line in pieces)"`
 	WithMetadata bool   `json:"with_metadata,omitempty" jsonschema:"JSON instead of text"`
@@ -36,10 +36,9 @@ type getFileContentIn struct {
 var getFileContentTool = defineTool(toolSpec{
 	Name:  "get_file_content",
 	Title: "Get file content",
-	Description: "Get a file's content at a ref as Gitea's API does: text, whole or lines start_line..end_line, or ContentsResponse JSON (with_metadata). " +
-		"Refuses a file too large for one reply and a binary one without with_metadata; read_file pages by itself and is for reading code. " +
-		"A first line longer than a reply comes in pieces after [line …] markers; start_byte goes on in it." +
-		partialNext,
+	Description: "Get a file's content at a ref as Gitea's API does: text (whole, or start_line..end_line) or ContentsResponse JSON (with_metadata). " +
+		"Refuses a file too large for one reply, or binary without with_metadata: read_file pages, for code. " +
+		"A first line longer than a reply comes in pieces after [line …] markers; start_byte goes on in it." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "with_metadata", false)
 		argcheck.SetInt(in, "start_byte", 0, 0, 1<<53)

@@ -17,7 +17,7 @@ import (
 type getPullRequestIn struct {
 	Owner  string `json:"owner,omitempty"`
 	Repo   string `json:"repo,omitempty"`
-	Index  int    `json:"index" jsonschema:"pull request number"`
+	Index  int    `json:"index"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -85,9 +85,9 @@ type prCommit struct {
 var getPullRequestTool = defineTool(toolSpec{
 	Name:  "get_pull_request",
 	Title: "Get pull request",
-	Description: "Get a pull request's overview by number (index): base, head, merge base, files; from a forge also title, description, author, state, labels, reviews and checks; " +
+	Description: "Get a pull request's overview by number (index): base, head, merge base, files; from a forge also title, description, author, state, labels, reviews, checks; " +
 		"locally its first commits (list_commits: all), and as base refs/pull/<index>/merge^1 if fetched, else the checked-out branch. " +
-		"Call it first: its first line says how many parts get_pull_request_diff takes.",
+		"Call it first: its first line sizes get_pull_request_diff.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 	},

@@ -22,14 +22,14 @@ import (
 type getPullRequestDiffIn struct {
 	Owner    string `json:"owner,omitempty"`
 	Repo     string `json:"repo,omitempty"`
-	Index    int    `json:"index" jsonschema:"pull request number"`
+	Index    int    `json:"index"`
 	FilePath string `json:"file_path,omitempty" jsonschema:"one file (either side of a rename)"`
 	// Paths, ContextLines and IgnoreWhitespace are get_diff's.
 	Paths []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
 	// ContextLines is always sent, 0 too: a next call that left 0 out
 	// would get the default and no longer match its cursor.
-	ContextLines     int  `json:"contextLines" jsonschema:"context lines"`
-	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty" jsonschema:"as git diff -w"`
+	ContextLines     int  `json:"contextLines"`
+	IgnoreWhitespace bool `json:"ignoreWhitespace,omitempty"`
 	// LineNumbers, CollapseRepeated and FunctionContext are get_diff's.
 	LineNumbers      bool   `json:"lineNumbers,omitempty" jsonschema:"as get_diff's"`
 	CollapseRepeated bool   `json:"collapseRepeated,omitempty" jsonschema:"as get_diff's"`

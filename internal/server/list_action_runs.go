@@ -22,9 +22,9 @@ import (
 type listActionRunsIn struct {
 	Owner  string `json:"owner,omitempty"`
 	Repo   string `json:"repo,omitempty"`
-	Index  int    `json:"index,omitempty" jsonschema:"pull request number"`
+	Index  int    `json:"index,omitempty"`
 	Ref    string `json:"ref,omitempty" jsonschema:"commit, branch or tag instead; neither: the default branch"`
-	Offset int    `json:"offset,omitempty" jsonschema:"runs to skip"`
+	Offset int    `json:"offset,omitempty"`
 	paging.ReplyLimit
 }
 
@@ -78,8 +78,8 @@ const runsPerPage = 10
 var listActionRunsTool = defineTool(toolSpec{
 	Name:  "list_action_runs",
 	Title: "List Actions runs",
-	Description: "List the Actions runs of a pull request's head (index) or a commit (ref) on the forge, failing first: each run's workflow, event and conclusion, and its jobs with id and conclusion. " +
-		"Use read_job_log for a failed job's log, get_commit_status for all checks. A forge with Actions off says so." +
+	Description: "List the Actions runs of a pull request's head (index) or a commit (ref) on the forge, failing first: workflow, event, conclusion, and jobs with id and conclusion. " +
+		"read_job_log reads a failed job's log, get_commit_status all checks. A forge with Actions off says so." +
 		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {

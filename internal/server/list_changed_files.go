@@ -16,12 +16,12 @@ import (
 type listChangedFilesIn struct {
 	Owner  string   `json:"owner,omitempty"`
 	Repo   string   `json:"repo,omitempty"`
-	Base   string   `json:"base" jsonschema:"base ref"`
+	Base   string   `json:"base"`
 	Head   string   `json:"head,omitempty" jsonschema:"head ref; omit for HEAD"`
-	Mode   string   `json:"mode,omitempty" jsonschema:"as get_diff's"`
+	Mode   string   `json:"mode,omitempty"`
 	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories (literal)"`
-	Offset int      `json:"offset,omitempty" jsonschema:"files to skip"`
-	Limit  int      `json:"limit,omitempty" jsonschema:"most files"`
+	Offset int      `json:"offset,omitempty"`
+	Limit  int      `json:"limit,omitempty"`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -42,8 +42,8 @@ type listChangedFilesOut struct {
 var listChangedFilesTool = defineTool(toolSpec{
 	Name:  "list_changed_files",
 	Title: "List changed files",
-	Description: "List the files changed between two commits, selected as get_diff's (base, head, mode, paths), without patches: status, path, lines added and deleted, test and generated marks. " +
-		"It picks what get_diff shows; for a pull request, list_pull_request_files.",
+	Description: "List the files changed between two commits, selected as get_diff's (base, head, mode, paths): status, path, lines added and deleted, test and generated marks; no patches. " +
+		"For a pull request, list_pull_request_files.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "head", "HEAD")
 		argcheck.SetDefault(in, "mode", modeMergeBase)

@@ -21,15 +21,15 @@ type listCommitsIn struct {
 	Owner  string   `json:"owner,omitempty"`
 	Repo   string   `json:"repo,omitempty"`
 	Ref    string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
-	Base   string   `json:"base,omitempty" jsonschema:"range base"`
-	Head   string   `json:"head,omitempty" jsonschema:"range head"`
-	Mode   string   `json:"mode,omitempty" jsonschema:"as get_diff's"`
+	Base   string   `json:"base,omitempty"`
+	Head   string   `json:"head,omitempty"`
+	Mode   string   `json:"mode,omitempty"`
 	Index  int      `json:"index,omitempty" jsonschema:"pull request number"`
 	Paths  []string `json:"paths,omitempty" jsonschema:"only commits touching these paths"`
-	Follow bool     `json:"follow,omitempty" jsonschema:"follow one path across renames"`
-	Order  string   `json:"order,omitempty" jsonschema:"newest or oldest first"`
-	Offset int      `json:"offset,omitempty" jsonschema:"commits to skip"`
-	Limit  int      `json:"limit,omitempty" jsonschema:"most commits"`
+	Follow bool     `json:"follow,omitempty"`
+	Order  string   `json:"order,omitempty"`
+	Offset int      `json:"offset,omitempty"`
+	Limit  int      `json:"limit,omitempty"`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -91,7 +91,7 @@ var listCommitsTool = defineTool(toolSpec{
 	Name:  "list_commits",
 	Title: "List commits",
 	Description: "List commits (SHA, date, author, subject, files): a ref's history, a range (base, head) or a pull request's (index); paths filters, follow=true follows one file's renames. " +
-		"Use get_commit for a commit's patch, blame for who changed given lines.",
+		"get_commit: a commit's patch; blame: who changed lines.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetDefault(in, "mode", modeMergeBase)
 		argcheck.Prop(in, "mode").Enum = []any{modeMergeBase, modeDirect}

@@ -30,10 +30,10 @@ type listFilesIn struct {
 	Repo      string   `json:"repo,omitempty"`
 	Path      string   `json:"path,omitempty" jsonschema:"directory; omit for the root"`
 	Ref       string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
-	Recursive bool     `json:"recursive,omitempty" jsonschema:"every file below path"`
+	Recursive bool     `json:"recursive,omitempty"`
 	PathGlobs []string `json:"pathGlobs,omitempty" jsonschema:"gitignore-style globs (*.c at any depth, src/**/*.go)"`
-	Offset    int      `json:"offset,omitempty" jsonschema:"entries to skip"`
-	Limit     int      `json:"limit,omitempty" jsonschema:"most entries"`
+	Offset    int      `json:"offset,omitempty"`
+	Limit     int      `json:"limit,omitempty"`
 	Cursor    string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }

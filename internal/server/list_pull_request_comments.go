@@ -18,7 +18,7 @@ import (
 type listPullRequestCommentsIn struct {
 	Owner string `json:"owner,omitempty"`
 	Repo  string `json:"repo,omitempty"`
-	Index int    `json:"index" jsonschema:"pull request number"`
+	Index int    `json:"index"`
 	Since string `json:"since,omitempty" jsonschema:"only comments updated since (RFC 3339)"`
 	// From and BodyOffset are where a partial reply stopped: a comment by
 	// its id (ids survive comments added or deleted before it), and a
@@ -55,8 +55,8 @@ type prRemark struct {
 var listPullRequestCommentsTool = defineTool(toolSpec{
 	Name:  "list_pull_request_comments",
 	Title: "List pull request comments",
-	Description: "List a pull request's conversation on the forge: its comments in order with author, dates, link and body; since gives only what is new. " +
-		"Inline comments on the diff are review threads: use list_pull_request_reviews." +
+	Description: "List a pull request's conversation on the forge: comments in order with author, dates, link and body; since gives only what is new. " +
+		"Inline comments on the diff are threads: list_pull_request_reviews." +
 		partialNext,
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {

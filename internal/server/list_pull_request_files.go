@@ -22,9 +22,9 @@ import (
 type listPullRequestFilesIn struct {
 	Owner  string `json:"owner,omitempty"`
 	Repo   string `json:"repo,omitempty"`
-	Index  int    `json:"index" jsonschema:"pull request number"`
+	Index  int    `json:"index"`
 	Page   int    `json:"page,omitempty" jsonschema:"1-based page of limit files"`
-	Offset int    `json:"offset,omitempty" jsonschema:"files to skip"`
+	Offset int    `json:"offset,omitempty"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most files (a forge's page at most)"`
 	// Cursor pins the commits of the first page, so that pages of a pull
 	// request whose head moves cannot mix.
@@ -63,10 +63,9 @@ type listPullRequestFilesOut struct {
 var listPullRequestFilesTool = defineTool(toolSpec{
 	Name:  "list_pull_request_files",
 	Title: "List pull request files",
-	Description: "List the files a pull request (index) changes, a page at a time: status, path, lines added and deleted, patch bytes, test and generated marks, totals first. " +
-		"Read it before get_pull_request_diff. " +
+	Description: "List the files a pull request (index) changes, a page at a time: status, path, lines added and deleted, patch bytes, test and generated marks, totals first; before get_pull_request_diff. " +
 		wholeDiff +
-		" For two refs, list_changed_files.",
+		" Two refs: list_changed_files.",
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 		argcheck.SetInt(in, "page", 1, 1, 1<<31-1)

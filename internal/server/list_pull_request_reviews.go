@@ -23,7 +23,7 @@ import (
 type listPullRequestReviewsIn struct {
 	Owner      string `json:"owner,omitempty"`
 	Repo       string `json:"repo,omitempty"`
-	Index      int    `json:"index" jsonschema:"pull request number"`
+	Index      int    `json:"index"`
 	Path       string `json:"path,omitempty" jsonschema:"only threads on this file"`
 	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"only unresolved threads"`
 	Reviewer   string `json:"reviewer,omitempty" jsonschema:"only this login's reviews and threads"`
@@ -113,8 +113,8 @@ func listed(body string, in listPullRequestReviewsIn, id int64, room int) longBo
 var listPullRequestReviewsTool = defineTool(toolSpec{
 	Name:  "list_pull_request_reviews",
 	Title: "List pull request reviews",
-	Description: "List what reviewers said of a pull request on the forge: reviews (reviewer, verdict, body) and inline threads by file and line, resolved or not, outdated or not, with replies; filter by path, unresolved or reviewer. " +
-		"Read unresolved threads before reviewing; do not raise again what a resolved one settled. The conversation is list_pull_request_comments; get_pull_request_diff shows a thread's file.",
+	Description: "List what reviewers said of a pull request on the forge: reviews (reviewer, verdict, body) and inline threads by file and line, resolved or outdated or not, with replies; filter by path, unresolved or reviewer. " +
+		"Read unresolved threads first; a resolved one is settled. The conversation: list_pull_request_comments; a thread's file: get_pull_request_diff.",
 	ForgeOnly: true,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)

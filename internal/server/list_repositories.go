@@ -16,8 +16,8 @@ import (
 )
 
 type listRepositoriesIn struct {
-	Offset int `json:"offset,omitempty" jsonschema:"repositories to skip"`
-	Limit  int `json:"limit,omitempty" jsonschema:"most repositories"`
+	Offset int `json:"offset,omitempty"`
+	Limit  int `json:"limit,omitempty"`
 	paging.ReplyLimit
 }
 
@@ -33,8 +33,7 @@ var listRepositoriesTool = defineTool(toolSpec{
 	Name:  "list_repositories",
 	Title: "List repositories",
 	Description: "List the repositories this server serves: owner, repo, bare or not, default branch. " +
-		"Call it when owner and repo are unknown; with one repository served, other tools may omit them." +
-		partialNext,
+		"Call it when owner and repo are unknown; with one repository served, tools may omit them." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "offset", 0, 0, 1_000_000_000)
 		argcheck.SetInt(in, "limit", 100, 1, 500)

@@ -19,9 +19,9 @@ import (
 type listSymbolsIn struct {
 	Owner  string   `json:"owner,omitempty"`
 	Repo   string   `json:"repo,omitempty"`
-	Path   string   `json:"path" jsonschema:"file path"`
+	Path   string   `json:"path"`
 	Ref    string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for HEAD"`
-	Kinds  []string `json:"kinds,omitempty" jsonschema:"only these kinds"`
+	Kinds  []string `json:"kinds,omitempty"`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
 }
@@ -58,7 +58,7 @@ var listSymbolsTool = defineTool(toolSpec{
 	Name:  "list_symbols",
 	Title: "List symbols",
 	Description: "List a file's symbols at a ref, parsed without a checkout: functions, methods, classes, types… with kind, container and lines; syntactic, no types. " +
-		"read_file reads a symbol's lines." + partialNext,
+		"read_file reads their lines." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.Prop(in, "kinds").Items = &jsonschema.Schema{Type: "string", Enum: stringsAny(symbolKinds)}
 	},

@@ -17,7 +17,7 @@ import (
 type pullSymbolsIn struct {
 	Owner  string   `json:"owner,omitempty"`
 	Repo   string   `json:"repo,omitempty"`
-	Index  int      `json:"index" jsonschema:"pull request number"`
+	Index  int      `json:"index"`
 	Paths  []string `json:"paths,omitempty" jsonschema:"only these files or directories"`
 	Cursor string   `json:"cursor,omitempty" jsonschema:"from a reply's next call"`
 	paging.ReplyLimit
@@ -60,7 +60,7 @@ var pullSymbolsTool = defineTool(toolSpec{
 	Name:  "get_pull_request_symbols",
 	Title: "Get pull request symbols",
 	Description: "List the symbols a pull request adds, removes or changes, with their lines at merge base and head, and each changed function's references at head " +
-		"on lines it did not change: callers not updated. Syntactic, by name. get_pull_request_diff shows changes, find_symbol one name." + partialNext,
+		"on lines it did not change. get_pull_request_diff shows changes, find_symbol one name." + partialNext,
 	Tune: func(in *jsonschema.Schema) {
 		argcheck.SetInt(in, "index", 0, 1, 1<<31-1)
 		argcheck.Prop(in, "paths").MaxItems = ptr(maxDiffPaths)

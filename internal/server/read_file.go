@@ -21,9 +21,9 @@ import (
 type readFileIn struct {
 	Owner     string `json:"owner,omitempty"`
 	Repo      string `json:"repo,omitempty"`
-	Path      string `json:"path" jsonschema:"file path"`
+	Path      string `json:"path"`
 	Ref       string `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the work tree (HEAD if bare)"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"first line"`
+	StartLine int    `json:"startLine,omitempty"`
 	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line; omit for as far as fits"`
 	StartByte int64  `json:"startByte,omitempty" jsonschema:"bytes of startLine already read (a line in pieces)"`
 	paging.ReplyLimit
@@ -75,7 +75,7 @@ func linePieces(pieces []text.Piece) []linePiece {
 var readFileTool = defineTool(toolSpec{
 	Name:  "read_file",
 	Title: "Read file",
-	Description: "Read lines startLine..endLine (1-based) of a file at ref, as many as fit, with its line count: code around a change or match. " +
+	Description: "Read lines startLine..endLine of a file at ref, as many as fit, with its line count. " +
 		"get_file_content is the Gitea-compatible sibling, refusing large files. A binary file is named, not shown. " +
 		inPieces +
 		partialNext,

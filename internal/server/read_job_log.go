@@ -21,7 +21,7 @@ type readJobLogIn struct {
 	Owner     string `json:"owner,omitempty"`
 	Repo      string `json:"repo,omitempty"`
 	JobID     int64  `json:"jobId" jsonschema:"job id from list_action_runs"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"first line"`
+	StartLine int    `json:"startLine,omitempty"`
 	EndLine   int    `json:"endLine,omitempty" jsonschema:"last line; omit for as far as fits"`
 	StartByte int64  `json:"startByte,omitempty" jsonschema:"bytes of startLine already read (a line in pieces)"`
 	paging.ReplyLimit
@@ -49,8 +49,8 @@ type readJobLogOut struct {
 var readJobLogTool = defineTool(toolSpec{
 	Name:  "read_job_log",
 	Title: "Read job log",
-	Description: "Read lines of a forge Actions job's log (1-based, inclusive), as many as fit one reply, with its line count: read_file for CI output. " +
-		"list_action_runs gives job ids. Failures are usually near the end: the first reply's line count tells where. " +
+	Description: "Read lines of a forge Actions job's log (1-based, inclusive), as many as fit, with its line count: read_file for CI output. " +
+		"list_action_runs gives job ids. Failures are usually near the end. " +
 		inPieces +
 		partialNext,
 	ForgeOnly: true,

@@ -151,6 +151,7 @@ const MetaKeyMaxResultSize = "anthropic/maxResultSizeChars"
 // nor counted in UTF-16 code units, as JavaScript does.
 func (d *ToolDef) served(maxBytes int) *mcp.Tool {
 	t := d.Tool()
+	t.InputSchema = advertised(t.InputSchema.(*jsonschema.Schema))
 	t.Meta = mcp.Meta{MetaKeyMaxResultSize: maxBytes}
 	if d.forgeOnly {
 		t.Meta[MetaKeyForgeOnly] = true
@@ -255,4 +256,25 @@ func SelectTools(only, exclude []string, forge bool) ([]*ToolDef, error) {
 		return nil, fmt.Errorf("the selection leaves no tool to serve; the tools are %s", strings.Join(ToolNames(), ", "))
 	}
 	return picked, nil
+}
+
+// advertised is an input schema as tools/list gives it, which a client
+// sends its model with every request (issue 41: at most 18 KiB for them
+// all): without what the server's own check (argcheck) says anyway. No
+// "additionalProperties": false, which every tool would repeat: an
+// unknown argument is still refused, by name. An array parameter's type
+// is "array", not ["null", "array"]: null is still taken for none.
+func advertised(in *jsonschema.Schema) *jsonschema.Schema {
+	out := *in
+	out.AdditionalProperties = nil
+	out.Properties = make(map[string]*jsonschema.Schema, len(in.Properties))
+	for name, p := range in.Properties {
+		if slices.Equal(p.Types, []string{"null", "array"}) {
+			q := *p
+			q.Types, q.Type = nil, "array"
+			p = &q
+		}
+		out.Properties[name] = p
+	}
+	return &out
 }

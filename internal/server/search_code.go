@@ -28,14 +28,14 @@ const (
 type searchCodeIn struct {
 	Owner         string   `json:"owner,omitempty"`
 	Repo          string   `json:"repo,omitempty"`
-	Query         string   `json:"query" jsonschema:"text to find"`
+	Query         string   `json:"query"`
 	Regex         bool     `json:"regex,omitempty" jsonschema:"query is a POSIX extended regex"`
-	CaseSensitive bool     `json:"caseSensitive,omitempty" jsonschema:"match case"`
+	CaseSensitive bool     `json:"caseSensitive,omitempty"`
 	PathGlobs     []string `json:"pathGlobs,omitempty" jsonschema:"gitignore-style globs (*.c at any depth, src/**/*.go)"`
 	Ref           string   `json:"ref,omitempty" jsonschema:"commit, branch, tag or refs/pull/N/head; omit for the work tree (HEAD if bare)"`
-	MaxResults    int      `json:"maxResults,omitempty" jsonschema:"most matches"`
-	ContextLines  int      `json:"contextLines,omitempty" jsonschema:"lines around each match"`
-	Offset        int      `json:"offset,omitempty" jsonschema:"matches to skip"`
+	MaxResults    int      `json:"maxResults,omitempty"`
+	ContextLines  int      `json:"contextLines,omitempty"`
+	Offset        int      `json:"offset,omitempty"`
 	paging.ReplyLimit
 }
 
@@ -63,7 +63,7 @@ type searchCodeOut struct {
 var searchCodeTool = defineTool(toolSpec{
 	Name:  "search_code",
 	Title: "Search code",
-	Description: "Search file contents with git grep, a fixed string (case-insensitive by default) or POSIX extended regex: each match's path, line and text, for callers and uses. " +
+	Description: "Search file contents with git grep: a fixed string (case-insensitive by default) or POSIX extended regex; each match's path, line and text. " +
 		"list_files finds files by name, read_file reads around a match. Skips binary, secret and oversized files. " +
 		"A line over 500 bytes shows its first piece; its [line …] marker's read_file call reads on." +
 		partialNext,

@@ -144,7 +144,7 @@ func New(served *repo.Served, cfg Config) *Server {
 		if !cfg.Structured {
 			t.OutputSchema = nil
 		}
-		d.register(s, t, t.InputSchema.(*jsonschema.Schema))
+		d.register(s, t, d.Tool().InputSchema.(*jsonschema.Schema)) // checked whole (advertised)
 	}
 	return s
 }

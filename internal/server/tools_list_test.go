@@ -23,13 +23,15 @@ import (
 // start_byte on get_file_content, and a sentence on pieces in those and
 // search_code, about 650 bytes); and by the diff tools' collapseRepeated
 // and lineNumbers (issue 40, about 400 bytes), within issue 41's bound for
-// the symbol tools to come: 18 KiB locally, 24 KiB through a forge.
-// With find_symbol, get_pull_request_symbols and functionContext the list
-// is over that bound (issue 41 is open on it): these are today's sizes,
-// so that nothing grows while the trimming is done.
+// the symbol tools: 18 KiB locally, 24 KiB through a forge (issue 41).
+// With find_symbol, get_pull_request_symbols and functionContext that
+// took trimming: descriptions shortened, the descriptions of parameters
+// whose name, enum or tool already says it all dropped, and the
+// advertised input schemas without what the server's own check says
+// anyway (advertised, registry.go).
 const (
-	maxToolsListLocal = 20*1024 + 256
-	maxToolsListForge = 26*1024 + 384
+	maxToolsListLocal = 18 * 1024
+	maxToolsListForge = 24 * 1024
 )
 
 // wireToolsList is the result of tools/list as a client reads it from the
