@@ -24,11 +24,11 @@ const instructions = `Read-only access to git repositories and their pull reques
 Reviewing a pull request:
 1. get_pull_request: its purpose, base, head, how many parts the whole diff takes. To pick files instead: list_pull_request_files, with sizes.
 2. get_pull_request_diff: ` + wholeDiff + ` If step 1 says lines follow patterns, collapseRepeated=true. To read a few: file_path (one file) or paths (files and directories).
-3. Read code at the pull request's head, not the default branch: read_file with ref=refs/pull/<index>/head or the head SHA.
-4. Callers and other uses, at the head: search_code with the same ref (*.c matches at any depth).
+3. get_pull_request_symbols: changed functions, and callers it did not update.
+4. At the head (ref=refs/pull/<index>/head), not the default branch: find_symbol include=body for a whole function, mode=references for uses; read_file, search_code.
 5. When a change needs its reason: list_commits with index=<index>, get_commit, blame; list_commits with one path and follow=true goes on through renames.
 
-Comparing two refs instead: list_changed_files, then get_diff with base and head. list_files finds files by name, search_code text, list_repositories what is served. Prompts review_pull_request and review_changes give the calls.`
+Comparing two refs instead: list_changed_files, then get_diff with base and head. list_files finds files by name, list_repositories what is served. Prompts review_pull_request and review_changes give the calls.`
 
 // prompts are the server's MCP prompts: the review workflow with the
 // actual calls for one request (Claude Code offers them as slash commands).
@@ -146,8 +146,10 @@ func (s *Server) reviewPullRequest(ctx context.Context, req *mcp.GetPromptReques
 		{"list_pull_request_files", pr, "Only to pick files, when you do not read it whole: the files with status, line counts and patch sizes (test and generated files marked)."},
 		{"get_pull_request_diff", with("index", index, "file_path", "<PATH>"), "One chosen file's changes, when you read only a few."},
 		{"get_pull_request_diff", with("index", index, "paths", []string{"<DIR>/", "<PATH>"}), "Or a directory, or a group of files, in one go: paths takes files and directories (both sides of a rename)."},
-		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the pull request's head (not the default branch)."},
-		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at the head."},
+		{"get_pull_request_symbols", pr, "After the diff: the functions it adds, removes or changes, and under each changed one its references at head on lines it did not change: callers it may have broken."},
+		{"find_symbol", with("name", "<NAME>", "ref", head, "include", "body"), "A whole function that matters, at the head (not the default branch); mode=references lists its uses in code. No more than the question needs."},
+		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at the head."},
+		{"search_code", with("query", "<NAME>", "ref", head), "Other text naming what changed (comments, configuration, documentation), at the head."},
 		{"list_commits", with("index", index), "The commits, when a change needs its reason; get_commit shows one."},
 		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit. " + lineParams},
 	}...)
@@ -177,8 +179,9 @@ func (s *Server) reviewChanges(_ context.Context, req *mcp.GetPromptRequest) (*m
 		{"list_changed_files", with("base", base, "head", head), "The files changed on head since it branched from base, with status and line counts."},
 		{"get_diff", with("base", base, "head", head), "The whole diff. " + wholeDiff + " " + followNext + " When one change is repeated in many places, collapseRepeated=true shows it once, with where, and every other change in full."},
 		{"get_diff", with("base", base, "head", head, "paths", []string{"<PATH>"}), "Chosen files' or directories' changes, when you read only a few."},
+		{"find_symbol", with("name", "<NAME>", "ref", head, "mode", "references"), "The uses in code of a function that changed, at head; include=body (with mode definitions) reads a whole function."},
 		{"read_file", with("path", "<PATH>", "ref", head, "startLine", 1), "The code around a change, at head."},
-		{"search_code", with("query", "<NAME>", "ref", head), "Callers and other uses of what changed, at head."},
+		{"search_code", with("query", "<NAME>", "ref", head), "Other text naming what changed, at head."},
 		{"list_commits", with("base", base, "head", head), "The commits, when a change needs its reason; get_commit shows one."},
 		{"blame", with("path", "<PATH>", "ref", head, "start_line", 1, "end_line", 50), "Who last changed these lines, and in which commit. " + lineParams},
 	}
