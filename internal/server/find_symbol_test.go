@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,5 +173,72 @@ func TestPullRequestSymbols(t *testing.T) {
 	}
 	if !strings.Contains(txt, "changed function changed: base 5–7, head 5–7; 2 of its 3 references at head on lines not changed\n  main.c:2:") {
 		t.Errorf("text:\n%s", txt)
+	}
+}
+
+// References are every identifier of the name in code, and nothing else:
+// on this module's own Go files, against go/scanner (which skips comments
+// and literals) as the independent oracle; drained at a small budget,
+// the parts hold each reference once, in order.
+func TestFindSymbolReferencesMatchGoScanner(t *testing.T) {
+	r := testrepo.New(t)
+	files, err := filepath.Glob("../text/*.go")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("this module's internal/text: %v %d", err, len(files))
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Write("text/"+filepath.Base(f), string(src))
+	}
+	r.Commit("internal/text")
+	h := serve(t, r, withMaxBytes(4096), withStructured())
+	for _, name := range []string{"Count", "Name", "skeleton", "IsHidden"} {
+		var want []string
+		for _, f := range files {
+			src, _ := os.ReadFile(f)
+			fset := token.NewFileSet()
+			tf := fset.AddFile(f, -1, len(src))
+			var sc scanner.Scanner
+			sc.Init(tf, src, nil, 0)
+			for {
+				pos, tok, lit := sc.Scan()
+				if tok == token.EOF {
+					break
+				}
+				if tok == token.IDENT && lit == name {
+					p := fset.Position(pos)
+					want = append(want, fmt.Sprintf("text/%s:%d:%d", filepath.Base(f), p.Line, p.Column))
+				}
+			}
+		}
+		var got []string
+		call := args("name", name, "mode", "references")
+		for parts := 0; call != nil; parts++ {
+			if parts > 200 {
+				t.Fatal("no end")
+			}
+			res := h.call("find_symbol", call)
+			var out findSymbolOut
+			data, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(data, &out); err != nil || res.IsError {
+				t.Fatalf("%s: %v %s", name, err, textOf(res))
+			}
+			if out.Total != len(want) {
+				t.Fatalf("%s: total %d, go/scanner finds %d", name, out.Total, len(want))
+			}
+			for _, m := range out.Matches {
+				got = append(got, fmt.Sprintf("%s:%d:%d", m.Path, m.Line, m.Column))
+			}
+			call = nil
+			if n := nextOf(t, res); n != nil {
+				call = n.Arguments
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("references of %s:\n%s\nwant (go/scanner)\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
