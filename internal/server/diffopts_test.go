@@ -311,8 +311,8 @@ func TestPathsThatMatchNoChangedFile(t *testing.T) {
 	}
 }
 
-// In forge mode, get_pull_request_diff with paths, contextLines or
-// ignoreWhitespace is git's diff of the pull request's commits in the
+// In forge mode, get_pull_request_diff with paths, contextLines,
+// ignoreWhitespace, lineNumbers, collapseRepeated or functionContext is git's diff of the pull request's commits in the
 // mirror (the forge's .diff has no such options); without them, the
 // forge's own diff.
 func TestForgePullRequestDiffOptionsAreGits(t *testing.T) {
@@ -357,4 +357,8 @@ func TestForgePullRequestDiffOptionsAreGits(t *testing.T) {
 		t.Errorf("lineNumbers: got %q (%v), want git's %q numbered", got, err, want)
 	}
 	checkRebuilds(t, []string{h.ok("get_pull_request_diff", prArgs(1, "collapseRepeated", true))}, want)
+	// functionContext: git's diff widened (a new file: all of it), said.
+	if got := h.ok("get_pull_request_diff", prArgs(1, "functionContext", true)); patchOf(got) != want || !strings.Contains(got, "[note: functionContext: ") {
+		t.Errorf("functionContext: got %q, want git's %q widened, with its note", got, want)
+	}
 }
