@@ -2,12 +2,10 @@ package server
 
 import (
 	"bytes"
-	"container/list"
 	"context"
 	"errors"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
@@ -53,10 +51,14 @@ type namedIn struct {
 }
 
 // parseAt is outlineOf, and with name the identifiers of that name too.
+// The blob is read, then parsed once its reader is given back: the parse
+// holds no git process, so that files are parsed side by side.
 func (s *Server) parseAt(ctx context.Context, r *repo.Repository, commit, refName, path, name string) (outline, *namedIn, error) {
 	lang, ok := syntax.LanguageOf(path)
 	var out outline
-	var named *namedIn
+	var key outlineKey
+	var src []byte
+	var kept *parsedBlob
 	err := r.ReadAt(ctx, commit, refName, path, func(blob git.Object, body io.Reader) error {
 		out.Size = blob.Size
 		switch {
@@ -67,40 +69,46 @@ func (s *Server) parseAt(ctx context.Context, r *repo.Repository, commit, refNam
 			out.Status = outlineTooLarge
 			return nil
 		}
-		if p, ok := s.outlines.get(outlineKey{blob.OID, lang, name}); ok {
-			out.File, out.Status, named = p.file, outlineComplete, p.named
+		key = outlineKey{blob.OID, lang, name}
+		if p, ok := s.outlines.get(key); ok {
+			kept = p
 			return nil
 		}
-		src, err := io.ReadAll(io.LimitReader(body, int64(syntax.MaxFileBytes)+1))
-		if err != nil {
-			return err
-		}
-		if text.IsBinary(src[:min(len(src), text.SniffLen)]) {
-			out.Status = outlineBinary
-			return nil
-		}
-		var f *syntax.File
-		if name == "" {
-			f, err = syntax.Outline(ctx, path, src)
-		} else {
-			var refs []syntax.Ref
-			refs, f, err = syntax.Identifiers(ctx, path, src, name)
-			if err == nil {
-				named = refLines(src, refs)
-			}
-		}
-		switch {
-		case errors.Is(err, syntax.ErrTooLarge):
-			out.Status = outlineTooLarge
-			return nil
-		case err != nil:
-			return err
-		}
-		s.outlines.put(outlineKey{blob.OID, lang, name}, &parsedBlob{f, named})
-		out.File, out.Status = f, outlineComplete
-		return nil
+		var err error
+		src, err = io.ReadAll(io.LimitReader(body, int64(syntax.MaxFileBytes)+1))
+		return err
 	})
-	return out, named, err
+	switch {
+	case err == nil && kept != nil:
+		out.File, out.Status = kept.file, outlineComplete
+		return out, kept.named, nil
+	case err != nil || src == nil:
+		return out, nil, err
+	case text.IsBinary(src[:min(len(src), text.SniffLen)]):
+		out.Status = outlineBinary
+		return out, nil, nil
+	}
+	var f *syntax.File
+	var named *namedIn
+	if name == "" {
+		f, err = syntax.Outline(ctx, path, src)
+	} else {
+		var refs []syntax.Ref
+		refs, f, err = syntax.Identifiers(ctx, path, src, name)
+		if err == nil {
+			named = refLines(src, refs)
+		}
+	}
+	switch {
+	case errors.Is(err, syntax.ErrTooLarge):
+		out.Status = outlineTooLarge
+		return out, nil, nil
+	case err != nil:
+		return out, nil, err
+	}
+	s.outlines.put(key, &parsedBlob{f, named})
+	out.File, out.Status = f, outlineComplete
+	return out, named, nil
 }
 
 // refLines is refs with their lines' text.
@@ -132,14 +140,8 @@ func refLines(src []byte, refs []syntax.Ref) *namedIn {
 // outlineCacheBytes bounds the outlines kept, for all repositories.
 const outlineCacheBytes = 16 << 20
 
-// outlineCache keeps outlines by blob id and language, the least recently
-// used dropped first.
-type outlineCache struct {
-	mu    sync.Mutex
-	bytes int
-	items map[outlineKey]*list.Element
-	order list.List // of *keptOutline, most recently used first
-}
+// outlineCache keeps outlines by blob id, language and name.
+type outlineCache struct{ lru[outlineKey, *parsedBlob] }
 
 // outlineKey names a parse: a blob as a language, and the name whose
 // identifiers were asked for ("" for the outline alone).
@@ -150,23 +152,6 @@ type outlineKey struct{ oid, lang, name string }
 type parsedBlob struct {
 	file  *syntax.File
 	named *namedIn
-}
-
-type keptOutline struct {
-	key  outlineKey
-	p    *parsedBlob
-	cost int
-}
-
-func (c *outlineCache) get(k outlineKey) (*parsedBlob, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.items[k]
-	if !ok {
-		return nil, false
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*keptOutline).p, true
 }
 
 func (c *outlineCache) put(k outlineKey, p *parsedBlob) {
@@ -180,19 +165,5 @@ func (c *outlineCache) put(k outlineKey, p *parsedBlob) {
 			cost += len(t) + 64
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.items == nil {
-		c.items = map[outlineKey]*list.Element{}
-	}
-	if _, ok := c.items[k]; ok || cost > outlineCacheBytes/4 {
-		return
-	}
-	c.items[k] = c.order.PushFront(&keptOutline{k, p, cost})
-	c.bytes += cost
-	for c.bytes > outlineCacheBytes {
-		o := c.order.Remove(c.order.Back()).(*keptOutline)
-		delete(c.items, o.key)
-		c.bytes -= o.cost
-	}
+	c.lru.put(k, p, cost, outlineCacheBytes)
 }

@@ -52,6 +52,7 @@ type pullSymbolsOut struct {
 	Unparsed    []string `json:"unparsed,omitempty" jsonschema:"changed files no parser here reads, or too large"`
 	ParseErrors []string `json:"parseErrors,omitempty" jsonschema:"changed files with syntax errors (symbols near them may be missing)"`
 	Unsearched  []string `json:"unsearched,omitempty" jsonschema:"names whose references were not searched (in too many files)"`
+	Generated   []string `json:"generated,omitempty" jsonschema:"changed files generated or vendored, not read for symbols"`
 	paging.Paged
 }
 
@@ -97,8 +98,19 @@ func (s *Server) pullSymbols(ctx context.Context, in pullSymbolsIn) (reply[pullS
 		return reply[pullSymbolsOut]{}, err
 	}
 	out := pullSymbolsOut{Index: pr.Index, MergeBase: pr.MergeBase, Head: pr.Head, Parser: syntax.ParserName(), Status: "complete"}
+	var paths []string
+	for _, f := range files {
+		paths = append(paths, f.Path)
+	}
+	generated := s.generated(ctx, r, pr.Head, paths)
 	var syms []changedSymbol
 	for _, f := range files {
+		if generated(f.Path) {
+			// Minified and vendored code is not reviewed by its symbols:
+			// one-letter names there would be "called" everywhere.
+			out.Generated = append(out.Generated, f.Path)
+			continue
+		}
 		got, err := s.fileSymbols(ctx, r, pr, f, &out)
 		if err != nil {
 			return reply[pullSymbolsOut]{}, err

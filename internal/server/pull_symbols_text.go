@@ -177,11 +177,14 @@ func (v *pullSymbolsView) notes() string {
 		fmt.Fprintf(&b, "[note: %s changed but not parsed: no parser here reads %s (%s reads %s), or too large: %s; get_pull_request_diff shows them]\n",
 			text.Count(n, "file"), map[bool]string{true: "its language", false: "their languages"}[n == 1], syntax.ParserName(), strings.Join(syntax.Languages(), ", "), firstNames(o.Unparsed, 5))
 	}
+	if n := len(o.Generated); n > 0 {
+		fmt.Fprintf(&b, "[note: %s generated or vendored, not read for symbols: %s; get_pull_request_diff shows them]\n", text.Count(n, "changed file"), firstNames(o.Generated, 5))
+	}
 	if n := len(o.ParseErrors); n > 0 {
 		fmt.Fprintf(&b, "[note: syntax errors in %s (symbols near them may be missing): %s; list_symbols says where]\n", text.Count(n, "file"), firstNames(o.ParseErrors, 5))
 	}
 	if n := len(o.Unsearched); n > 0 {
-		fmt.Fprintf(&b, "[note: references of %s not searched (in too many files, or past the %d names a call searches): %s; find_symbol mode=references with paths finds them]\n", text.Count(n, "name"), maxReferenceNames, firstNames(o.Unsearched, 5))
+		fmt.Fprintf(&b, "[note: references of %s not searched (in too many files: a call parses at most %d, or past the %d names a call searches): %s; find_symbol mode=references with paths finds them]\n", text.Count(n, "name"), maxSymbolFiles, maxReferenceNames, firstNames(o.Unsearched, 5))
 	}
 	return b.String()
 }

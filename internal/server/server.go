@@ -109,6 +109,9 @@ type Server struct {
 	widened viewCache[*widenedView]
 	// outlines keeps the files lately parsed (outlines.go).
 	outlines outlineCache
+	// words keeps the word searches lately made (symbol_search.go), so
+	// that the parts of one reply search once.
+	words wordMemo
 	// ask is where asking the client for its roots in a tool result
 	// stands (roots.go).
 	ask rootsAsk

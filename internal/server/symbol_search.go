@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -84,6 +85,18 @@ func isIdentifier(s string) bool {
 // word in each too. Files are parsed a few at a time: a file already
 // parsed at that blob is not parsed again (outlineCache).
 func (s *Server) searchWord(ctx context.Context, r *repo.Repository, commit, word string, paths []string, named bool) (wordSearch, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%q", r.FullName(), commit, word, named, paths)
+	if ws, ok := s.words.get(key); ok {
+		return ws, nil
+	}
+	ws, err := s.searchWordOnce(ctx, r, commit, word, paths, named)
+	if err == nil {
+		s.words.put(key, ws)
+	}
+	return ws, err
+}
+
+func (s *Server) searchWordOnce(ctx context.Context, r *repo.Repository, commit, word string, paths []string, named bool) (wordSearch, error) {
 	var ws wordSearch
 	var files []wordFile
 	over := false
@@ -139,8 +152,8 @@ type namedFile struct {
 
 // searchWords is searchWord for several names at once (one git grep):
 // for each name, its identifiers in the files where it is a word, by
-// file in git's order. A name in more than maxSymbolFiles files is left
-// out, and returned in over.
+// file in git's order. A name whose files would take the parses past
+// maxSymbolFiles is left out, and returned in over.
 func (s *Server) searchWords(ctx context.Context, r *repo.Repository, commit string, names []string) (found map[string][]parsedWord, over []string, err error) {
 	quoted := make([]string, len(names))
 	for i, n := range names {
@@ -166,10 +179,12 @@ func (s *Server) searchWords(ctx context.Context, r *repo.Repository, commit str
 	if err != nil {
 		return nil, nil, err
 	}
+	// One parse per file and name, at most maxSymbolFiles in all: the
+	// names past that are left out, as a name in too many files is.
 	type job struct{ name, path string }
 	var jobs []job
 	for _, n := range names {
-		if len(files[n]) > maxSymbolFiles {
+		if len(jobs)+len(files[n]) > maxSymbolFiles {
 			over = append(over, n)
 			continue
 		}
@@ -275,4 +290,23 @@ func qualified(sym syntax.Symbol) string {
 		return sym.Container + "." + sym.Name
 	}
 	return sym.Name
+}
+
+// wordMemoBytes bounds the word searches kept: what they hold besides the
+// outlines, which outlineCache accounts for (and a search keeps alive).
+const wordMemoBytes = 8 << 20
+
+// wordMemo keeps word searches by repository, commit, word and paths: a
+// commit's files never change.
+type wordMemo struct{ lru[string, wordSearch] }
+
+func (m *wordMemo) put(key string, ws wordSearch) {
+	cost := len(key) + 128
+	for _, f := range ws.Files {
+		cost += len(f.Path) + 128
+		if f.Named != nil {
+			cost += 64 * len(f.Named.Refs)
+		}
+	}
+	m.lru.put(key, ws, cost, wordMemoBytes)
 }
