@@ -21,6 +21,7 @@
 //	go run ./cmd/bench --only fair                      # issue 39: honest clients beside unread hostile calls over HTTP (fair.go)
 //	go run ./cmd/bench --only realprs-forge --mirror ...  # issue 38: real PRs through a Gitea (realprs_forge.go)
 //	go run ./cmd/bench --only realprs-folded --mirror ... # issue 40: real PRs plain and folded (realprs_folded.go)
+//	go run ./cmd/bench --only symbols --mirror ...        # issue 41: find_symbol, list_symbols, callers (symbols.go)
 //	go run ./cmd/bench --baseline main~3                # both builds, alternating, current/baseline per case
 package main
 
@@ -139,6 +140,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (int, err
 			return 1, err
 		}
 		return 0, nil
+	}
+	if strings.EqualFold(o.only, "symbols") {
+		bin, err := buildServer(filepath.Join(o.cache, "bin"), o.keep, logf)
+		if err != nil {
+			return 1, err
+		}
+		return runSymbols(ctx, o, g, bin, home, logf, stdout)
 	}
 	if strings.HasPrefix(strings.ToLower(o.only), "realprs-folded") {
 		bin, err := buildServer(filepath.Join(o.cache, "bin"), o.keep, logf)
