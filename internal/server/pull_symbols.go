@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
+
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/argcheck"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/paging"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/repo"
@@ -69,7 +71,7 @@ var pullSymbolsTool = defineTool(toolSpec{
 }, (*Server).pullSymbols)
 
 // maxReferenceNames bounds the names whose references one call searches.
-const maxReferenceNames = 40
+const maxReferenceNames = 200
 
 func (s *Server) pullSymbols(ctx context.Context, in pullSymbolsIn) (reply[pullSymbolsOut], error) {
 	const tool = "get_pull_request_symbols"
@@ -93,11 +95,26 @@ func (s *Server) pullSymbols(ctx context.Context, in pullSymbolsIn) (reply[pullS
 	if opts.Paths, err = repo.CleanPaths("paths", in.Paths); err != nil {
 		return reply[pullSymbolsOut]{}, err
 	}
-	files, err := pullChangedLines(ctx, r, opts, s.hiddenSection)
+	out, syms, err := s.pullSymbolsOf(ctx, r, pr, opts)
 	if err != nil {
 		return reply[pullSymbolsOut]{}, err
 	}
+	ps := &pullSymbolsView{s: s, r: r, in: in, digest: digest, pins: []string{pr.Base, pr.MergeBase, pr.Head}, out: out, syms: syms, first: in.Cursor == ""}
+	return ps.reply(ctx, int(at.File))
+}
+
+// pullSymbolsOf is a pull request's changed symbols and the references
+// of its changed functions, kept for the next parts (pullSymbolsKept).
+func (s *Server) pullSymbolsOf(ctx context.Context, r *repo.Repository, pr *repo.PullRequest, opts git.DiffOptions) (pullSymbolsOut, []changedSymbol, error) {
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%q", r.FullName(), pr.MergeBase, pr.Head, opts.Paths)
+	if k, ok := s.pullSymbolsKept.get(key); ok {
+		return k.out, k.syms, nil
+	}
 	out := pullSymbolsOut{Index: pr.Index, MergeBase: pr.MergeBase, Head: pr.Head, Parser: syntax.ParserName(), Status: "complete"}
+	files, err := pullChangedLines(ctx, r, opts, s.hiddenSection)
+	if err != nil {
+		return out, nil, err
+	}
 	var paths []string
 	for _, f := range files {
 		paths = append(paths, f.Path)
@@ -113,16 +130,29 @@ func (s *Server) pullSymbols(ctx context.Context, in pullSymbolsIn) (reply[pullS
 		}
 		got, err := s.fileSymbols(ctx, r, pr, f, &out)
 		if err != nil {
-			return reply[pullSymbolsOut]{}, err
+			return out, nil, err
 		}
 		syms = append(syms, got...)
 	}
 	if err := s.unupdatedCallers(ctx, r, pr.Head, files, syms, &out); err != nil {
-		return reply[pullSymbolsOut]{}, err
+		return out, nil, err
 	}
 	out.Total = len(syms)
-	ps := &pullSymbolsView{s: s, r: r, in: in, digest: digest, pins: []string{pr.Base, pr.MergeBase, pr.Head}, out: out, syms: syms, first: in.Cursor == ""}
-	return ps.reply(ctx, int(at.File))
+	cost := len(key) + 512
+	for _, c := range syms {
+		cost += len(c.Path) + len(c.Name) + 256 + 192*len(c.NotUpdated)
+	}
+	s.pullSymbolsKept.put(key, pullSymbolsResult{out, syms}, cost, pullSymbolsKeptBytes)
+	return out, syms, nil
+}
+
+// pullSymbolsKeptBytes bounds the pull requests' symbols kept.
+const pullSymbolsKeptBytes = 8 << 20
+
+// pullSymbolsResult is what pullSymbolsOf keeps.
+type pullSymbolsResult struct {
+	out  pullSymbolsOut
+	syms []changedSymbol
 }
 
 // fileSymbols are the symbols a file's changed lines meet, on either

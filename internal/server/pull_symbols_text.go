@@ -107,7 +107,7 @@ func (v *pullSymbolsView) reply(ctx context.Context, from int) (reply[pullSymbol
 
 // head is a reply's first line: the pull request, the counts, the parser.
 func (v *pullSymbolsView) head(from, n, rows int) string {
-	var added, removed, changed, funcs, callers, refs int
+	var added, removed, changed, funcs, unsearched, callers, refs int
 	for _, c := range v.syms {
 		switch c.Change {
 		case "added":
@@ -117,25 +117,32 @@ func (v *pullSymbolsView) head(from, n, rows int) string {
 		default:
 			changed++
 		}
-		if c.References != nil {
+		switch {
+		case c.References != nil:
 			funcs++
 			if len(c.NotUpdated) > 0 {
 				callers++
 				refs += len(c.NotUpdated)
 			}
+		case c.Change != "added" && isFunction(c.Kind):
+			unsearched++
 		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "get_pull_request_symbols #%d, merge base %s … head %s (%s; syntactic: by name, no types): %s: %d changed, %d added, %d removed",
 		v.out.Index, git.Short(v.out.MergeBase), git.Short(v.out.Head), v.out.Parser, text.Count(len(v.syms), "symbol"), changed, added, removed)
-	if funcs > 0 {
+	if funcs+unsearched > 0 {
+		fmt.Fprintf(&b, "; of %s changed or removed", text.Count(funcs+unsearched, "function"))
+		if unsearched > 0 {
+			fmt.Fprintf(&b, " (%d not searched for references: see the note)", unsearched)
+		}
 		switch callers {
 		case 0:
-			fmt.Fprintf(&b, "; of %s changed or removed, none has a reference at head on a line this pull request did not change", text.Count(funcs, "function"))
+			b.WriteString(", none has a reference at head on a line this pull request did not change")
 		case 1:
-			fmt.Fprintf(&b, "; of %s changed or removed, 1 has %s at head on lines this pull request did not change", text.Count(funcs, "function"), text.Count(refs, "reference"))
+			fmt.Fprintf(&b, ", 1 has %s at head on lines this pull request did not change", text.Count(refs, "reference"))
 		default:
-			fmt.Fprintf(&b, "; of %s changed or removed, %d have %s at head on lines this pull request did not change", text.Count(funcs, "function"), callers, text.Count(refs, "reference"))
+			fmt.Fprintf(&b, ", %d have %s at head on lines this pull request did not change", callers, text.Count(refs, "reference"))
 		}
 	}
 	if n < rows-from || from > 0 {

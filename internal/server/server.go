@@ -112,6 +112,8 @@ type Server struct {
 	// words keeps the word searches lately made (symbol_search.go), so
 	// that the parts of one reply search once.
 	words wordMemo
+	// pullSymbolsKept keeps pull requests' changed symbols (pull_symbols.go).
+	pullSymbolsKept lru[string, pullSymbolsResult]
 	// ask is where asking the client for its roots in a tool result
 	// stands (roots.go).
 	ask rootsAsk

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/errcode"
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/git"
@@ -192,20 +194,44 @@ func (s *Server) searchWords(ctx context.Context, r *repo.Repository, commit str
 			jobs = append(jobs, job{n, p})
 		}
 	}
+	// The parses take at most half the time the call has left: the names
+	// whose files are not all parsed by then are left out too, so that
+	// the reply says so rather than the call running out of time.
+	parseCtx, cancel := context.WithTimeout(ctx, parseShare(ctx))
+	defer cancel()
 	parsed := make([]parsedWord, len(jobs))
-	err = parallel(ctx, len(jobs), func(i int) error {
-		o, named, err := s.parseAt(ctx, r, commit, commit, jobs[i].path, jobs[i].name)
-		parsed[i] = parsedWord{wordFile{Path: jobs[i].path}, o, named}
+	done := make([]bool, len(jobs))
+	err = parallel(parseCtx, len(jobs), func(i int) error {
+		o, named, err := s.parseAt(parseCtx, r, commit, commit, jobs[i].path, jobs[i].name)
+		parsed[i], done[i] = parsedWord{wordFile{Path: jobs[i].path}, o, named}, err == nil
 		if errors.Is(err, syntax.ErrTimeout) {
 			return errcode.New(errcode.Unavailable, "parsing %s took longer than %s", text.NoteName(jobs[i].path), syntax.ParseTimeout)
 		}
 		return err
 	})
+	if err != nil && ctx.Err() == nil && parseCtx.Err() != nil {
+		err = nil // out of the parses' share: the names not done are said
+	}
 	found = map[string][]parsedWord{}
 	for i, j := range jobs {
+		if !done[i] && !slices.Contains(over, j.name) {
+			over = append(over, j.name)
+		}
 		found[j.name] = append(found[j.name], parsed[i])
 	}
+	for _, n := range over {
+		delete(found, n)
+	}
 	return found, over, err
+}
+
+// parseShare is the time the parses of one call may take: half what is
+// left of its deadline, 10 s without one.
+func parseShare(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return time.Until(d) / 2
+	}
+	return 10 * time.Second
 }
 
 // hasWord: name is a whole word of line, as git grep -w tells words.
