@@ -54,7 +54,7 @@ func (f *symbolFinder) head(from, n int) string {
 		}
 	}
 	if n < len(f.all)-from || from > 0 {
-		fmt.Fprintf(&b, "; %s %d–%d shown", text.Plural("match"), from+1, from+n)
+		b.WriteString("; " + matchRange(from, n) + " shown")
 	}
 	b.WriteString("\n")
 	return b.String()
