@@ -146,7 +146,7 @@ func TestArgumentErrorMessages(t *testing.T) {
 		{"unknown parameters", "get_file_content", `{` + gfc + `,"bogus":"x","start":1}`,
 			`INVALID_ARGUMENT: there are no parameters "bogus", "start"; did you mean "start_line" for "start"? (the parameters are owner, repo, ref, filePath, start_line, end_line, start_byte, with_metadata)`},
 		{"missing path", "read_file", `{}`,
-			"INVALID_ARGUMENT: path is required (file path)"},
+			"INVALID_ARGUMENT: path is required"},
 		{"missing owner", "get_file_content", `{"repo":"widgets","filePath":"README.md"}`,
 			"INVALID_ARGUMENT: owner and repo are required (this server serves acme/widgets; list_repositories lists them)"},
 

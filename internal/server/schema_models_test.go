@@ -190,12 +190,12 @@ func wantUnknown(t *testing.T, h *harness, tool, args, before, after string) {
 
 func TestUnknownParameterSuggestsTheClosest(t *testing.T) {
 	h := serve(t, modelsRepo(t))
-	const pathRequired = "; path is required (file path)"
+	const pathRequired = "; path is required"
 	cases := []struct{ name, tool, args, before, after string }{
 		{"sourcePath for path: a suffix", "read_file", `{"sourcePath": "README.md"}`,
 			`INVALID_ARGUMENT: there is no parameter "sourcePath"; did you mean "path"?`, pathRequired},
 		{"FilePath for filePath: the same name", "get_file_content", `{"owner": "acme", "repo": "widgets", "FilePath": "README.md"}`,
-			`INVALID_ARGUMENT: there is no parameter "FilePath"; did you mean "filePath"?`, "; filePath is required (file path)"},
+			`INVALID_ARGUMENT: there is no parameter "FilePath"; did you mean "filePath"?`, "; filePath is required"},
 		{"filepath for filePath, already given: none", "get_file_content", `{"owner": "acme", "repo": "widgets", "filePath": "README.md", "filepath": "x"}`,
 			`INVALID_ARGUMENT: there is no parameter "filepath"`, ""},
 		{"Start_Line for startLine", "read_file", `{"path": "README.md", "Start_Line": 2}`,
