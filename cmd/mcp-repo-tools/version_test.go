@@ -60,6 +60,31 @@ func TestVersionOf(t *testing.T) {
 	}
 }
 
+// releaseParser is what every release binary's version line says of
+// list_symbols' parser: tree-sitter, whatever this test was built with.
+const releaseParser = "symbols by tree-sitter (c cpp go java javascript python rust tsx typescript)"
+
+// userXDGCache is XDG_CACHE_HOME as the test started, before TestMain set
+// it to a directory of the tests' own (package variables are set first).
+var userXDGCache, userHasXDGCache = os.LookupEnv("XDG_CACHE_HOME")
+
+// userCacheEnv is the environment with the user's XDG_CACHE_HOME again:
+// scripts/release's zig and Go's build cache are the user's (warm, and
+// nothing made in the tests' cache, where the cursor key's directory must
+// stay the server's alone).
+func userCacheEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
+			env = append(env, kv)
+		}
+	}
+	if userHasXDGCache {
+		env = append(env, "XDG_CACHE_HOME="+userXDGCache)
+	}
+	return env
+}
+
 // scripts/release, run in a repository holding this module's source,
 // gives the binary the version git describe gives the checkout, its commit
 // and whether the tree was clean; `version` prints them and the server
@@ -71,6 +96,9 @@ func TestReleaseBuildVersion(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("scripts/release needs GNU tar and touch (CI runs it on Linux)")
 	}
+	if got := parserDetail(); strings.HasPrefix(got, "symbols by tree-sitter ") && got != releaseParser {
+		t.Fatalf("this build's parser is %q: make releaseParser say so", got)
+	}
 	r := testrepo.New(t)
 	copySource(t, r.Dir)
 	r.Commit("the source")
@@ -79,7 +107,7 @@ func TestReleaseBuildVersion(t *testing.T) {
 		t.Helper()
 		cmd := exec.Command("bash", "scripts/release")
 		cmd.Dir = r.Dir
-		cmd.Env = append(os.Environ(), "RELEASE_PLATFORMS="+platform)
+		cmd.Env = append(userCacheEnv(), "RELEASE_PLATFORMS="+platform)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("scripts/release: %v\n%s", err, out)
 		}
@@ -89,8 +117,8 @@ func TestReleaseBuildVersion(t *testing.T) {
 		t.Helper()
 		bin := build()
 		out, err := exec.Command(bin, "version").CombinedOutput()
-		// Release builds are without cgo so far: Go alone, through go/parser.
-		want := "mcp-repo-tools " + version + " (commit " + r.Head()[:12] + ", " + tree + " tree, symbols by go/parser (go), " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
+		// Release builds carry the tree-sitter parser (cgo through zig).
+		want := "mcp-repo-tools " + version + " (commit " + r.Head()[:12] + ", " + tree + " tree, " + releaseParser + ", " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")\n"
 		if err != nil || string(out) != want {
 			t.Fatalf("version: %v\n got %q\nwant %q", err, out, want)
 		}
@@ -150,22 +178,24 @@ func TestReleaseBuildVersion(t *testing.T) {
 }
 
 // copySource copies what scripts/release needs of this checkout to dir:
-// go.mod, go.sum, README.md, LICENSE, the script, and the module's non-test
-// Go files.
+// go.mod, go.sum, README.md, LICENSE, the scripts (release and its C
+// toolchain's), and the module's non-test Go files and the
+// tree-sitter queries they embed.
 func copySource(t *testing.T, dir string) {
 	t.Helper()
 	top, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []string{"go.mod", "go.sum", "README.md", "LICENSE", filepath.Join("scripts", "release")}
+	files := []string{"go.mod", "go.sum", "README.md", "LICENSE",
+		filepath.Join("scripts", "release"), filepath.Join("scripts", "zig"), filepath.Join("scripts", "cross-cc")}
 	err = filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
 		case d.IsDir() && path != top && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "dist"):
 			return filepath.SkipDir
-		case !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go"):
+		case !d.IsDir() && (strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, ".scm")):
 			rel, err := filepath.Rel(top, path)
 			files = append(files, rel)
 			return err
