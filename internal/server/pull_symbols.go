@@ -269,6 +269,15 @@ func (s *Server) unupdatedCallers(ctx context.Context, r *repo.Repository, head 
 		return err
 	}
 	out.Unsearched = append(out.Unsearched, over...)
+	// A reference in generated or vendored code (a minified library's
+	// "init") is not a caller to update.
+	var refPaths []string
+	for _, fs := range found {
+		for _, f := range fs {
+			refPaths = append(refPaths, f.Path)
+		}
+	}
+	generated := s.generated(ctx, r, head, refPaths)
 	for i := range syms {
 		c := &syms[i]
 		_, name, _ := cutLast(c.Name, ".")
@@ -276,9 +285,10 @@ func (s *Server) unupdatedCallers(ctx context.Context, r *repo.Repository, head 
 			continue
 		}
 		n := 0
+		family := languageFamily(c.Path)
 		for _, m := range referencesIn(wordSearch{Files: found[name]}, name) {
-			if m.Kind == "definition" {
-				continue
+			if m.Kind == "definition" || languageFamily(m.Path) != family || generated(m.Path) {
+				continue // no call of it: a JavaScript function is not Go's
 			}
 			n++
 			if !addedAt(files, m.Path, m.Line) {
@@ -302,4 +312,18 @@ func (c changedSymbol) refsNote() string {
 		return "; " + text.Count(*c.References, "reference") + " at head, all on changed lines"
 	}
 	return fmt.Sprintf("; %d of its %s at head on lines not changed", len(c.NotUpdated), text.Count(*c.References, "reference"))
+}
+
+// languageFamily is the languages whose code can call each other's
+// functions by name: C and C++; JavaScript, TypeScript and TSX; each
+// other language alone.
+func languageFamily(path string) string {
+	lang, _ := syntax.LanguageOf(path)
+	switch lang {
+	case "c", "cpp":
+		return "c"
+	case "javascript", "typescript", "tsx":
+		return "javascript"
+	}
+	return lang
 }
