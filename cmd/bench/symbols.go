@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -157,7 +158,9 @@ func timeReferences(ctx context.Context, g gitRunner, bin, dir, logDir, repoName
 		*into = ms(dr.d)
 		if i == 0 {
 			t.Calls = dr.calls
-			fmt.Sscanf(resultText(dr.results[0]), "find_symbol: %d reference", &t.References)
+			if _, err := fmt.Sscanf(resultText(dr.results[0]), "find_symbol: %d reference", &t.References); err != nil {
+				return t, fmt.Errorf("find_symbol %s: its first line: %w", name, err)
+			}
 		}
 	}
 	return t, nil
@@ -237,9 +240,13 @@ func callersOf(ctx context.Context, g gitRunner, bin, dir, logDir string, pr rea
 	for _, m := range changedFuncRe.FindAllStringSubmatch(dr.text.String(), -1) {
 		name := m[1] + m[3]
 		c.Functions++
-		var n int
-		fmt.Sscan(m[2], &n)
-		c.NotUpdate += n
+		if m[2] != "" {
+			n, err := strconv.Atoi(m[2])
+			if err != nil {
+				return c, err
+			}
+			c.NotUpdate += n
+		}
 		if i := strings.LastIndexByte(name, '.'); i >= 0 {
 			name = name[i+1:]
 		}

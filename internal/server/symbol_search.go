@@ -75,7 +75,7 @@ func isIdentifier(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !(r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+		if r != '_' && r != '$' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
 			return false
 		}
 	}
@@ -144,12 +144,6 @@ func (s *Server) searchWordOnce(ctx context.Context, r *repo.Repository, commit,
 		return err
 	})
 	return ws, err
-}
-
-// namedFile is a file where some of the names looked for are words.
-type namedFile struct {
-	Path  string
-	Names []string
 }
 
 // searchWords is searchWord for several names at once (one git grep):
