@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-repo-tools/mcp-repo-tools/internal/diff"
@@ -25,7 +23,7 @@ import (
 // 1054's short lines, 52): it reads at most maxFoldedPatch bytes of it,
 // and at most foldSlots folds run at once, so that what folds hold stays
 // bounded whatever the repository. The folded text is kept a while
-// (foldedViews), so that its parts, and their count, fold it once.
+// (viewCache), so that its parts, and their count, fold it once.
 
 // maxFoldedPatch bounds the patch a fold holds, foldSlots the folds that
 // run at once.
@@ -196,73 +194,6 @@ func headerLines(section []byte) []string {
 		i = end
 	}
 	return lines
-}
-
-// foldedViews keeps the views folded lately, by what they fold, within
-// a bound of bytes: an agent reads a folded diff's parts one after
-// another, and a count reads them all at once.
-type foldedViews struct {
-	mu    sync.Mutex
-	views map[string]*keptView
-	bytes int
-}
-
-type keptView struct {
-	v    *foldedView
-	used time.Time
-}
-
-const (
-	foldedViewsBytes = 64 << 20
-	foldedViewIdle   = 10 * time.Minute
-)
-
-// get is the view kept for key, or the one make folds (kept, when it is
-// not larger than the bound).
-func (c *foldedViews) get(key string, make func() (*foldedView, error)) (*foldedView, error) {
-	c.mu.Lock()
-	if k, ok := c.views[key]; ok {
-		k.used = time.Now()
-		c.mu.Unlock()
-		return k.v, nil
-	}
-	c.mu.Unlock()
-	v, err := make()
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.views == nil {
-		c.views = map[string]*keptView{}
-	}
-	if _, ok := c.views[key]; !ok && v.size() <= foldedViewsBytes/2 {
-		c.views[key] = &keptView{v: v, used: time.Now()}
-		c.bytes += v.size()
-		c.evict()
-	}
-	return v, nil
-}
-
-// evict drops views idle too long, then the least recently used until the
-// bytes are within the bound.
-func (c *foldedViews) evict() {
-	for key, k := range c.views {
-		if time.Since(k.used) > foldedViewIdle {
-			c.bytes -= k.v.size()
-			delete(c.views, key)
-		}
-	}
-	for c.bytes > foldedViewsBytes {
-		oldest := ""
-		for key, k := range c.views {
-			if oldest == "" || k.used.Before(c.views[oldest].used) {
-				oldest = key
-			}
-		}
-		c.bytes -= c.views[oldest].v.size()
-		delete(c.views, oldest)
-	}
 }
 
 // foldGitDiff is the folded view of git's diff of opts in r; with paths,

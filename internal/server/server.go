@@ -102,7 +102,7 @@ type Server struct {
 	// folded keeps the diffs lately folded by collapseRepeated (folded.go),
 	// offers what folding would give the diffs lately offered it
 	// (fold_offer.go).
-	folded foldedViews
+	folded viewCache[*foldedView]
 	offers memo[foldOffer]
 	// widened keeps the diffs lately widened by functionContext
 	// (funcctx.go).

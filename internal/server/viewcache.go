@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// viewCache keeps views made lately (a diff widened by functionContext),
+// viewCache keeps views made lately (a diff folded by collapseRepeated,
+// or widened by functionContext),
 // by what they are of, within a bound of bytes: an agent reads a view's
 // parts one after another, and a count of its parts reads them all.
 type viewCache[V interface{ size() int }] struct {
